@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# End-to-end test of .pre-commit-hooks.yaml.
+#
+# Makes a throwaway git project holding one file with a host-device sync hazard
+# (`loss.item()` in a training loop) and one clean file, then runs
+#
+#   pre-commit try-repo <this repository> synclint --all-files
+#
+# and checks that the hook fails, reports SYNC101 on the hazard, and says nothing
+# about the clean file. pre-commit's `rust` language builds the hook with
+# `cargo install --bins --path .` inside a fresh clone, so this takes as long as a
+# release build (try-repo uses a throwaway store: it builds again on every run).
+#
+# try-repo sees this repository's HEAD plus staged and modified tracked files;
+# untracked files are NOT included: `git add` new sources before running it.
+#
+# Usage: tests/precommit.sh [HOOK_REPO]     (default: this repository)
+# Environment:
+#   PRE_COMMIT=path      pre-commit to use (default: one on PATH, else installed
+#                        with pip into a temporary venv)
+#   CARGO_TARGET_DIR     where cargo builds (default: this repository's target/, so
+#                        the dependencies of `cargo build --release` are reused)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+HOOK_REPO="$(cd "${1:-$ROOT}" && pwd)"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# pre-commit itself.
+if [[ -n "${PRE_COMMIT:-}" ]]; then
+  PC="$PRE_COMMIT"
+elif command -v pre-commit >/dev/null 2>&1; then
+  PC="pre-commit"
+else
+  echo "installing pre-commit into a temporary venv" >&2
+  python3 -m venv "$WORK/venv"
+  "$WORK/venv/bin/python" -m pip install --quiet pre-commit
+  PC="$WORK/venv/bin/pre-commit"
+fi
+"$PC" --version >&2
+
+# A project with one hazard and one clean file.
+PROJ="$WORK/project"
+mkdir -p "$PROJ"
+cd "$PROJ"
+git init --quiet
+cat > train.py <<'EOF'
+import torch.nn.functional as F
+
+
+def train(model, loader, opt):
+    total = 0.0
+    for x, y in loader:
+        loss = F.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        total += loss.item()
+    return total
+EOF
+cat > clean.py <<'EOF'
+import torch
+import torch.nn.functional as F
+
+
+def train(model, loader, opt):
+    total = torch.zeros((), device="cuda")
+    for x, y in loader:
+        loss = F.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        total += loss.detach()
+    return total
+EOF
+git add train.py clean.py
+git -c user.name=test -c user.email=test@example.com commit --quiet -m "project"
+
+# One try-repo run (each one rebuilds the hook): both files, one hazard.
+set +e
+out="$("$PC" try-repo "$HOOK_REPO" synclint --all-files --color never 2>&1)"
+rc=$?
+set -e
+printf '%s\n' "$out"
+
+((rc != 0)) || fail "the hook passed on a file with loss.item() in a training loop"
+grep -q "SYNC101" <<<"$out" || fail "no SYNC101 in the hook's output (exit code $rc)"
+grep -q "train.py" <<<"$out" || fail "the hazard's file is not named in the output"
+if grep -q "clean.py" <<<"$out"; then
+  fail "the hook reported something in clean.py"
+fi
+echo "OK: the synclint hook fails on train.py with SYNC101 and passes clean.py" >&2

@@ -1,0 +1,908 @@
+//! One pass over a file: it updates the semantic model as it goes (bindings, kinds, the flow
+//! context) and runs the enabled rules at each node against the model's state there.
+//!
+//! Function bodies are analysed after the code that defines them (so module-level globals
+//! assigned later are visible, as at run time), or earlier, on demand, when a call needs the
+//! function's return kind.
+
+use ruff_python_ast::name::Name;
+use ruff_python_ast::visitor::{self, Visitor};
+use ruff_python_ast::{self as ast, Expr, Stmt};
+use ruff_source_file::LineIndex;
+use ruff_text_size::{Ranged, TextRange, TextSize};
+
+use crate::diagnostic::Diagnostic;
+use crate::registry::{Rule, RuleSet};
+use crate::rules;
+use crate::semantic::model::{Analysis, Flow, ScopeKind};
+use crate::semantic::torch_api as api;
+use crate::semantic::{
+    Binding, BindingSource, CallSite, Callee, ClassInfo, Device, FileSemantics, FunctionInfo,
+    HotContext, IntrinsicHot, Kind, SemanticModel, TensorFacts,
+};
+
+/// What the checker needs from the settings.
+pub struct CheckOptions<'s> {
+    pub rules: &'s RuleSet,
+    /// Extra function names (or `Class.method`) to treat as hot.
+    pub hot_functions: &'s [String],
+}
+
+pub struct Checker<'a> {
+    model: SemanticModel<'a>,
+    source: &'a str,
+    line_index: &'a LineIndex,
+    options: &'a CheckOptions<'a>,
+    diagnostics: Vec<Diagnostic>,
+    /// The join of the `return` kinds of the function being analysed.
+    returns: Option<Kind>,
+    /// Whether the function being analysed yields (a generator returns an iterator).
+    yields: bool,
+    module_body: &'a [Stmt],
+    /// `DataLoader(...)` calls without `pin_memory=True`.
+    unpinned_loaders: Vec<TextRange>,
+    /// Where loader batches are first copied to the GPU on a hot line.
+    loader_copy_context: Option<HotContext>,
+}
+
+/// Everything checking a file produced.
+pub struct CheckResult {
+    pub diagnostics: Vec<Diagnostic>,
+    pub semantics: FileSemantics,
+}
+
+pub fn check_module(
+    module: &ast::ModModule,
+    source: &str,
+    line_index: &LineIndex,
+    options: &CheckOptions,
+) -> CheckResult {
+    let mut checker = Checker {
+        model: SemanticModel::new(),
+        source,
+        line_index,
+        options,
+        diagnostics: Vec::new(),
+        returns: None,
+        yields: false,
+        module_body: &module.body,
+        unpinned_loaders: Vec::new(),
+        loader_copy_context: None,
+    };
+    checker.visit_body(&module.body);
+    // Functions nobody called during the pass, in definition order (nested ones get appended).
+    let mut next = 0;
+    while next < checker.model.functions.len() {
+        checker.ensure_analyzed(next as u32);
+        next += 1;
+    }
+    checker.finish()
+}
+
+impl<'a> Checker<'a> {
+    pub fn model(&self) -> &SemanticModel<'a> {
+        &self.model
+    }
+
+    pub fn source(&self) -> &'a str {
+        self.source
+    }
+
+    /// The source text of a node.
+    pub fn slice(&self, ranged: impl Ranged) -> &'a str {
+        &self.source[ranged.range()]
+    }
+
+    pub fn enabled(&self, rule: Rule) -> bool {
+        self.options.rules.contains(rule)
+    }
+
+    /// Whether anything reported here could ever be shown.
+    pub fn is_cold(&self) -> bool {
+        self.model.is_cold()
+    }
+
+    /// Records a finding in the current flow context; findings in cold code are dropped now.
+    pub fn report(&mut self, mut diagnostic: Diagnostic) {
+        let context = self.model.context();
+        if context == HotContext::Cold || !self.enabled(diagnostic.rule) {
+            return;
+        }
+        diagnostic.context = context;
+        self.diagnostics.push(diagnostic);
+    }
+
+    /// The module's top-level statements (to place a new import).
+    pub fn module_body(&self) -> &'a [Stmt] {
+        self.module_body
+    }
+
+    /// Gives the finding `rule` reported at `range` a fix (a rule that sees the fixable shape
+    /// only at a parent node).
+    pub fn attach_fix(&mut self, rule: Rule, range: TextRange, title: String, fix: crate::diagnostic::Fix) {
+        if let Some(diagnostic) =
+            self.diagnostics.iter_mut().rev().find(|d| d.rule == rule && d.range == range && d.fix.is_none())
+        {
+            diagnostic.fix_title = Some(title);
+            diagnostic.fix = Some(fix);
+        }
+    }
+
+    /// Drops the finding `rule` reported at `range`: a more specific rule reports the same
+    /// sync with a better rewrite.
+    pub fn supersede(&mut self, rule: Rule, range: TextRange) {
+        self.diagnostics.retain(|d| !(d.rule == rule && d.range == range));
+    }
+
+    /// A DataLoader batch is copied to the GPU here.
+    pub fn note_loader_copy(&mut self) {
+        let context = self.model.context();
+        if context != HotContext::Cold && self.loader_copy_context.is_none() {
+            self.loader_copy_context = Some(context);
+        }
+    }
+
+    fn line(&self, offset: TextSize) -> u32 {
+        self.line_index.line_index(offset).get() as u32
+    }
+
+    fn finish(mut self) -> CheckResult {
+        if let (Some(context), true) = (self.loader_copy_context, self.enabled(Rule::DataloaderWithoutPinMemory)) {
+            let found = rules::report_unpinned_loaders(&self.unpinned_loaders, context);
+            self.diagnostics.extend(found);
+        }
+        let model = self.model;
+        let functions = model
+            .functions
+            .iter()
+            .map(|f| crate::semantic::model::FunctionSummary {
+                qualname: f.qualname.clone(),
+                line: f.line,
+                intrinsic: f.intrinsic,
+                setup: f.setup,
+            })
+            .collect();
+        let exports = model.module_exports();
+        CheckResult {
+            diagnostics: self.diagnostics,
+            semantics: FileSemantics {
+                functions,
+                call_sites: model.call_sites,
+                exports,
+            },
+        }
+    }
+
+    // ---- functions -----------------------------------------------------------------------
+
+    fn ensure_analyzed(&mut self, id: u32) {
+        if self.model.functions[id as usize].analysis != Analysis::Pending {
+            return;
+        }
+        self.model.functions[id as usize].analysis = Analysis::InProgress;
+        let (def, parent, class, intrinsic) = {
+            let f = &self.model.functions[id as usize];
+            (f.def, f.parent_scope, f.class, f.intrinsic)
+        };
+        let scope = self.model.push_scope(ScopeKind::Function(id), parent);
+        let devices = self.model.flow.default_device_stack.clone();
+        let saved_flow = std::mem::replace(
+            &mut self.model.flow,
+            Flow {
+                scope,
+                function: Some(id),
+                class,
+                default_device_stack: devices,
+                ..Flow::default()
+            },
+        );
+        let saved_returns = self.returns.take();
+        let saved_yields = std::mem::replace(&mut self.yields, false);
+
+        self.bind_parameters(def, class.is_some(), intrinsic);
+        self.visit_body(&def.body);
+
+        let returns = if self.yields || def.is_async {
+            Kind::Unknown
+        } else {
+            self.returns.unwrap_or(Kind::NoneValue)
+        };
+        let function = &mut self.model.functions[id as usize];
+        function.returns = Some(returns);
+        function.analysis = Analysis::Done;
+        self.model.flow = saved_flow;
+        self.returns = saved_returns;
+        self.yields = saved_yields;
+    }
+
+    fn bind_parameters(&mut self, def: &ast::StmtFunctionDef, is_method: bool, intrinsic: Option<IntrinsicHot>) {
+        let is_static = def
+            .decorator_list
+            .iter()
+            .any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == "staticmethod"));
+        // Parameters of per-step functions are tensors unless they say otherwise.
+        let tensors_by_default = matches!(
+            intrinsic,
+            Some(IntrinsicHot::Forward | IntrinsicHot::LightningHook | IntrinsicHot::Loss | IntrinsicHot::Compiled)
+        );
+        let parameters = &def.parameters;
+        let positional = parameters.posonlyargs.iter().chain(parameters.args.iter());
+        for (index, parameter) in positional.chain(parameters.kwonlyargs.iter()).enumerate() {
+            let name = &parameter.parameter.name.id;
+            let kind = if index == 0 && is_method && !is_static {
+                Kind::Unknown
+            } else {
+                self.parameter_kind(
+                    name.as_str(),
+                    parameter.parameter.annotation.as_deref(),
+                    parameter.default.as_deref(),
+                    tensors_by_default,
+                )
+            };
+            self.model.bind_value(name, kind, None);
+        }
+        for variadic in [&parameters.vararg, &parameters.kwarg].into_iter().flatten() {
+            let kind = if std::ptr::eq(variadic.as_ref(), parameters.vararg.as_deref().unwrap_or(variadic)) {
+                Kind::Tuple
+            } else {
+                Kind::Dict
+            };
+            self.model.bind_value(&variadic.name.id, kind, None);
+        }
+    }
+
+    fn parameter_kind(&self, name: &str, annotation: Option<&Expr>, default: Option<&Expr>, tensors_by_default: bool) -> Kind {
+        if let Some(annotation) = annotation {
+            return self.annotation_kind(annotation);
+        }
+        if let Some(default) = default {
+            return match default {
+                Expr::NoneLiteral(_) => Kind::Unknown,
+                other => self.model.kind_of(other),
+            };
+        }
+        let looks_like_counter = ["idx", "_id", "step", "epoch", "iteration", "index", "rank", "size", "dim", "num"]
+            .iter()
+            .any(|suffix| name.ends_with(suffix) || name.starts_with("num_") || name.starts_with("n_"))
+            || matches!(name, "i" | "j" | "k" | "n" | "optimizer" | "optimizers" | "opt" | "trainer" | "pl_module");
+        if tensors_by_default && !looks_like_counter {
+            Kind::Tensor(TensorFacts::on(Device::Unknown))
+        } else {
+            Kind::Unknown
+        }
+    }
+
+    fn annotation_kind(&self, annotation: &Expr) -> Kind {
+        let tensor = Kind::Tensor(TensorFacts::on(Device::Unknown));
+        match annotation {
+            Expr::StringLiteral(string) => match string.value.to_str() {
+                "Tensor" | "torch.Tensor" => tensor,
+                _ => Kind::Unknown,
+            },
+            Expr::Name(name) if name.id.as_str() == "Tensor" => tensor,
+            Expr::Name(name) => match name.id.as_str() {
+                "int" | "float" | "bool" | "complex" => Kind::Number,
+                "str" => Kind::Str,
+                _ => self.qualified_annotation(annotation),
+            },
+            // Optional[Tensor], Tensor | None
+            Expr::Subscript(subscript) if self.slice(&*subscript.value).ends_with("Optional") => {
+                self.annotation_kind(&subscript.slice)
+            }
+            Expr::BinOp(binop) if matches!(&*binop.right, Expr::NoneLiteral(_)) => self.annotation_kind(&binop.left),
+            _ => self.qualified_annotation(annotation),
+        }
+    }
+
+    fn qualified_annotation(&self, annotation: &Expr) -> Kind {
+        match self.model.qualified_name(annotation).as_deref() {
+            Some("torch.Tensor" | "torch.FloatTensor" | "torch.LongTensor" | "torch.BoolTensor") => {
+                Kind::Tensor(TensorFacts::on(Device::Unknown))
+            }
+            Some("torch.device") => Kind::Device(Device::Unknown),
+            Some("torch.nn.Module") => Kind::Module(crate::semantic::ModuleKind::Plain),
+            Some(q) if q.starts_with("numpy.") => Kind::NdArray,
+            _ => Kind::Unknown,
+        }
+    }
+
+    fn intrinsic_hotness(&self, def: &ast::StmtFunctionDef, class: Option<&ClassInfo>) -> Option<IntrinsicHot> {
+        let name = def.name.id.as_str();
+        let compiled = def.decorator_list.iter().any(|decorator| {
+            let target = match &decorator.expression {
+                Expr::Call(call) => &*call.func,
+                other => other,
+            };
+            matches!(
+                self.model.qualified_name(target).as_deref(),
+                Some("torch.compile" | "torch.jit.script" | "torch.jit.trace" | "torch.cuda.graphs.graph")
+            )
+        });
+        let qualname_matches = |configured: &String| match configured.split_once('.') {
+            Some((class_name, method)) => method == name && class.is_some_and(|c| c.name.as_str() == class_name),
+            None => configured == name,
+        };
+        if self.options.hot_functions.iter().any(qualname_matches) {
+            Some(IntrinsicHot::Configured)
+        } else if compiled {
+            Some(IntrinsicHot::Compiled)
+        } else if class.is_some_and(|c| c.is_loss) {
+            matches!(name, "forward" | "__call__").then_some(IntrinsicHot::Loss)
+        } else if name == "forward" && class.is_some_and(|c| c.is_module) {
+            Some(IntrinsicHot::Forward)
+        } else if class.is_some() && api::is_lightning_step_hook(name) {
+            Some(IntrinsicHot::LightningHook)
+        } else if name == "step" || name.ends_with("_step") || name == "train_one_epoch" {
+            Some(IntrinsicHot::StepName)
+        } else if name.to_ascii_lowercase().contains("loss") && !name.starts_with("__") {
+            Some(IntrinsicHot::Loss)
+        } else {
+            None
+        }
+    }
+
+    fn define_function(&mut self, def: &'a ast::StmtFunctionDef) {
+        for decorator in &def.decorator_list {
+            self.visit_expr(&decorator.expression);
+        }
+        for parameter in def.parameters.iter_non_variadic_params() {
+            if let Some(default) = &parameter.default {
+                self.visit_expr(default);
+            }
+        }
+        let class = match self.model.scope_kind() {
+            ScopeKind::Class(id) => Some(id),
+            _ => None,
+        };
+        let qualname = match (class, self.model.current_function()) {
+            (Some(id), _) => format!("{}.{}", self.model.classes[id as usize].name, def.name.id),
+            (None, Some(outer)) => format!("{}.<locals>.{}", outer.qualname, def.name.id),
+            (None, None) => def.name.id.to_string(),
+        };
+        let intrinsic = self.intrinsic_hotness(def, class.map(|id| &self.model.classes[id as usize]));
+        let id = self.model.functions.len() as u32;
+        self.model.functions.push(FunctionInfo {
+            name: def.name.id.clone(),
+            qualname,
+            class,
+            def,
+            line: self.line(def.name.range.start()),
+            intrinsic,
+            setup: api::is_setup_function(def.name.id.as_str()),
+            returns: None,
+            parent_scope: self.model.flow.scope,
+            analysis: Analysis::Pending,
+        });
+        if let Some(class) = class {
+            self.model.classes[class as usize].methods.insert(def.name.id.clone(), id);
+        }
+        self.model.bind(&def.name.id, Binding { kind: Kind::Unknown, source: BindingSource::Function(id), value: None });
+    }
+
+    fn define_class(&mut self, class_def: &'a ast::StmtClassDef) {
+        for decorator in &class_def.decorator_list {
+            self.visit_expr(&decorator.expression);
+        }
+        let mut bases = Vec::new();
+        if let Some(arguments) = &class_def.arguments {
+            for base in arguments.args.iter() {
+                self.visit_expr(base);
+                bases.push(self.model.qualified_name(base).unwrap_or_else(|| self.slice(base).to_string()));
+            }
+        }
+        let local_base = |name: &str| self.model.local_class(name).map(|id| &self.model.classes[id as usize]);
+        let is_module = bases.iter().any(|base| {
+            let last = base.rsplit('.').next().unwrap_or(base);
+            (base.starts_with("torch.nn.") && !base.starts_with("torch.nn.functional"))
+                || last.ends_with("Module")
+                || last.ends_with("Model")
+                || last.ends_with("Loss")
+                || local_base(base).is_some_and(|c| c.is_module)
+        });
+        let is_loss = class_def.name.id.as_str().ends_with("Loss")
+            || bases.iter().any(|base| {
+                let last = base.rsplit('.').next().unwrap_or(base);
+                last.ends_with("Loss") || local_base(base).is_some_and(|c| c.is_loss)
+            });
+        let id = self.model.classes.len() as u32;
+        self.model.classes.push(ClassInfo {
+            name: class_def.name.id.clone(),
+            bases,
+            is_module,
+            is_loss,
+            methods: Default::default(),
+            attrs: Default::default(),
+        });
+        let scope = self.model.push_scope(ScopeKind::Class(id), self.model.flow.scope);
+        let saved_scope = std::mem::replace(&mut self.model.flow.scope, scope);
+        let saved_class = std::mem::replace(&mut self.model.flow.class, Some(id));
+        self.visit_body(&class_def.body);
+        self.model.flow.scope = saved_scope;
+        self.model.flow.class = saved_class;
+        self.model.bind(&class_def.name.id, Binding { kind: Kind::Unknown, source: BindingSource::Class(id), value: None });
+    }
+
+    // ---- bindings ------------------------------------------------------------------------
+
+    fn bind_import(&mut self, alias: &ast::Alias, module: Option<&str>, level: u32) {
+        let (name, qualified) = match module {
+            // `import a.b.c` binds `a`; `import a.b as c` binds `c` to `a.b`.
+            None => match &alias.asname {
+                Some(asname) => (asname.id.clone(), alias.name.id.to_string()),
+                None => {
+                    let first = alias.name.id.as_str().split('.').next().unwrap_or_default();
+                    (Name::new(first), first.to_string())
+                }
+            },
+            Some(module) => {
+                let dots = ".".repeat(level as usize);
+                let separator = if module.is_empty() && level > 0 { "" } else { "." };
+                let qualified = format!("{dots}{module}{separator}{}", alias.name.id);
+                (alias.asname.as_ref().map_or_else(|| alias.name.id.clone(), |a| a.id.clone()), qualified)
+            }
+        };
+        self.model.bind(&name, Binding { kind: Kind::Unknown, source: BindingSource::Import(qualified.into()), value: None });
+    }
+
+    /// Binds an assignment target to the kind of what is assigned.
+    fn bind_target(&mut self, target: &Expr, kind: Kind, value: Option<&'a Expr>) {
+        match target {
+            Expr::Name(name) => self.model.bind_value(&name.id, kind, value),
+            Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
+                let values: Option<&'a [Expr]> = match value {
+                    Some(Expr::Tuple(tuple)) if tuple.elts.len() == elts.len() => Some(&tuple.elts),
+                    Some(Expr::List(list)) if list.elts.len() == elts.len() => Some(&list.elts),
+                    _ => None,
+                };
+                for (index, element) in elts.iter().enumerate() {
+                    match values {
+                        Some(values) => {
+                            let element_kind = self.model.kind_of(&values[index]);
+                            self.bind_target(element, element_kind, Some(&values[index]));
+                        }
+                        None => {
+                            let element_kind = element_kind(kind);
+                            self.bind_target(element, element_kind, None);
+                        }
+                    }
+                }
+            }
+            Expr::Starred(starred) => self.bind_target(&starred.value, Kind::List, None),
+            Expr::Attribute(attribute) => {
+                let is_self = matches!(attribute.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self");
+                if let (true, Some(class)) = (is_self, self.model.flow.class) {
+                    let attrs = &mut self.model.classes[class as usize].attrs;
+                    let joined = attrs.get(attribute.attr.as_str()).map_or(kind, |k| k.join(kind));
+                    attrs.insert(attribute.attr.id.clone(), joined);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The kind of one element produced by iterating over `iter`.
+    fn iteration_kind(&self, iter: &Expr) -> Kind {
+        if let Expr::Call(call) = iter {
+            if let Expr::Name(func) = call.func.as_ref() {
+                let first = call.arguments.args.first();
+                if self.model.is_builtin(func.id.as_str()) {
+                    match func.id.as_str() {
+                        "range" | "len" => return Kind::Number,
+                        "enumerate" | "zip" => return Kind::Tuple,
+                        "iter" | "reversed" | "list" | "sorted" | "tuple" => {
+                            return first.map_or(Kind::Unknown, |arg| self.iteration_kind(arg));
+                        }
+                        _ => {}
+                    }
+                } else if matches!(func.id.as_str(), "tqdm" | "track" | "progress_bar" | "prefetcher") {
+                    return first.map_or(Kind::Unknown, |arg| self.iteration_kind(arg));
+                }
+            }
+        }
+        match self.model.kind_of(iter) {
+            Kind::DataLoader { pinned, .. } => Kind::Tensor(TensorFacts {
+                pinned,
+                from_loader: true,
+                ..TensorFacts::on(Device::Cpu)
+            }),
+            Kind::Unknown if looks_like_loader(iter) => Kind::Tensor(TensorFacts {
+                from_loader: true,
+                ..TensorFacts::on(Device::Cpu)
+            }),
+            kind => element_kind(kind),
+        }
+    }
+
+    /// Binds the target of `for target in iter` (with `enumerate` and `zip` unpacked).
+    fn bind_loop_target(&mut self, target: &Expr, iter: &Expr) {
+        if let (Expr::Tuple(tuple), Expr::Call(call)) = (target, iter) {
+            if let Expr::Name(func) = call.func.as_ref() {
+                if self.model.is_builtin(func.id.as_str()) {
+                    match (func.id.as_str(), tuple.elts.as_slice()) {
+                        ("enumerate", [index, item]) => {
+                            self.bind_target(index, Kind::Number, None);
+                            let kind = call.arguments.args.first().map_or(Kind::Unknown, |a| self.iteration_kind(a));
+                            self.bind_target(item, kind, None);
+                            return;
+                        }
+                        ("zip", items) if items.len() == call.arguments.args.len() => {
+                            for (item, arg) in items.iter().zip(call.arguments.args.iter()) {
+                                let kind = self.iteration_kind(arg);
+                                self.bind_target(item, kind, None);
+                            }
+                            return;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        let kind = self.iteration_kind(iter);
+        self.bind_target(target, kind, None);
+    }
+
+    // ---- calls ---------------------------------------------------------------------------
+
+    /// Resolves what a call calls (analysing a local function first if needed, so its return
+    /// kind is known), and records the call site for the project-wide call graph.
+    fn note_call(&mut self, call: &ast::ExprCall) {
+        let callee = match call.func.as_ref() {
+            Expr::Name(name) => match self.model.lookup(name.id.as_str()).map(|b| b.source.clone()) {
+                Some(BindingSource::Function(id)) => Some(Callee::Local(id)),
+                Some(BindingSource::Import(qualified)) if !is_library(&qualified) => {
+                    qualified.rsplit_once('.').map(|(module, name)| Callee::Imported {
+                        module: module.to_string(),
+                        name: name.to_string(),
+                    })
+                }
+                _ => None,
+            },
+            Expr::Attribute(attribute) => match attribute.value.as_ref() {
+                Expr::Name(receiver) if matches!(receiver.id.as_str(), "self" | "cls") => {
+                    self.model.method_of_current_class(attribute.attr.as_str()).map(Callee::Local)
+                }
+                value => self
+                    .model
+                    .qualified_name(value)
+                    .filter(|module| !is_library(module))
+                    .map(|module| Callee::Imported { module, name: attribute.attr.to_string() }),
+            },
+            _ => None,
+        };
+        if let Some(Callee::Local(id)) = callee {
+            self.ensure_analyzed(id);
+        }
+        if let Some(callee) = callee {
+            let context = self.model.context();
+            if matches!(context, HotContext::Hot(_) | HotContext::InFunction(_)) {
+                let line = self.line(call.start());
+                self.model.call_sites.push(CallSite { callee, context, line });
+            }
+        }
+        self.note_state_change(call);
+    }
+
+    /// Calls that change what later code means: the default device, module buffers.
+    fn note_state_change(&mut self, call: &ast::ExprCall) {
+        if self.model.is_call_to(call, "torch.distributions.Distribution.set_default_validate_args") {
+            self.model.validation_disabled =
+                matches!(call.arguments.args.first(), Some(Expr::BooleanLiteral(b)) if !b.value);
+            return;
+        }
+        if let Some(qualified) = self.model.qualified_name(&call.func) {
+            if api::is_data_loader(&qualified) {
+                let pin = call.arguments.find_keyword("pin_memory").map(|k| &k.value);
+                if pin.is_none() || matches!(pin, Some(Expr::BooleanLiteral(b)) if !b.value) {
+                    self.unpinned_loaders.push(call.range());
+                }
+            }
+            if matches!(qualified.as_str(), "torch.distributed.all_reduce" | "torch.distributed.reduce")
+                && call.arguments.find_keyword("async_op").is_none()
+            {
+                if let Some(Expr::Name(name)) = call.arguments.args.first() {
+                    self.model.flow.all_reduced.push(name.id.clone());
+                }
+            }
+        }
+        if self.model.is_call_to(call, "torch.set_default_device") {
+            if let Some(device) = call.arguments.args.first().and_then(|arg| self.model.device_of(arg)) {
+                self.model.default_device = device;
+            }
+            return;
+        }
+        if let Expr::Attribute(attribute) = call.func.as_ref() {
+            let on_self = matches!(attribute.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self");
+            if on_self && matches!(attribute.attr.as_str(), "register_buffer" | "register_parameter") {
+                if let (Some(Expr::StringLiteral(name)), Some(class)) =
+                    (call.arguments.args.first(), self.model.flow.class)
+                {
+                    self.model.classes[class as usize]
+                        .attrs
+                        .insert(Name::new(name.value.to_str()), Kind::Tensor(TensorFacts::on(Device::Unknown)));
+                }
+            }
+        }
+    }
+
+    fn with_branch(&mut self, body: &'a [Stmt]) {
+        self.model.flow.branch_depth += 1;
+        self.visit_body(body);
+        self.model.flow.branch_depth -= 1;
+    }
+}
+
+/// `for step in range(10)` inside `if step % 100 == 0:` is periodic.
+fn is_periodic_guard(test: &Expr) -> bool {
+    let is_modulo = |expr: &Expr| matches!(expr, Expr::BinOp(b) if b.op == ast::Operator::Mod);
+    match test {
+        Expr::Compare(compare) => {
+            compare.ops.iter().all(|op| *op == ast::CmpOp::Eq)
+                && (is_modulo(&compare.left) || compare.comparators.iter().any(is_modulo))
+        }
+        Expr::UnaryOp(unary) => unary.op == ast::UnaryOp::Not && is_modulo(&unary.operand),
+        Expr::BoolOp(bool_op) => bool_op.op == ast::BoolOp::And && bool_op.values.iter().any(is_periodic_guard),
+        _ => false,
+    }
+}
+
+/// `train_loader`, `self.val_dataloader`, `dm.train_dataloader()`.
+fn looks_like_loader(iter: &Expr) -> bool {
+    let name = match iter {
+        Expr::Name(name) => name.id.as_str(),
+        Expr::Attribute(attribute) => attribute.attr.as_str(),
+        Expr::Call(call) => match call.func.as_ref() {
+            Expr::Attribute(attribute) => attribute.attr.as_str(),
+            Expr::Name(name) => name.id.as_str(),
+            _ => return false,
+        },
+        _ => return false,
+    };
+    let name = name.to_ascii_lowercase();
+    name.ends_with("loader") || name.ends_with("dataloader") || name == "dl" || name.ends_with("_dl")
+}
+
+/// Imports of third-party libraries are not part of the project's call graph.
+fn is_library(qualified: &str) -> bool {
+    let root = qualified.split('.').next().unwrap_or(qualified);
+    matches!(
+        root,
+        "torch" | "numpy" | "math" | "os" | "sys" | "logging" | "time" | "json" | "re" | "typing" | "collections"
+            | "functools" | "itertools" | "dataclasses" | "transformers" | "lightning" | "pytorch_lightning"
+            | "torchvision" | "timm" | "accelerate" | "diffusers" | "torchmetrics" | "einops" | "tqdm" | "wandb"
+    )
+}
+
+/// The kind of one element of an iterable or unpacked value.
+fn element_kind(kind: Kind) -> Kind {
+    match kind {
+        Kind::Tensor(facts) | Kind::TensorSequence(facts) => Kind::Tensor(facts),
+        Kind::NdArray => Kind::NdArray,
+        Kind::DataLoader { pinned, .. } => Kind::Tensor(TensorFacts { pinned, from_loader: true, ..TensorFacts::on(Device::Cpu) }),
+        _ => Kind::Unknown,
+    }
+}
+
+impl<'a> Visitor<'a> for Checker<'a> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::FunctionDef(def) => self.define_function(def),
+            Stmt::ClassDef(class_def) => self.define_class(class_def),
+            Stmt::Import(import) => {
+                for alias in &import.names {
+                    self.bind_import(alias, None, 0);
+                }
+            }
+            Stmt::ImportFrom(import) => {
+                let module = import.module.as_ref().map_or("", |m| m.id.as_str());
+                for alias in &import.names {
+                    if alias.name.id.as_str() != "*" {
+                        self.bind_import(alias, Some(module), import.level);
+                    }
+                }
+            }
+            Stmt::Assign(assign) => {
+                self.visit_expr(&assign.value);
+                for target in &assign.targets {
+                    self.visit_expr(target);
+                }
+                rules::check_stmt(self, stmt);
+                let kind = self.model.kind_of(&assign.value);
+                for target in &assign.targets {
+                    self.bind_target(target, kind, Some(&assign.value));
+                }
+            }
+            Stmt::AnnAssign(assign) => {
+                if let Some(value) = &assign.value {
+                    self.visit_expr(value);
+                }
+                self.visit_expr(&assign.target);
+                rules::check_stmt(self, stmt);
+                let kind = match &assign.value {
+                    Some(value) => self.model.kind_of(value),
+                    None => self.annotation_kind(&assign.annotation),
+                };
+                self.bind_target(&assign.target, kind, assign.value.as_deref());
+            }
+            Stmt::AugAssign(assign) => {
+                self.visit_expr(&assign.value);
+                self.visit_expr(&assign.target);
+                rules::check_stmt(self, stmt);
+                let target = self.model.kind_of(&assign.target);
+                let value = self.model.kind_of(&assign.value);
+                let kind = match (target, value) {
+                    (Kind::Tensor(a), Kind::Tensor(b)) => Kind::Tensor(TensorFacts {
+                        device: a.device.combine(b.device),
+                        ..a.numeric()
+                    }),
+                    (Kind::Tensor(facts), _) | (_, Kind::Tensor(facts)) => Kind::Tensor(facts.numeric()),
+                    (kind, _) => kind,
+                };
+                if matches!(*assign.target, Expr::Name(_) | Expr::Attribute(_)) {
+                    self.bind_target(&assign.target, kind, None);
+                }
+            }
+            Stmt::For(for_stmt) => {
+                self.visit_expr(&for_stmt.iter);
+                self.bind_loop_target(&for_stmt.target, &for_stmt.iter);
+                self.visit_expr(&for_stmt.target);
+                let line = self.line(for_stmt.start());
+                let over_tensors = match self.iteration_kind(&for_stmt.iter) {
+                    Kind::Tensor(facts) => !facts.from_loader,
+                    _ => self.slice(&*for_stmt.iter).contains("param"),
+                };
+                self.model.flow.loops.push(crate::semantic::LoopInfo { line, over_tensors });
+                rules::check_stmt(self, stmt);
+                self.visit_body(&for_stmt.body);
+                self.model.flow.loops.pop();
+                self.with_branch(&for_stmt.orelse);
+            }
+            Stmt::While(while_stmt) => {
+                let line = self.line(while_stmt.start());
+                self.model.flow.loops.push(crate::semantic::LoopInfo { line, over_tensors: false });
+                self.visit_expr(&while_stmt.test);
+                rules::check_stmt(self, stmt);
+                self.visit_body(&while_stmt.body);
+                self.model.flow.loops.pop();
+                self.with_branch(&while_stmt.orelse);
+            }
+            Stmt::If(if_stmt) => {
+                self.visit_expr(&if_stmt.test);
+                rules::check_stmt(self, stmt);
+                let guard = is_periodic_guard(&if_stmt.test).then(|| self.line(if_stmt.start()));
+                let saved = self.model.flow.periodic_guard;
+                if guard.is_some() && saved.is_none() {
+                    self.model.flow.periodic_guard = guard;
+                }
+                self.with_branch(&if_stmt.body);
+                self.model.flow.periodic_guard = saved;
+                for clause in &if_stmt.elif_else_clauses {
+                    if let Some(test) = &clause.test {
+                        self.visit_expr(test);
+                        rules::check_elif(self, test);
+                    }
+                    self.with_branch(&clause.body);
+                }
+            }
+            Stmt::Try(try_stmt) => {
+                self.with_branch(&try_stmt.body);
+                for handler in &try_stmt.handlers {
+                    let ast::ExceptHandler::ExceptHandler(handler) = handler;
+                    if let Some(type_) = &handler.type_ {
+                        self.visit_expr(type_);
+                    }
+                    self.model.flow.except_depth += 1;
+                    if let Some(name) = &handler.name {
+                        self.model.bind_value(&name.id, Kind::Unknown, None);
+                    }
+                    self.with_branch(&handler.body);
+                    self.model.flow.except_depth -= 1;
+                }
+                self.with_branch(&try_stmt.orelse);
+                self.visit_body(&try_stmt.finalbody);
+            }
+            Stmt::With(with_stmt) => {
+                let mut pushed = 0;
+                for item in &with_stmt.items {
+                    self.visit_expr(&item.context_expr);
+                    if let Kind::Device(device) = self.model.kind_of(&item.context_expr) {
+                        self.model.flow.default_device_stack.push(device);
+                        pushed += 1;
+                    }
+                    if let Some(target) = &item.optional_vars {
+                        let kind = self.model.kind_of(&item.context_expr);
+                        let kind = if matches!(kind, Kind::Device(_)) { Kind::Unknown } else { kind };
+                        self.bind_target(target, kind, None);
+                        self.visit_expr(target);
+                    }
+                }
+                rules::check_stmt(self, stmt);
+                self.visit_body(&with_stmt.body);
+                for _ in 0..pushed {
+                    self.model.flow.default_device_stack.pop();
+                }
+            }
+            Stmt::Return(ret) => {
+                if let Some(value) = &ret.value {
+                    self.visit_expr(value);
+                }
+                rules::check_stmt(self, stmt);
+                let kind = ret.value.as_deref().map_or(Kind::NoneValue, |v| self.model.kind_of(v));
+                self.returns = Some(self.returns.map_or(kind, |k| k.join(kind)));
+            }
+            Stmt::Global(global) => {
+                for name in &global.names {
+                    self.model.declare_global(name.id.clone());
+                }
+            }
+            _ => {
+                visitor::walk_stmt(self, stmt);
+                rules::check_stmt(self, stmt);
+            }
+        }
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        match expr {
+            Expr::Lambda(lambda) => {
+                let scope = self.model.push_scope(ScopeKind::Lambda, self.model.flow.scope);
+                let saved = std::mem::replace(&mut self.model.flow.scope, scope);
+                if let Some(parameters) = &lambda.parameters {
+                    for parameter in parameters.iter() {
+                        self.model.bind_value(&parameter.name().id, Kind::Unknown, None);
+                    }
+                }
+                self.visit_expr(&lambda.body);
+                self.model.flow.scope = saved;
+            }
+            Expr::ListComp(ast::ExprListComp { elt, generators, .. })
+            | Expr::SetComp(ast::ExprSetComp { elt, generators, .. })
+            | Expr::Generator(ast::ExprGenerator { elt, generators, .. }) => {
+                self.visit_comprehension(generators, |checker| checker.visit_expr(elt));
+            }
+            Expr::DictComp(comp) => {
+                self.visit_comprehension(&comp.generators, |checker| {
+                    if let Some(key) = &comp.key {
+                        checker.visit_expr(key);
+                    }
+                    checker.visit_expr(&comp.value);
+                });
+            }
+            Expr::Named(named) => {
+                self.visit_expr(&named.value);
+                let kind = self.model.kind_of(&named.value);
+                self.bind_target(&named.target, kind, Some(&named.value));
+            }
+            Expr::Call(call) => {
+                visitor::walk_expr(self, expr);
+                self.note_call(call);
+            }
+            Expr::Yield(_) | Expr::YieldFrom(_) => {
+                self.yields = true;
+                visitor::walk_expr(self, expr);
+            }
+            _ => visitor::walk_expr(self, expr),
+        }
+        rules::check_expr(self, expr);
+    }
+}
+
+impl<'a> Checker<'a> {
+    fn visit_comprehension(&mut self, generators: &'a [ast::Comprehension], body: impl FnOnce(&mut Self)) {
+        let scope = self.model.push_scope(ScopeKind::Comprehension, self.model.flow.scope);
+        let saved = std::mem::replace(&mut self.model.flow.scope, scope);
+        for generator in generators {
+            self.visit_expr(&generator.iter);
+            self.bind_loop_target(&generator.target, &generator.iter);
+            for condition in &generator.ifs {
+                self.visit_expr(condition);
+            }
+        }
+        body(self);
+        self.model.flow.scope = saved;
+    }
+
+    /// The range to report for a statement-level finding.
+    pub fn statement_range(&self, stmt: &Stmt) -> TextRange {
+        stmt.range()
+    }
+}

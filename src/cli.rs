@@ -1,0 +1,653 @@
+//! The command line: `synclint [check] [PATH...]`, `synclint rule CODE | --all`.
+
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Args, Parser, Subcommand};
+use miette::{LabeledSpan, NamedSource, Report, miette};
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use crate::config::{Overrides, Resolver, Settings, Source};
+use crate::diagnostic::{Applicability, Diagnostic};
+use crate::discovery::discover;
+use crate::fix::apply_fixes;
+use crate::linter::{FileLint, decode, lint_source};
+use crate::parse::parses_cleanly;
+use crate::project::{HotFunctions, ModuleInfo, display_path, hot_note, module_path, resolve_hot_functions};
+use crate::registry::{Rule, RuleSelector};
+use crate::render::{ColorChoice, Finding, OutputFormat, SourceText, render};
+use crate::semantic::{FunctionId, HotContext, PeriodicInner};
+
+/// Deep enough for 5,000-deep nested expressions in the parser and the checker.
+const STACK_SIZE: usize = 256 * 1024 * 1024;
+/// Fix passes before a file is reported as not converging.
+const MAX_FIX_PASSES: usize = 10;
+
+#[derive(Parser)]
+#[command(
+    name = "synclint",
+    version,
+    about = "Find host-device synchronization hazards in PyTorch code",
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    check: CheckArgs,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Lint files (the default command).
+    Check(CheckArgs),
+    /// Print the documentation of a rule.
+    Rule(RuleArgs),
+}
+
+#[derive(Args)]
+struct RuleArgs {
+    /// A rule code, e.g. SYNC101.
+    code: Option<String>,
+    /// Print every rule's documentation.
+    #[arg(long, conflicts_with = "code")]
+    all: bool,
+}
+
+#[derive(Args)]
+struct CheckArgs {
+    /// Files or folders to lint (default: the current folder); `-` reads source from stdin.
+    paths: Vec<PathBuf>,
+    /// Rules to enable (codes or prefixes, e.g. SYNC1); replaces the default (all rules).
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    select: Option<Vec<RuleSelector>>,
+    /// Rules to enable on top of the selection.
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    extend_select: Vec<RuleSelector>,
+    /// Rules to disable.
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    ignore: Vec<RuleSelector>,
+    /// How to print findings.
+    #[arg(long, value_enum, default_value = "full", env = "SYNCLINT_OUTPUT_FORMAT")]
+    output_format: OutputFormat,
+    /// Use this config file (pyproject.toml or synclint.toml) for every file.
+    #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
+    config: Option<PathBuf>,
+    /// Ignore every config file.
+    #[arg(long)]
+    isolated: bool,
+    /// Print how often each rule fired instead of the findings.
+    #[arg(long)]
+    statistics: bool,
+    /// Exit 0 even when there are findings.
+    #[arg(long)]
+    exit_zero: bool,
+    /// Print findings only: no summary.
+    #[arg(short, long)]
+    quiet: bool,
+    #[arg(long, value_enum, default_value = "auto")]
+    color: ColorChoice,
+    /// The file name to report for source read from stdin (`-`).
+    #[arg(long, value_name = "NAME")]
+    stdin_filename: Option<PathBuf>,
+    /// Apply safe fixes.
+    #[arg(long, overrides_with = "no_fix")]
+    fix: bool,
+    #[arg(long, overrides_with = "fix", hide = true)]
+    no_fix: bool,
+    /// Also apply unsafe fixes (with --fix), or show them as available.
+    #[arg(long, overrides_with = "no_unsafe_fixes")]
+    unsafe_fixes: bool,
+    #[arg(long, overrides_with = "unsafe_fixes", hide = true)]
+    no_unsafe_fixes: bool,
+    /// Print the diff `--fix` would make and write nothing (exit 1 when there are changes).
+    #[arg(long)]
+    diff: bool,
+    /// Apply fixes and do not report what remains.
+    #[arg(long)]
+    fix_only: bool,
+    /// List what was fixed.
+    #[arg(long)]
+    show_fixes: bool,
+    /// Exclude these globs (replaces the defaults).
+    #[arg(long, value_delimiter = ',', value_name = "GLOB")]
+    exclude: Option<Vec<String>>,
+    /// Exclude these globs as well.
+    #[arg(long, value_delimiter = ',', value_name = "GLOB")]
+    extend_exclude: Vec<String>,
+    /// Lint files that .gitignore / .ignore exclude.
+    #[arg(long)]
+    no_respect_gitignore: bool,
+    /// Also report findings under periodic guards (`if step % N == 0:`).
+    #[arg(long)]
+    report_periodic: bool,
+    /// Only read and parse (the benchmark's floor).
+    #[arg(long, hide = true)]
+    parse_only: bool,
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let threads = std::env::var("SYNCLINT_THREADS")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).stack_size(STACK_SIZE).build() {
+        Ok(pool) => pool,
+        Err(error) => {
+            eprintln!("synclint: cannot start threads: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let code = pool.install(|| match cli.command {
+        Some(Command::Rule(args)) => rule_command(args),
+        Some(Command::Check(args)) => check(args, threads),
+        None => check(cli.check, threads),
+    });
+    ExitCode::from(code)
+}
+
+fn rule_command(args: RuleArgs) -> u8 {
+    let mut out = io::stdout().lock();
+    let result = if args.all {
+        Rule::ALL.iter().try_for_each(|rule| writeln!(out, "{}\n", rule.doc().trim_end()))
+    } else {
+        match args.code.as_deref().and_then(Rule::from_code) {
+            Some(rule) => writeln!(out, "{}", rule.doc().trim_end()),
+            None => {
+                let known: Vec<&str> = Rule::ALL.iter().map(|r| r.code()).collect();
+                eprintln!(
+                    "synclint: unknown rule `{}`; known rules: {}",
+                    args.code.unwrap_or_default(),
+                    known.join(", ")
+                );
+                return 2;
+            }
+        }
+    };
+    if result.is_err() { 2 } else { 0 }
+}
+
+/// Errors that make the exit code 2, printed to stderr.
+#[derive(Default)]
+struct Errors(Vec<Report>);
+
+impl Errors {
+    fn push(&mut self, report: Report) {
+        self.0.push(report);
+    }
+
+    fn print(&self) {
+        for report in &self.0 {
+            eprintln!("{report:?}");
+        }
+    }
+}
+
+/// A linted file.
+struct Linted {
+    path: PathBuf,
+    display: String,
+    settings: Arc<Settings>,
+    source: Arc<str>,
+    lint: FileLint,
+    module: String,
+    is_package: bool,
+}
+
+fn check(args: CheckArgs, threads: usize) -> u8 {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let overrides = Overrides {
+        select: args.select.clone(),
+        extend_select: args.extend_select.clone(),
+        ignore: args.ignore.clone(),
+        exclude: args.exclude.clone(),
+        extend_exclude: args.extend_exclude.clone(),
+        respect_gitignore: args.no_respect_gitignore.then_some(false),
+        fix: if args.fix { Some(true) } else if args.no_fix { Some(false) } else { None },
+        unsafe_fixes: if args.unsafe_fixes { Some(true) } else if args.no_unsafe_fixes { Some(false) } else { None },
+        report_periodic: args.report_periodic.then_some(true),
+    };
+    let source = if args.isolated {
+        Source::Isolated
+    } else if let Some(path) = &args.config {
+        Source::Explicit(path.clone())
+    } else {
+        Source::Discover
+    };
+    let resolver = match Resolver::new(source, overrides, cwd.clone()) {
+        Ok(resolver) => Arc::new(resolver),
+        Err(report) => {
+            eprintln!("{report:?}");
+            return 2;
+        }
+    };
+    let paths = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths.clone() };
+    if paths.iter().any(|p| p == Path::new("-")) {
+        return check_stdin(&args, &resolver, &cwd);
+    }
+
+    let mut errors = Errors::default();
+    let base = resolver.for_dir(&cwd);
+    let (files, discovery_errors) = discover(&paths, &resolver, base.respect_gitignore, threads);
+    for error in discovery_errors {
+        errors.push(match error.path {
+            Some(path) => miette!("{}: {}", display_path(&path, &cwd), error.message),
+            None => miette!("{}", error.message),
+        });
+    }
+    let config_errors = resolver.take_errors();
+    if !config_errors.is_empty() {
+        for report in config_errors {
+            eprintln!("{report:?}");
+        }
+        return 2;
+    }
+    if args.parse_only {
+        let parsed: usize = files
+            .par_iter()
+            .filter_map(|file| std::fs::read(&file.path).ok().and_then(|bytes| decode(bytes).ok()))
+            .map(|source| crate::parse::parse(&source).module.body.len())
+            .sum();
+        println!("parsed {} files ({parsed} top-level statements)", files.len());
+        return 0;
+    }
+
+    // Check every file in parallel; read and decode errors are reported, never fatal.
+    let results: Vec<Result<Linted, Report>> = files
+        .into_par_iter()
+        .map(|file| {
+            let display = display_path(&file.path, &cwd);
+            let bytes = std::fs::read(&file.path).map_err(|e| miette!("{display}: cannot read: {e}"))?;
+            let text = decode(bytes).map_err(|e| miette!("{display}: {e}"))?;
+            let lint = lint_source(&text, file.settings.rules_for(&file.path), &file.settings.hot_functions);
+            let (module, is_package) = module_path(&file.path);
+            Ok(Linted { path: file.path, display, settings: file.settings, source: text.into(), lint, module, is_package })
+        })
+        .collect();
+    let mut linted = Vec::with_capacity(results.len());
+    for result in results {
+        match result {
+            Ok(file) => linted.push(file),
+            Err(report) => errors.push(report),
+        }
+    }
+
+    let modules: Vec<ModuleInfo> = linted
+        .iter()
+        .map(|file| ModuleInfo {
+            module: file.module.clone(),
+            is_package: file.is_package,
+            display: &file.display,
+            semantics: &file.lint.semantics,
+        })
+        .collect();
+    let hot = resolve_hot_functions(&modules);
+
+    let fixing = args.fix || args.fix_only || args.diff || linted.first().is_some_and(|f| f.settings.fix);
+    let mut outputs: Vec<FileOutput> = linted
+        .par_iter()
+        .enumerate()
+        .map(|(index, file)| process_file(index, file, &modules, &hot, fixing, &args))
+        .collect();
+    drop(modules);
+
+    let mut findings = Vec::new();
+    let mut fixed_total = 0;
+    let mut changed_files = 0;
+    let mut diff_text = String::new();
+    let mut fix_log: Vec<(String, FxHashMap<Rule, usize>)> = Vec::new();
+    for (file, output) in linted.iter().zip(outputs.iter_mut()) {
+        for syntax_error in &file.lint.syntax_errors {
+            errors.push(
+                miette!(
+                    labels = vec![LabeledSpan::at(syntax_error.range.start().to_usize()..syntax_error.range.end().to_usize(), "here")],
+                    "{}: syntax error: {}",
+                    file.display,
+                    syntax_error.message
+                )
+                .with_source_code(NamedSource::new(file.display.clone(), file.source.to_string())),
+            );
+        }
+        if let Some(error) = output.error.take() {
+            errors.push(error);
+        }
+        if let Some(fixed) = &output.fixed_source {
+            changed_files += 1;
+            fixed_total += output.applied.len();
+            let mut counts: FxHashMap<Rule, usize> = FxHashMap::default();
+            for rule in &output.applied {
+                *counts.entry(*rule).or_default() += 1;
+            }
+            fix_log.push((file.display.clone(), counts));
+            if args.diff {
+                diff_text.push_str(&unified_diff(&file.display, &file.source, fixed));
+            } else if let Err(report) = write_atomically(&file.path, &file.display, fixed) {
+                errors.push(report);
+            }
+        }
+        let source_text = Arc::new(SourceText {
+            text: output.fixed_source.as_deref().map_or_else(|| file.source.clone(), Arc::from),
+            index: match &output.fixed_source {
+                Some(fixed) => ruff_source_file::LineIndex::from_source_text(fixed),
+                None => file.lint.line_index.clone(),
+            },
+        });
+        for syntax_error in &file.lint.syntax_errors {
+            findings.push(Finding {
+                path: file.display.clone(),
+                rule: None,
+                message: syntax_error.message.clone(),
+                help: None,
+                note: None,
+                range: syntax_error.range,
+                fix: None,
+                fix_title: None,
+                source: Arc::new(SourceText { text: file.source.clone(), index: file.lint.line_index.clone() }),
+            });
+        }
+        for (diagnostic, note) in std::mem::take(&mut output.remaining) {
+            findings.push(Finding {
+                path: file.display.clone(),
+                rule: Some(diagnostic.rule),
+                message: diagnostic.message,
+                help: Some(diagnostic.help),
+                note: Some(note),
+                range: diagnostic.range,
+                fix: diagnostic.fix,
+                fix_title: diagnostic.fix_title,
+                source: source_text.clone(),
+            });
+        }
+    }
+    findings.sort_by(|a, b| (&a.path, a.start(), a.code()).cmp(&(&b.path, b.start(), b.code())));
+    let unsafe_fixes = args.unsafe_fixes || linted.first().is_some_and(|f| f.settings.unsafe_fixes);
+    let mut out = io::stdout().lock();
+    let show_fixes_available = true;
+
+    if args.diff {
+        let _ = out.write_all(diff_text.as_bytes());
+        errors.print();
+        return if !errors.0.is_empty() { 2 } else if changed_files > 0 { 1 } else { 0 };
+    }
+    if args.show_fixes && fixed_total > 0 {
+        let _ = writeln!(out, "Fixed {fixed_total} finding{}:", plural(fixed_total));
+        for (path, counts) in &fix_log {
+            let _ = writeln!(out, "- {path}:");
+            let mut counts: Vec<_> = counts.iter().collect();
+            counts.sort();
+            for (rule, count) in counts {
+                let _ = writeln!(out, "    {count} × {} ({})", rule.code(), rule.name());
+            }
+        }
+    }
+    let rule_findings: Vec<&Finding> = findings.iter().filter(|f| f.rule.is_some()).collect();
+    if !args.fix_only {
+        if args.statistics {
+            print_statistics(&mut out, &rule_findings);
+        } else {
+            let shown: Vec<Finding> = findings
+                .into_iter()
+                .map(|mut f| {
+                    if f.fix.as_ref().is_some_and(|fix| fix.applicability == Applicability::Unsafe) && !unsafe_fixes {
+                        f.fix_title = f.fix_title.map(|t| format!("{t} (unsafe)"));
+                    }
+                    f
+                })
+                .collect();
+            let _ = render(&mut out, args.output_format, &shown, args.color, show_fixes_available);
+            let human = matches!(args.output_format, OutputFormat::Full | OutputFormat::Concise);
+            if human && !args.quiet {
+                print_summary(&mut out, &shown, fixed_total, unsafe_fixes);
+            }
+            errors.print();
+            let remaining = shown.iter().filter(|f| f.rule.is_some()).count();
+            return exit_code(&errors, remaining, args.exit_zero);
+        }
+    } else if !args.quiet && fixed_total > 0 && !args.show_fixes {
+        let _ = writeln!(out, "Fixed {fixed_total} finding{}.", plural(fixed_total));
+    }
+    errors.print();
+    let remaining = if args.fix_only { 0 } else { rule_findings.len() };
+    exit_code(&errors, remaining, args.exit_zero)
+}
+
+fn exit_code(errors: &Errors, findings: usize, exit_zero: bool) -> u8 {
+    if !errors.0.is_empty() {
+        2
+    } else if findings > 0 && !exit_zero {
+        1
+    } else {
+        0
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn print_summary(out: &mut dyn Write, findings: &[Finding], fixed: usize, unsafe_fixes: bool) {
+    let count = findings.iter().filter(|f| f.rule.is_some()).count();
+    let safe = findings.iter().filter(|f| f.fix.as_ref().is_some_and(|x| x.applicability == Applicability::Safe)).count();
+    let unsafe_ = findings.iter().filter(|f| f.fix.as_ref().is_some_and(|x| x.applicability == Applicability::Unsafe)).count();
+    let _ = match (count, fixed) {
+        (0, 0) => writeln!(out, "All checks passed!"),
+        (0, fixed) => writeln!(out, "Found {fixed} finding{} ({fixed} fixed, 0 remaining).", plural(fixed)),
+        (count, 0) => writeln!(out, "Found {count} finding{}.", plural(count)),
+        (count, fixed) => writeln!(out, "Found {} findings ({fixed} fixed, {count} remaining).", count + fixed),
+    };
+    if safe > 0 || (unsafe_fixes && unsafe_ > 0) {
+        let n = if unsafe_fixes { safe + unsafe_ } else { safe };
+        let flags = if unsafe_fixes { "`--fix --unsafe-fixes`" } else { "`--fix`" };
+        let _ = writeln!(out, "[*] {n} fixable with {flags}.");
+    }
+    if !unsafe_fixes && unsafe_ > 0 {
+        let _ = writeln!(out, "{unsafe_} more fix{} available with `--unsafe-fixes`.", if unsafe_ == 1 { " is" } else { "es are" });
+    }
+}
+
+fn print_statistics(out: &mut dyn Write, findings: &[&Finding]) {
+    let mut counts: FxHashMap<Rule, (usize, bool)> = FxHashMap::default();
+    for finding in findings {
+        if let Some(rule) = finding.rule {
+            let entry = counts.entry(rule).or_default();
+            entry.0 += 1;
+            entry.1 |= finding.fix.is_some();
+        }
+    }
+    let mut rows: Vec<_> = counts.into_iter().collect();
+    rows.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(&b.0)));
+    for (rule, (count, fixable)) in rows {
+        let _ = writeln!(out, "{count:>6}\t{}\t{}{}", rule.code(), if fixable { "[*] " } else { "" }, rule.name());
+    }
+}
+
+/// What happened to one file after the project-wide pass.
+struct FileOutput {
+    /// Findings still to report, with why their line is hot.
+    remaining: Vec<(Diagnostic, String)>,
+    fixed_source: Option<String>,
+    applied: Vec<Rule>,
+    error: Option<Report>,
+}
+
+/// Keeps the findings whose line is hot (resolving calls across files), and applies fixes in
+/// passes until nothing changes.
+fn process_file(index: usize, file: &Linted, modules: &[ModuleInfo], hot: &HotFunctions, fixing: bool, args: &CheckArgs) -> FileOutput {
+    let settings = &file.settings;
+    // Notes of this file's hot functions, by qualified name, so re-checked (fixed) code finds
+    // them again.
+    let function_notes: FxHashMap<&str, String> = file
+        .lint
+        .semantics
+        .functions
+        .iter()
+        .enumerate()
+        .filter_map(|(id, f)| hot.note(index, id as FunctionId).map(|note| (f.qualname.as_str(), note.to_string())))
+        .collect();
+    let visible = |lint: &FileLint| -> Vec<(Diagnostic, String)> {
+        lint.diagnostics
+            .iter()
+            .filter_map(|d| {
+                let note = match d.context {
+                    HotContext::InFunction(id) | HotContext::Periodic { inner: PeriodicInner::InFunction(id), .. } => {
+                        let qualname = lint.semantics.functions.get(id as usize).map(|f| f.qualname.as_str())?;
+                        let note = function_notes.get(qualname)?;
+                        match d.context {
+                            HotContext::Periodic { guard_line, .. } if settings.report_periodic => {
+                                format!("hot: {note}; periodic: runs under the guard at line {guard_line}, not every step")
+                            }
+                            HotContext::Periodic { .. } => return None,
+                            _ => format!("hot: {note}"),
+                        }
+                    }
+                    context => hot_note(context, index, modules, hot, settings.report_periodic)?,
+                };
+                Some((d.clone(), note))
+            })
+            .collect()
+    };
+    let mut output = FileOutput { remaining: visible(&file.lint), fixed_source: None, applied: Vec::new(), error: None };
+    let unsafe_ok = args.unsafe_fixes || settings.unsafe_fixes;
+    let minimum = if unsafe_ok { Applicability::Unsafe } else { Applicability::Safe };
+    let has_fix = output.remaining.iter().any(|(d, _)| d.fix.as_ref().is_some_and(|f| f.applicability >= minimum));
+    if !fixing || !has_fix || !file.lint.syntax_errors.is_empty() {
+        return output;
+    }
+    let rules = settings.rules_for(&file.path);
+    let mut source = file.source.to_string();
+    let mut remaining = std::mem::take(&mut output.remaining);
+    let mut converged = false;
+    for _ in 0..MAX_FIX_PASSES {
+        let diagnostics: Vec<Diagnostic> = remaining.iter().map(|(d, _)| d.clone()).collect();
+        let Some(fixed) = apply_fixes(&source, &diagnostics, minimum) else {
+            converged = true;
+            break;
+        };
+        if !parses_cleanly(&fixed.source) {
+            output.error = Some(miette!("{}: a fix produced code that does not parse; the file was left unchanged", file.display));
+            output.remaining = visible(&file.lint);
+            return output;
+        }
+        source = fixed.source;
+        output.applied.extend(fixed.applied);
+        let lint = lint_source(&source, rules, &settings.hot_functions);
+        remaining = visible(&lint);
+    }
+    if !converged {
+        output.error = Some(miette!("{}: fixes did not converge after {MAX_FIX_PASSES} passes; the file was left unchanged", file.display));
+        output.remaining = visible(&file.lint);
+        output.applied.clear();
+        return output;
+    }
+    output.remaining = remaining;
+    if source != *file.source {
+        output.fixed_source = Some(source);
+    }
+    output
+}
+
+/// Writes through a temporary file in the same folder, then renames it over the original,
+/// keeping its permissions. A read-only or vanished file is an error.
+fn write_atomically(path: &Path, display: &str, contents: &str) -> Result<(), Report> {
+    let metadata = std::fs::metadata(path).map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
+    if metadata.permissions().readonly() {
+        return Err(miette!("{display}: cannot write the fix: the file is read-only"));
+    }
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
+    temp.write_all(contents.as_bytes()).map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
+    temp.as_file().sync_all().map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
+    std::fs::set_permissions(temp.path(), metadata.permissions()).map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
+    temp.persist(path).map_err(|e| miette!("{display}: cannot write the fix: {}", e.error))?;
+    Ok(())
+}
+
+fn unified_diff(path: &str, before: &str, after: &str) -> String {
+    similar::TextDiff::from_lines(before, after)
+        .unified_diff()
+        .context_radius(3)
+        .header(path, path)
+        .to_string()
+}
+
+/// `synclint -` / `--stdin-filename`: lint (and fix) source from stdin.
+fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
+    let mut bytes = Vec::new();
+    if let Err(error) = io::stdin().read_to_end(&mut bytes) {
+        eprintln!("{:?}", miette!("cannot read stdin: {error}"));
+        return 2;
+    }
+    let name = args.stdin_filename.clone().unwrap_or_else(|| PathBuf::from("-"));
+    let display = display_path(&name, cwd);
+    let text = match decode(bytes) {
+        Ok(text) => text,
+        Err(error) => {
+            eprintln!("{:?}", miette!("{display}: {error}"));
+            return 2;
+        }
+    };
+    let settings = resolver.for_dir(name.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(cwd));
+    let lint = lint_source(&text, settings.rules_for(&name), &settings.hot_functions);
+    let (module, is_package) = module_path(&name);
+    let file = Linted { path: name, display, settings: settings.clone(), source: text.into(), lint, module, is_package };
+    let modules = [ModuleInfo { module: file.module.clone(), is_package, display: &file.display, semantics: &file.lint.semantics }];
+    let hot = resolve_hot_functions(&modules);
+    let fixing = args.fix || args.fix_only || args.diff || settings.fix;
+    let output = process_file(0, &file, &modules, &hot, fixing, args);
+    let mut errors = Errors::default();
+    if let Some(error) = output.error {
+        errors.push(error);
+    }
+    for syntax_error in &file.lint.syntax_errors {
+        errors.push(miette!("{}: syntax error: {}", file.display, syntax_error.message));
+    }
+    let fixed = output.fixed_source.clone();
+    let source_text = Arc::new(SourceText {
+        text: fixed.as_deref().map_or_else(|| file.source.clone(), Arc::from),
+        index: ruff_source_file::LineIndex::from_source_text(fixed.as_deref().unwrap_or(&file.source)),
+    });
+    let findings: Vec<Finding> = output
+        .remaining
+        .into_iter()
+        .map(|(d, note)| Finding {
+            path: file.display.clone(),
+            rule: Some(d.rule),
+            message: d.message,
+            help: Some(d.help),
+            note: Some(note),
+            range: d.range,
+            fix: d.fix,
+            fix_title: d.fix_title,
+            source: source_text.clone(),
+        })
+        .collect();
+    let mut stdout = io::stdout().lock();
+    if args.diff {
+        if let Some(fixed) = &fixed {
+            let _ = stdout.write_all(unified_diff(&file.display, &file.source, fixed).as_bytes());
+        }
+        errors.print();
+        return if !errors.0.is_empty() { 2 } else if fixed.is_some() { 1 } else { 0 };
+    }
+    if fixing {
+        // Fixed source to stdout (unchanged source when nothing applied); findings to stderr.
+        let _ = stdout.write_all(fixed.as_deref().unwrap_or(&file.source).as_bytes());
+        if !args.fix_only {
+            let mut stderr = io::stderr().lock();
+            let _ = render(&mut stderr, args.output_format, &findings, ColorChoice::Never, true);
+        }
+    } else {
+        let _ = render(&mut stdout, args.output_format, &findings, args.color, true);
+        if matches!(args.output_format, OutputFormat::Full | OutputFormat::Concise) && !args.quiet {
+            print_summary(&mut stdout, &findings, 0, args.unsafe_fixes);
+        }
+    }
+    errors.print();
+    exit_code(&errors, if args.fix_only { 0 } else { findings.len() }, args.exit_zero)
+}
+

@@ -1,0 +1,254 @@
+//! Settings: `[tool.synclint]` in pyproject.toml or synclint.toml, found from each linted file's
+//! folder upwards (nearest wins), with command-line overrides on top.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use miette::{LabeledSpan, NamedSource, Report, miette};
+use rustc_hash::FxHashMap;
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::registry::{RuleSelector, RuleSet, resolve_rules};
+
+/// The keys of `[tool.synclint]` / synclint.toml.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Options {
+    pub select: Option<Vec<Spanned<String>>>,
+    pub extend_select: Option<Vec<Spanned<String>>>,
+    pub ignore: Option<Vec<Spanned<String>>>,
+    pub exclude: Option<Vec<String>>,
+    pub extend_exclude: Option<Vec<String>>,
+    pub per_file_ignores: Option<BTreeMap<String, Vec<Spanned<String>>>>,
+    /// Extra function names (or `Class.method`) to treat as hot.
+    pub hot_functions: Option<Vec<String>>,
+    pub respect_gitignore: Option<bool>,
+    pub fix: Option<bool>,
+    pub unsafe_fixes: Option<bool>,
+    /// Also report findings under periodic guards (`if step % N == 0:`).
+    pub report_periodic: Option<bool>,
+}
+
+#[derive(Deserialize)]
+struct PyProject {
+    tool: Option<Tools>,
+}
+
+#[derive(Deserialize)]
+struct Tools {
+    synclint: Option<Options>,
+}
+
+/// Folders and files skipped unless named on the command line.
+pub const DEFAULT_EXCLUDE: &[&str] = &[
+    ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".env", "env", ".tox", ".nox", ".mypy_cache",
+    ".pytest_cache", ".ruff_cache", "__pycache__", "__pypackages__", "build", "dist", "node_modules",
+    "site-packages", ".eggs", "*.egg-info", ".direnv", ".ipynb_checkpoints", "_build", "buck-out",
+];
+
+/// Options given on the command line; they win over the config file.
+#[derive(Debug, Default, Clone)]
+pub struct Overrides {
+    pub select: Option<Vec<RuleSelector>>,
+    pub extend_select: Vec<RuleSelector>,
+    pub ignore: Vec<RuleSelector>,
+    pub exclude: Option<Vec<String>>,
+    pub extend_exclude: Vec<String>,
+    pub respect_gitignore: Option<bool>,
+    pub fix: Option<bool>,
+    pub unsafe_fixes: Option<bool>,
+    pub report_periodic: Option<bool>,
+}
+
+/// Settings in force for the files under one config.
+#[derive(Debug)]
+pub struct Settings {
+    /// Where relative patterns are anchored: the config's folder, else the working directory.
+    pub root: PathBuf,
+    pub config_path: Option<PathBuf>,
+    pub rules: RuleSet,
+    per_file_ignores: Vec<(globset::GlobMatcher, Vec<RuleSelector>)>,
+    exclude: GlobSet,
+    pub hot_functions: Vec<String>,
+    pub respect_gitignore: bool,
+    pub fix: bool,
+    pub unsafe_fixes: bool,
+    pub report_periodic: bool,
+}
+
+impl Settings {
+    fn build(options: Options, root: PathBuf, config_path: Option<PathBuf>, overrides: &Overrides) -> Result<Self, Report> {
+        let selectors = |list: Option<Vec<Spanned<String>>>| -> Vec<RuleSelector> {
+            list.unwrap_or_default().iter().filter_map(|s| RuleSelector::parse(s.get_ref()).ok()).collect()
+        };
+        let select = overrides.select.clone().or_else(|| options.select.clone().map(|s| selectors(Some(s))));
+        let mut extend_select = selectors(options.extend_select.clone());
+        extend_select.extend(overrides.extend_select.iter().cloned());
+        let mut ignore = selectors(options.ignore.clone());
+        ignore.extend(overrides.ignore.iter().cloned());
+        let rules = resolve_rules(select.as_deref(), &extend_select, &ignore);
+
+        let mut per_file_ignores = Vec::new();
+        for (pattern, codes) in options.per_file_ignores.unwrap_or_default() {
+            let glob = Glob::new(&pattern).map_err(|e| miette!("invalid per-file-ignores pattern `{pattern}`: {e}"))?;
+            per_file_ignores.push((glob.compile_matcher(), selectors(Some(codes))));
+        }
+        let mut exclude = GlobSetBuilder::new();
+        let base: Vec<String> = overrides
+            .exclude
+            .clone()
+            .or(options.exclude)
+            .unwrap_or_else(|| DEFAULT_EXCLUDE.iter().map(|s| s.to_string()).collect());
+        let extra = options.extend_exclude.unwrap_or_default().into_iter().chain(overrides.extend_exclude.iter().cloned());
+        for pattern in base.into_iter().chain(extra) {
+            let pattern = pattern.trim_end_matches('/').to_string();
+            let glob = Glob::new(&pattern).map_err(|e| miette!("invalid exclude pattern `{pattern}`: {e}"))?;
+            exclude.add(glob);
+        }
+        let exclude = exclude.build().map_err(|e| miette!("invalid exclude patterns: {e}"))?;
+        Ok(Settings {
+            root,
+            config_path,
+            rules,
+            per_file_ignores,
+            exclude,
+            hot_functions: options.hot_functions.unwrap_or_default(),
+            respect_gitignore: overrides.respect_gitignore.or(options.respect_gitignore).unwrap_or(true),
+            fix: overrides.fix.or(options.fix).unwrap_or(false),
+            unsafe_fixes: overrides.unsafe_fixes.or(options.unsafe_fixes).unwrap_or(false),
+            report_periodic: overrides.report_periodic.or(options.report_periodic).unwrap_or(false),
+        })
+    }
+
+    /// The rules for one file, after `per-file-ignores`.
+    pub fn rules_for(&self, path: &Path) -> RuleSet {
+        let mut rules = self.rules;
+        let relative = path.strip_prefix(&self.root).unwrap_or(path);
+        for (matcher, selectors) in &self.per_file_ignores {
+            let matches = matcher.is_match(relative) || path.file_name().is_some_and(|n| matcher.is_match(n));
+            if matches {
+                for rule in selectors.iter().flat_map(|s| s.rules()) {
+                    rules.remove(rule);
+                }
+            }
+        }
+        rules
+    }
+
+    /// Is this path excluded (by its name or by its path relative to the root)?
+    pub fn is_excluded(&self, path: &Path) -> bool {
+        let name_matches = path.file_name().is_some_and(|name| self.exclude.is_match(name));
+        name_matches || path.strip_prefix(&self.root).is_ok_and(|relative| self.exclude.is_match(relative))
+    }
+}
+
+/// Where settings come from.
+pub enum Source {
+    /// `--isolated`: defaults and command-line options only.
+    Isolated,
+    /// `--config PATH`: one file for everything.
+    Explicit(PathBuf),
+    /// The nearest config upwards from each file.
+    Discover,
+}
+
+/// Finds and caches the settings of each folder.
+pub struct Resolver {
+    overrides: Overrides,
+    fixed: Option<Arc<Settings>>,
+    cwd: PathBuf,
+    cache: Mutex<FxHashMap<PathBuf, Arc<Settings>>>,
+    errors: Mutex<Vec<Report>>,
+}
+
+impl Resolver {
+    pub fn new(source: Source, overrides: Overrides, cwd: PathBuf) -> Result<Self, Report> {
+        let fixed = match source {
+            Source::Isolated => Some(Arc::new(Settings::build(Options::default(), cwd.clone(), None, &overrides)?)),
+            Source::Explicit(path) => {
+                let options = load(&path)?.unwrap_or_default();
+                let root = path.parent().map(Path::to_path_buf).filter(|p| !p.as_os_str().is_empty()).unwrap_or_else(|| cwd.clone());
+                Some(Arc::new(Settings::build(options, root, Some(path), &overrides)?))
+            }
+            Source::Discover => None,
+        };
+        Ok(Resolver { overrides, fixed, cwd, cache: Mutex::default(), errors: Mutex::default() })
+    }
+
+    /// The settings for files in `dir`. A broken config is recorded (see [`Resolver::take_errors`])
+    /// and the defaults are used meanwhile.
+    pub fn for_dir(&self, dir: &Path) -> Arc<Settings> {
+        if let Some(fixed) = &self.fixed {
+            return fixed.clone();
+        }
+        let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+        if let Some(found) = self.cache.lock().expect("config cache").get(dir) {
+            return found.clone();
+        }
+        let settings = match self.discover(dir) {
+            Ok(settings) => settings,
+            Err(report) => {
+                self.errors.lock().expect("config errors").push(report);
+                Arc::new(Settings::build(Options::default(), self.cwd.clone(), None, &self.overrides).expect("defaults are valid"))
+            }
+        };
+        self.cache.lock().expect("config cache").insert(dir.to_path_buf(), settings.clone());
+        settings
+    }
+
+    fn discover(&self, dir: &Path) -> Result<Arc<Settings>, Report> {
+        let absolute = if dir.is_absolute() { dir.to_path_buf() } else { self.cwd.join(dir) };
+        let mut current = Some(absolute.as_path());
+        while let Some(folder) = current {
+            for name in ["synclint.toml", "pyproject.toml"] {
+                let candidate = folder.join(name);
+                if candidate.is_file() {
+                    if let Some(options) = load(&candidate)? {
+                        return Ok(Arc::new(Settings::build(options, folder.to_path_buf(), Some(candidate), &self.overrides)?));
+                    }
+                }
+            }
+            current = folder.parent();
+        }
+        Ok(Arc::new(Settings::build(Options::default(), self.cwd.clone(), None, &self.overrides)?))
+    }
+
+    pub fn take_errors(&self) -> Vec<Report> {
+        std::mem::take(&mut *self.errors.lock().expect("config errors"))
+    }
+}
+
+/// Reads a config file: `Ok(None)` for a pyproject.toml without `[tool.synclint]`.
+pub fn load(path: &Path) -> Result<Option<Options>, Report> {
+    let text = std::fs::read_to_string(path).map_err(|e| miette!("cannot read config {}: {e}", path.display()))?;
+    let named = || NamedSource::new(path.display().to_string(), text.clone());
+    let is_pyproject = path.file_name().is_some_and(|n| n == "pyproject.toml");
+    let parsed = if is_pyproject {
+        toml::from_str::<PyProject>(&text).map(|p| p.tool.and_then(|t| t.synclint))
+    } else {
+        toml::from_str::<Options>(&text).map(Some)
+    };
+    let options = parsed.map_err(|error| {
+        let message = error.message().to_string();
+        let report = match error.span() {
+            Some(span) => miette!(labels = vec![LabeledSpan::at(span, message.clone())], "invalid config in {}: {message}", path.display()),
+            None => miette!("invalid config in {}: {message}", path.display()),
+        };
+        report.with_source_code(named())
+    })?;
+    if let Some(options) = &options {
+        let lists = [&options.select, &options.extend_select, &options.ignore];
+        let per_file = options.per_file_ignores.iter().flat_map(|m| m.values());
+        for selector in lists.into_iter().flatten().chain(per_file).flatten() {
+            if let Err(message) = RuleSelector::parse(selector.get_ref()) {
+                let span = selector.span();
+                return Err(miette!(labels = vec![LabeledSpan::at(span, "unknown rule")], "invalid config in {}: {message}", path.display())
+                    .with_source_code(named()));
+            }
+        }
+    }
+    Ok(options)
+}

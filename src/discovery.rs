@@ -1,0 +1,106 @@
+//! Finding the files to lint: the `ignore` crate's parallel walker, gitignore-aware, with the
+//! exclude patterns of each folder's settings. A path named on the command line is always linted.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use ignore::{WalkBuilder, WalkState};
+
+use crate::config::{Resolver, Settings};
+
+pub struct DiscoveredFile {
+    pub path: PathBuf,
+    pub settings: Arc<Settings>,
+}
+
+/// A path that could not be walked (unreadable folder, broken symlink, symlink loop).
+pub struct DiscoveryError {
+    pub path: Option<PathBuf>,
+    pub message: String,
+}
+
+pub fn discover(paths: &[PathBuf], resolver: &Arc<Resolver>, respect_gitignore: bool, threads: usize) -> (Vec<DiscoveredFile>, Vec<DiscoveryError>) {
+    let files = Mutex::new(Vec::new());
+    let errors = Mutex::new(Vec::new());
+    let mut roots = Vec::new();
+    for path in paths {
+        match std::fs::metadata(path) {
+            Ok(metadata) if metadata.is_file() => {
+                let dir = path.parent().unwrap_or(Path::new("."));
+                files.lock().expect("files").push(DiscoveredFile { path: path.clone(), settings: resolver.for_dir(dir) });
+            }
+            Ok(_) => roots.push(path.clone()),
+            Err(error) => errors.lock().expect("errors").push(DiscoveryError {
+                path: Some(path.clone()),
+                message: error.to_string(),
+            }),
+        }
+    }
+    if let Some((first, rest)) = roots.split_first() {
+        let mut builder = WalkBuilder::new(first);
+        for root in rest {
+            builder.add(root);
+        }
+        builder
+            .hidden(false)
+            .follow_links(true)
+            .git_ignore(respect_gitignore)
+            .git_exclude(respect_gitignore)
+            .git_global(false)
+            .ignore(respect_gitignore)
+            .parents(respect_gitignore)
+            .require_git(false)
+            .threads(threads);
+        let filter_resolver = Arc::clone(resolver);
+        builder.filter_entry(move |entry| {
+            if entry.depth() == 0 {
+                return true;
+            }
+            let dir = entry.path().parent().unwrap_or(Path::new("."));
+            !filter_resolver.for_dir(dir).is_excluded(entry.path())
+        });
+        builder.build_parallel().run(|| {
+            let files = &files;
+            let errors = &errors;
+            Box::new(move |entry| {
+                match entry {
+                    Ok(entry) => {
+                        let is_file = entry.file_type().is_some_and(|t| t.is_file());
+                        if is_file && entry.path().extension().is_some_and(|ext| ext == "py") {
+                            let dir = entry.path().parent().unwrap_or(Path::new("."));
+                            let settings = resolver.for_dir(dir);
+                            files.lock().expect("files").push(DiscoveredFile { path: entry.into_path(), settings });
+                        }
+                    }
+                    Err(error) => errors.lock().expect("errors").push(walk_error(error)),
+                }
+                WalkState::Continue
+            })
+        });
+    }
+    let mut files = files.into_inner().expect("files");
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    files.dedup_by(|a, b| a.path == b.path);
+    let mut errors = errors.into_inner().expect("errors");
+    errors.sort_by(|a, b| a.path.cmp(&b.path));
+    (files, errors)
+}
+
+fn walk_error(error: ignore::Error) -> DiscoveryError {
+    fn path_of(error: &ignore::Error) -> Option<PathBuf> {
+        match error {
+            ignore::Error::WithPath { path, .. } => Some(path.clone()),
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => path_of(err),
+            ignore::Error::Loop { child, .. } => Some(child.clone()),
+            _ => None,
+        }
+    }
+    fn message_of(error: &ignore::Error) -> String {
+        match error {
+            ignore::Error::WithPath { err, .. } | ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => message_of(err),
+            ignore::Error::Loop { ancestor, .. } => format!("symlink loop back to {}", ancestor.display()),
+            other => other.to_string(),
+        }
+    }
+    DiscoveryError { path: path_of(&error), message: message_of(&error) }
+}

@@ -1,0 +1,64 @@
+//! One file: decode, parse, check, apply `# noqa`.
+
+use ruff_source_file::LineIndex;
+
+
+use crate::checker::{CheckOptions, check_module};
+use crate::diagnostic::Diagnostic;
+use crate::noqa::NoqaMap;
+use crate::parse::{SyntaxError, parse};
+use crate::registry::RuleSet;
+use crate::semantic::FileSemantics;
+
+/// What linting one source produced.
+pub struct FileLint {
+    pub diagnostics: Vec<Diagnostic>,
+    pub syntax_errors: Vec<SyntaxError>,
+    pub semantics: FileSemantics,
+    pub line_index: LineIndex,
+}
+
+/// Lints `source` with error recovery: syntax errors are returned beside the findings of the
+/// part that parsed.
+pub fn lint_source(source: &str, rules: RuleSet, hot_functions: &[String]) -> FileLint {
+    let parsed = parse(source);
+    let line_index = LineIndex::from_source_text(source);
+    let options = CheckOptions { rules: &rules, hot_functions };
+    let result = check_module(&parsed.module, source, &line_index, &options);
+    let noqa = NoqaMap::from_comments(source, &parsed.comments, &line_index);
+    let mut diagnostics: Vec<Diagnostic> = result
+        .diagnostics
+        .into_iter()
+        .filter(|d| !noqa.suppresses(d.rule, line_index.line_index(d.range.start()).get() as u32))
+        .collect();
+    diagnostics.sort_by_key(|d| (d.range.start(), d.rule));
+    diagnostics.dedup_by(|a, b| a.rule == b.rule && a.range == b.range);
+    FileLint {
+        diagnostics,
+        syntax_errors: parsed.syntax_errors,
+        semantics: result.semantics,
+        line_index,
+    }
+}
+
+/// Why a file's bytes could not be used as source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeError {
+    pub line: usize,
+    pub byte: usize,
+}
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "not valid UTF-8 (first invalid byte at offset {}, line {}); synclint reads UTF-8 source only", self.byte, self.line)
+    }
+}
+
+/// Source text from bytes: UTF-8 (a BOM is kept, as the parser skips it).
+pub fn decode(bytes: Vec<u8>) -> Result<String, DecodeError> {
+    String::from_utf8(bytes).map_err(|error| {
+        let byte = error.utf8_error().valid_up_to();
+        let line = error.as_bytes()[..byte].iter().filter(|b| **b == b'\n').count() + 1;
+        DecodeError { line, byte }
+    })
+}

@@ -1,0 +1,140 @@
+//! `# noqa` suppression, in Ruff's syntax: `# noqa` (every code on the line), `# noqa: SYNC101,
+//! SYNC203`, and the file-level `# synclint: noqa` / `# synclint: noqa: SYNC101`.
+
+use ruff_source_file::LineIndex;
+use ruff_text_size::TextRange;
+use rustc_hash::FxHashMap;
+
+use crate::registry::Rule;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Directive {
+    All,
+    Codes(Vec<String>),
+}
+
+impl Directive {
+    fn covers(&self, rule: Rule) -> bool {
+        match self {
+            Directive::All => true,
+            Directive::Codes(codes) => codes.iter().any(|code| code.eq_ignore_ascii_case(rule.code())),
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct NoqaMap {
+    file: Option<Directive>,
+    /// 1-based line -> directive on that line.
+    lines: FxHashMap<u32, Directive>,
+}
+
+impl NoqaMap {
+    pub fn from_comments(source: &str, comments: &[TextRange], line_index: &LineIndex) -> Self {
+        let mut map = NoqaMap::default();
+        for range in comments {
+            let text = &source[*range];
+            if let Some(directive) = parse_file_directive(text) {
+                map.file = Some(match (map.file.take(), directive) {
+                    (Some(Directive::Codes(mut a)), Directive::Codes(b)) => {
+                        a.extend(b);
+                        Directive::Codes(a)
+                    }
+                    _ => Directive::All,
+                });
+            } else if let Some(directive) = parse_line_directive(text) {
+                let line = line_index.line_index(range.start()).get() as u32;
+                map.lines.insert(line, directive);
+            }
+        }
+        map
+    }
+
+    /// Is `rule` suppressed on `line` (1-based)?
+    pub fn suppresses(&self, rule: Rule, line: u32) -> bool {
+        self.file.as_ref().is_some_and(|d| d.covers(rule)) || self.lines.get(&line).is_some_and(|d| d.covers(rule))
+    }
+}
+
+/// `# synclint: noqa` or `# synclint: noqa: SYNC101, SYNC2`.
+fn parse_file_directive(comment: &str) -> Option<Directive> {
+    let rest = comment.trim_start_matches('#').trim_start();
+    let rest = strip_prefix_ignore_case(rest, "synclint:")?.trim_start();
+    let rest = strip_prefix_ignore_case(rest, "noqa")?;
+    Some(parse_codes(rest))
+}
+
+/// `# noqa`, `#noqa:SYNC101`, `# type: ignore  # noqa: SYNC101, E501`.
+fn parse_line_directive(comment: &str) -> Option<Directive> {
+    let lower = comment.to_ascii_lowercase();
+    let mut search = 0;
+    while let Some(found) = lower[search..].find('#') {
+        let hash = search + found;
+        let after = lower[hash + 1..].trim_start();
+        if after.starts_with("noqa") {
+            let offset = comment.len() - after.len() + "noqa".len();
+            let rest = &comment[offset..];
+            // `# noqa-like`, `# noqatest` are not directives.
+            if rest.chars().next().is_none_or(|c| c == ':' || c.is_whitespace()) {
+                return Some(parse_codes(rest));
+            }
+        }
+        search = hash + 1;
+    }
+    None
+}
+
+fn parse_codes(rest: &str) -> Directive {
+    let Some(list) = rest.strip_prefix(':') else { return Directive::All };
+    let mut codes = Vec::new();
+    for token in list.split(|c: char| c == ',' || c.is_whitespace()).filter(|t| !t.is_empty()) {
+        let is_code = token.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && token.chars().all(|c| c.is_ascii_alphanumeric())
+            && token.chars().any(|c| c.is_ascii_digit());
+        if !is_code {
+            break;
+        }
+        codes.push(token.to_ascii_uppercase());
+    }
+    if codes.is_empty() { Directive::All } else { Directive::Codes(codes) }
+}
+
+fn strip_prefix_ignore_case<'s>(text: &'s str, prefix: &str) -> Option<&'s str> {
+    (text.len() >= prefix.len() && text[..prefix.len()].eq_ignore_ascii_case(prefix)).then(|| &text[prefix.len()..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_directives() {
+        assert_eq!(parse_line_directive("# noqa"), Some(Directive::All));
+        assert_eq!(parse_line_directive("#NOQA"), Some(Directive::All));
+        assert_eq!(
+            parse_line_directive("# noqa: SYNC101, SYNC203"),
+            Some(Directive::Codes(vec!["SYNC101".into(), "SYNC203".into()]))
+        );
+        assert_eq!(parse_line_directive("#noqa:SYNC101"), Some(Directive::Codes(vec!["SYNC101".into()])));
+        assert_eq!(
+            parse_line_directive("# type: ignore  # noqa: E501 trailing words"),
+            Some(Directive::Codes(vec!["E501".into()]))
+        );
+        assert_eq!(parse_line_directive("# noqatest"), None);
+        assert_eq!(parse_line_directive("# a comment"), None);
+    }
+
+    #[test]
+    fn file_directives() {
+        assert_eq!(parse_file_directive("# synclint: noqa"), Some(Directive::All));
+        assert_eq!(parse_file_directive("# synclint: noqa: SYNC1"), Some(Directive::Codes(vec!["SYNC1".into()])));
+        assert_eq!(parse_file_directive("# noqa"), None);
+    }
+
+    #[test]
+    fn codes_match_exactly() {
+        let directive = Directive::Codes(vec!["E501".into()]);
+        assert!(!directive.covers(Rule::Item));
+        assert!(Directive::Codes(vec!["SYNC101".into()]).covers(Rule::Item));
+    }
+}

@@ -1,0 +1,218 @@
+//! Project-wide: which functions are hot because a hot line calls them, across files, and
+//! what each finding's note says about why its line is hot.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+
+use rustc_hash::FxHashMap;
+
+use crate::semantic::{Callee, Export, FileSemantics, FunctionId, HotContext, HotReason, PeriodicInner};
+
+/// One linted file, as the call graph sees it.
+pub struct ModuleInfo<'a> {
+    /// Dotted module path (`pkg.sub.losses`), from the file's package folders.
+    pub module: String,
+    /// Whether the file is a package's `__init__.py`.
+    pub is_package: bool,
+    /// The path shown to users.
+    pub display: &'a str,
+    pub semantics: &'a FileSemantics,
+}
+
+/// Functions made hot by their callers, with the chain that explains it.
+#[derive(Default)]
+pub struct HotFunctions {
+    /// (file index, function) -> "`masked_mean()` is called from the loop at train.py:12 via `compute_loss()`".
+    notes: FxHashMap<(usize, FunctionId), String>,
+}
+
+impl HotFunctions {
+    pub fn note(&self, file: usize, function: FunctionId) -> Option<&str> {
+        self.notes.get(&(file, function)).map(String::as_str)
+    }
+}
+
+/// The dotted module path of a file: its stem, prefixed by every enclosing folder that holds an
+/// `__init__.py`.
+pub fn module_path(path: &Path) -> (String, bool) {
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string();
+    let is_package = stem == "__init__";
+    let mut parts = if is_package { Vec::new() } else { vec![stem] };
+    let mut dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    for _ in 0..32 {
+        if !dir.join("__init__.py").is_file() {
+            break;
+        }
+        match dir.file_name().and_then(|n| n.to_str()) {
+            Some(name) => parts.push(name.to_string()),
+            None => break,
+        }
+        if !dir.pop() {
+            break;
+        }
+    }
+    parts.reverse();
+    (parts.join("."), is_package)
+}
+
+/// Why a function was reached: a call on a line hot by itself, or a call from a hot function.
+enum Origin {
+    /// "the loop at train.py:12"
+    Root(String),
+    Caller((usize, FunctionId)),
+}
+
+/// Follows every call site from a hot line to the function it calls, in the same file or an
+/// imported one, until nothing new becomes hot.
+pub fn resolve_hot_functions(modules: &[ModuleInfo]) -> HotFunctions {
+    let by_module: FxHashMap<&str, usize> = modules.iter().enumerate().map(|(i, m)| (m.module.as_str(), i)).collect();
+    let resolve = |file: usize, callee: &Callee| -> Option<(usize, FunctionId)> {
+        match callee {
+            Callee::Local(id) => Some((file, *id)),
+            Callee::Imported { module, name } => resolve_import(modules, &by_module, file, module, name, 0),
+        }
+    };
+    // Edges from a function to what it calls, and the roots: calls on lines hot by themselves.
+    let mut edges: FxHashMap<(usize, FunctionId), Vec<(usize, FunctionId)>> = FxHashMap::default();
+    let mut queue: VecDeque<((usize, FunctionId), Origin)> = VecDeque::new();
+    for (file, module) in modules.iter().enumerate() {
+        for site in &module.semantics.call_sites {
+            let Some(target) = resolve(file, &site.callee) else { continue };
+            match site.context {
+                HotContext::Hot(reason) => {
+                    queue.push_back((target, Origin::Root(describe_reason(modules, file, reason, site.line))));
+                }
+                HotContext::InFunction(caller) => edges.entry((file, caller)).or_default().push(target),
+                _ => {}
+            }
+        }
+    }
+    // Breadth-first, so each note names the shortest chain: (root, functions on the way).
+    let mut chains: FxHashMap<(usize, FunctionId), (String, Vec<String>)> = FxHashMap::default();
+    let mut hot = HotFunctions::default();
+    while let Some((node, origin)) = queue.pop_front() {
+        let summary = &modules[node.0].semantics.functions[node.1 as usize];
+        if summary.setup || summary.intrinsic.is_some() || chains.contains_key(&node) {
+            continue;
+        }
+        let (root, via) = match origin {
+            Origin::Root(root) => (root, Vec::new()),
+            Origin::Caller(caller) => chains.get(&caller).cloned().unwrap_or_default(),
+        };
+        let name = format!("`{}()`", summary.qualname);
+        let note = if via.is_empty() {
+            format!("{name} is called from {root}")
+        } else {
+            format!("{name} is called from {root} via {}", via.join(" → "))
+        };
+        hot.notes.insert(node, note);
+        let mut path = via;
+        path.push(name);
+        chains.insert(node, (root, path));
+        for target in edges.get(&node).into_iter().flatten() {
+            queue.push_back((*target, Origin::Caller(node)));
+        }
+    }
+    hot
+}
+
+fn describe_reason(modules: &[ModuleInfo], file: usize, reason: HotReason, call_line: u32) -> String {
+    let path = modules[file].display;
+    match reason {
+        HotReason::Loop { line } => format!("the loop at {path}:{line}"),
+        HotReason::Function { function, .. } => {
+            let name = &modules[file].semantics.functions[function as usize].qualname;
+            format!("`{name}()` at {path}:{call_line}")
+        }
+    }
+}
+
+fn resolve_import(
+    modules: &[ModuleInfo],
+    by_module: &FxHashMap<&str, usize>,
+    file: usize,
+    module: &str,
+    name: &str,
+    depth: u32,
+) -> Option<(usize, FunctionId)> {
+    if depth > 4 {
+        return None;
+    }
+    let absolute = absolute_module(&modules[file], module)?;
+    let target = by_module.get(absolute.as_str()).copied().or_else(|| {
+        // `from losses import f` run from a folder that is not a package root: match the
+        // module's tail.
+        let suffix = format!(".{absolute}");
+        let mut matches = modules.iter().enumerate().filter(|(_, m)| m.module.ends_with(&suffix));
+        let first = matches.next().map(|(i, _)| i);
+        if matches.next().is_some() { None } else { first }
+    });
+    match target {
+        Some(target) => match modules[target].semantics.exports.get(name)? {
+            Export::Function(id) => Some((target, *id)),
+            Export::Import { module, name } => resolve_import(modules, by_module, target, module, name, depth + 1),
+        },
+        // `from pkg import losses; losses.f()`: the "module" is `pkg.losses` itself.
+        None => None,
+    }
+}
+
+/// `..losses` seen from `pkg.sub.train` -> `pkg.losses`.
+fn absolute_module(importer: &ModuleInfo, module: &str) -> Option<String> {
+    let level = module.chars().take_while(|c| *c == '.').count();
+    if level == 0 {
+        return Some(module.to_string());
+    }
+    let mut package: Vec<&str> = importer.module.split('.').filter(|p| !p.is_empty()).collect();
+    if !importer.is_package {
+        package.pop();
+    }
+    for _ in 1..level {
+        package.pop()?;
+    }
+    let rest = &module[level..];
+    if !rest.is_empty() {
+        package.push(rest);
+    }
+    Some(package.join("."))
+}
+
+/// What the user is told about why a finding's line is hot; `None` hides the finding.
+pub fn hot_note(
+    context: HotContext,
+    file: usize,
+    modules: &[ModuleInfo],
+    hot: &HotFunctions,
+    report_periodic: bool,
+) -> Option<String> {
+    let describe_inner = |inner: PeriodicInner| -> Option<String> {
+        match inner {
+            PeriodicInner::Hot(reason) => Some(describe_hot(modules, file, reason)),
+            PeriodicInner::InFunction(function) => hot.note(file, function).map(|note| format!("hot: {note}")),
+        }
+    };
+    match context {
+        HotContext::Hot(reason) => describe_inner(PeriodicInner::Hot(reason)),
+        HotContext::InFunction(function) => describe_inner(PeriodicInner::InFunction(function)),
+        HotContext::Periodic { guard_line, inner } if report_periodic => describe_inner(inner)
+            .map(|note| format!("{note}; periodic: runs under the guard at line {guard_line}, not every step")),
+        HotContext::Periodic { .. } | HotContext::Cold => None,
+    }
+}
+
+fn describe_hot(modules: &[ModuleInfo], file: usize, reason: HotReason) -> String {
+    match reason {
+        HotReason::Loop { line } => format!("hot: inside the loop at {}:{line}", modules[file].display),
+        HotReason::Function { function, why } => {
+            let name = &modules[file].semantics.functions[function as usize].qualname;
+            format!("hot: `{name}`: {}", why.describe())
+        }
+    }
+}
+
+/// Paths shown relative to the working directory, with `/` separators.
+pub fn display_path(path: &Path, cwd: &Path) -> String {
+    let relative: PathBuf = path.strip_prefix(cwd).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf());
+    let text = relative.to_string_lossy().replace('\\', "/");
+    text.strip_prefix("./").map(str::to_string).unwrap_or(text)
+}

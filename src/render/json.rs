@@ -1,0 +1,75 @@
+//! Ruff's JSON output shape, so tools that read `ruff check --output-format json` read ours.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::{Finding, Location};
+
+#[derive(Serialize)]
+struct JsonEdit {
+    content: String,
+    location: Location,
+    end_location: Location,
+}
+
+#[derive(Serialize)]
+struct JsonFix {
+    applicability: &'static str,
+    message: Option<String>,
+    edits: Vec<JsonEdit>,
+}
+
+#[derive(Serialize)]
+struct JsonFinding<'a> {
+    cell: Option<()>,
+    code: Option<&'static str>,
+    end_location: Location,
+    filename: &'a str,
+    fix: Option<JsonFix>,
+    location: Location,
+    message: String,
+    noqa_row: Option<usize>,
+    url: Option<String>,
+    help: Option<&'a str>,
+    note: Option<&'a str>,
+}
+
+pub fn render(out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {
+    let rows: Vec<JsonFinding> = findings
+        .iter()
+        .map(|finding| {
+            let location = finding.start();
+            JsonFinding {
+                cell: None,
+                code: finding.rule.map(|r| r.code()),
+                end_location: finding.end(),
+                filename: &finding.path,
+                fix: finding.fix.as_ref().map(|fix| JsonFix {
+                    applicability: fix.applicability.as_str(),
+                    message: finding.fix_title.clone(),
+                    edits: fix
+                        .edits
+                        .iter()
+                        .map(|edit| JsonEdit {
+                            content: edit.content.clone(),
+                            location: finding.source.location(edit.range.start()),
+                            end_location: finding.source.location(edit.range.end()),
+                        })
+                        .collect(),
+                }),
+                location,
+                message: match finding.rule {
+                    Some(_) => finding.message.clone(),
+                    None => format!("SyntaxError: {}", finding.message),
+                },
+                noqa_row: finding.rule.map(|_| location.row),
+                url: finding.rule.map(|r| r.url()),
+                help: finding.help.as_deref(),
+                note: finding.note.as_deref(),
+            }
+        })
+        .collect();
+    serde_json::to_writer_pretty(&mut *out, &rows)?;
+    writeln!(out)
+}

@@ -1,0 +1,121 @@
+//! Printing findings: `full`, `concise`, `json` (Ruff's shape), `github`, `sarif`.
+
+mod full;
+mod github;
+mod json;
+mod sarif;
+
+use std::io::{self, Write};
+use std::sync::Arc;
+
+use ruff_source_file::LineIndex;
+use ruff_text_size::{TextRange, TextSize};
+
+use crate::diagnostic::Fix;
+use crate::registry::Rule;
+
+pub use full::ColorChoice;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    Full,
+    Concise,
+    Json,
+    Github,
+    Sarif,
+}
+
+/// A file's text and line index, shared by its findings.
+pub struct SourceText {
+    pub text: Arc<str>,
+    pub index: LineIndex,
+}
+
+/// A 1-based row and column (columns count characters, as Ruff's do).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+pub struct Location {
+    pub row: usize,
+    pub column: usize,
+}
+
+impl SourceText {
+    pub fn location(&self, offset: TextSize) -> Location {
+        let position = self.index.line_column(offset, &self.text);
+        Location { row: position.line.get(), column: position.column.get() }
+    }
+}
+
+/// One finding, ready to print.
+pub struct Finding {
+    pub path: String,
+    /// `None` for a syntax error.
+    pub rule: Option<Rule>,
+    pub message: String,
+    pub help: Option<String>,
+    /// Why the line is hot.
+    pub note: Option<String>,
+    pub range: TextRange,
+    pub fix: Option<Fix>,
+    pub fix_title: Option<String>,
+    pub source: Arc<SourceText>,
+}
+
+impl Finding {
+    pub fn start(&self) -> Location {
+        self.source.location(self.range.start())
+    }
+
+    pub fn end(&self) -> Location {
+        self.source.location(self.range.end())
+    }
+
+    pub fn code(&self) -> &'static str {
+        self.rule.map_or("invalid-syntax", Rule::code)
+    }
+
+    /// The message with its help, for formats that carry one string.
+    pub fn long_message(&self) -> String {
+        let mut text = self.message.clone();
+        if let Some(help) = &self.help {
+            text.push_str("; ");
+            text.push_str(help);
+        }
+        if let Some(note) = &self.note {
+            text.push_str(" (");
+            text.push_str(note);
+            text.push(')');
+        }
+        text
+    }
+}
+
+/// What the run did besides finding things, for the summary line.
+#[derive(Default)]
+pub struct Summary {
+    pub fixed: usize,
+    pub fixable_safe: usize,
+    pub fixable_unsafe: usize,
+}
+
+pub fn render(
+    out: &mut dyn Write,
+    format: OutputFormat,
+    findings: &[Finding],
+    color: ColorChoice,
+    show_fix_availability: bool,
+) -> io::Result<()> {
+    match format {
+        OutputFormat::Full => full::render(out, findings, color, show_fix_availability),
+        OutputFormat::Concise => {
+            for finding in findings {
+                let start = finding.start();
+                let marker = if show_fix_availability && finding.fix.is_some() { " [*]" } else { "" };
+                writeln!(out, "{}:{}:{}: {}{marker} {}", finding.path, start.row, start.column, finding.code(), finding.message)?;
+            }
+            Ok(())
+        }
+        OutputFormat::Json => json::render(out, findings),
+        OutputFormat::Github => github::render(out, findings),
+        OutputFormat::Sarif => sarif::render(out, findings),
+    }
+}

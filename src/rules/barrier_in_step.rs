@@ -1,0 +1,43 @@
+//! SYNC602: `dist.barrier()` and object collectives in a hot path, and a metric all-reduced
+//! and then read with `.item()` on every step.
+
+use ruff_python_ast::{Expr, ExprCall};
+use ruff_text_size::Ranged;
+
+use super::{method_call, report};
+use crate::checker::Checker;
+use crate::registry::Rule;
+
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+    if !checker.enabled(Rule::BarrierInStep) {
+        return;
+    }
+    if let Some(qualified) = checker.model().qualified_name(&call.func) {
+        let (message, help) = match qualified.as_str() {
+            "torch.distributed.barrier" => (
+                "`dist.barrier()` blocks the host until every rank and the GPU catch up".to_string(),
+                "drop it from the step: collectives already order the ranks; keep barriers for setup and checkpoints".to_string(),
+            ),
+            "torch.distributed.broadcast_object_list" | "torch.distributed.all_gather_object"
+            | "torch.distributed.gather_object" | "torch.distributed.scatter_object_list" => (
+                format!("`{}` pickles through the host and waits for the GPU", checker.slice(&*call.func)),
+                "exchange tensors (`all_gather_into_tensor`) and keep them on the device".to_string(),
+            ),
+            _ => return,
+        };
+        report(checker, Rule::BarrierInStep, call.range(), message, help);
+        return;
+    }
+    if let Some((Expr::Name(name), "item")) = method_call(call) {
+        if call.arguments.is_empty() && checker.model().was_all_reduced(name.id.as_str()) {
+            let metric = name.id.to_string();
+            report(
+                checker,
+                Rule::BarrierInStep,
+                call.range(),
+                format!("`{metric}` is all-reduced and read with `.item()` every step: every rank waits for the slowest"),
+                format!("accumulate `{metric}` on the device and all-reduce it once per log interval"),
+            );
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! SYNC401: host-to-device copies that block behind queued GPU work: `torch.tensor(data,
+//! device=cuda)`, `torch.as_tensor(..., device=cuda)`, `t.new_tensor(...)`, `t.new([...])`,
+//! `.to(cuda)` / `.cuda()` of host data without `non_blocking=True`.
+
+use ruff_python_ast::{Expr, ExprCall, UnaryOp};
+use ruff_text_size::Ranged;
+
+use super::edits::add_argument;
+use super::{keyword_is_true, method_call, report};
+use crate::checker::Checker;
+use crate::diagnostic::{Diagnostic, Fix};
+use crate::registry::Rule;
+use crate::semantic::{Device, Kind};
+
+/// A Python number literal (`3`, `-1.5`, `True`): `torch.full((), lit)` makes the same dtype
+/// (measured: int -> int64, float -> default float, bool -> bool).
+fn is_number_literal(expr: &Expr) -> bool {
+    match expr {
+        Expr::NumberLiteral(number) => !matches!(number.value, ruff_python_ast::Number::Complex { .. }),
+        Expr::BooleanLiteral(_) => true,
+        Expr::UnaryOp(unary) => unary.op == UnaryOp::USub && matches!(&*unary.operand, Expr::NumberLiteral(_)),
+        _ => false,
+    }
+}
+
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+    if !checker.enabled(Rule::BlockingHostToDevice) {
+        return;
+    }
+    let qualified = checker.model().qualified_name(&call.func);
+    match qualified.as_deref() {
+        Some("torch.tensor" | "torch.as_tensor") => factory(checker, call),
+        Some(_) => {}
+        None => method(checker, call),
+    }
+}
+
+fn factory(checker: &mut Checker, call: &ExprCall) {
+    let Some(device) = call.arguments.find_keyword("device") else { return };
+    if checker.model().device_of(&device.value).is_none_or(|d| d == Device::Cpu) {
+        return;
+    }
+    let Some(data) = call.arguments.args.first() else { return };
+    // Copying a tensor that is already on the GPU does not touch the host.
+    if checker.model().tensor(data).is_some_and(|f| f.device != Device::Cpu) {
+        return;
+    }
+    let func = checker.slice(&*call.func);
+    let device_text = checker.slice(&device.value);
+    let mut diagnostic = Diagnostic::new(
+        Rule::BlockingHostToDevice,
+        call.range(),
+        format!("`{func}(..., device={device_text})` copies host data to the GPU and waits behind queued work"),
+        "create constants once, outside the loop; for a scalar use `torch.full((), value, device=...)`".to_string(),
+    );
+    let only_device = call.arguments.args.len() == 1
+        && call.arguments.keywords.iter().all(|k| k.arg.as_ref().is_some_and(|a| matches!(a.as_str(), "device" | "requires_grad")));
+    if is_number_literal(data) && only_device {
+        let torch = match call.func.as_ref() {
+            Expr::Attribute(attribute) => checker.slice(&*attribute.value).to_string(),
+            _ => String::new(),
+        };
+        if !torch.is_empty() {
+            let keywords: Vec<&str> = call.arguments.keywords.iter().map(|k| checker.slice(k)).collect();
+            let replacement = format!("{torch}.full((), {}, {})", checker.slice(data), keywords.join(", "));
+            diagnostic = diagnostic.with_fix(
+                format!("Replace with `{replacement}`"),
+                Fix::safe(vec![crate::diagnostic::Edit::replace(call.range(), replacement.clone())]),
+            );
+        }
+    }
+    checker.report(diagnostic);
+}
+
+fn method(checker: &mut Checker, call: &ExprCall) {
+    let Some((receiver, method)) = method_call(call) else { return };
+    match method {
+        "new_tensor" | "new" if checker.model().is_maybe_cuda_tensor(receiver) && !call.arguments.is_empty() => {
+            let text = checker.slice(call);
+            report(
+                checker,
+                Rule::BlockingHostToDevice,
+                call.range(),
+                format!("`{text}` copies host data to the GPU and waits behind queued work"),
+                "create it once, outside the loop, or use `new_full` / `torch.full` for constants".to_string(),
+            );
+        }
+        "to" | "cuda" => {
+            let Kind::Tensor(facts) = checker.model().kind_of(receiver) else { return };
+            if facts.device != Device::Cpu || keyword_is_true(call, "non_blocking") {
+                return;
+            }
+            let target = if method == "cuda" { Some(Device::Cuda) } else { checker.model().target_device_of_to(call) };
+            if target.is_none_or(|d| d == Device::Cpu) {
+                return;
+            }
+            // `.to(device, True)`: the second positional argument of `.to` is `non_blocking`.
+            if method == "to" && matches!(call.arguments.args.get(1), Some(Expr::BooleanLiteral(b)) if b.value) {
+                return;
+            }
+            let text = checker.slice(call);
+            let help = if facts.pinned {
+                "add `non_blocking=True`: the memory is pinned, so the copy overlaps with GPU work".to_string()
+            } else if facts.from_loader {
+                "add `non_blocking=True` and build the DataLoader with `pin_memory=True` (from pageable memory the copy still blocks)".to_string()
+            } else {
+                "pin the source once (`.pin_memory()`) and copy with `non_blocking=True`, or create it on the GPU".to_string()
+            };
+            let mut diagnostic = Diagnostic::new(
+                Rule::BlockingHostToDevice,
+                call.range(),
+                format!("`{text}` copies host data to the GPU and waits behind queued work"),
+                help,
+            );
+            if facts.from_loader {
+                checker.note_loader_copy();
+                // Same values: the copy is ordered on the stream before any use. It stops
+                // blocking once the loader pins memory (SYNC402).
+                let edit = add_argument(checker, call, "non_blocking=True");
+                diagnostic = diagnostic.with_fix("Add `non_blocking=True`", Fix::safe(vec![edit]));
+            }
+            checker.report(diagnostic);
+        }
+        _ => {}
+    }
+}

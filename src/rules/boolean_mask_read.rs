@@ -1,0 +1,105 @@
+//! SYNC203: boolean-mask reads `x[mask]` and `torch.masked_select`: the result's size is the
+//! number of true elements.
+
+use ruff_python_ast::{CmpOp, Expr, ExprCall, ExprContext, ExprSubscript, UnaryOp};
+use ruff_text_size::Ranged;
+
+use super::edits::torch_name;
+use super::{argument, method_call, report, torch_input_may_be_cuda};
+use crate::checker::Checker;
+use crate::diagnostic::{Edit, Fix};
+use crate::registry::Rule;
+
+pub(crate) fn subscript(checker: &mut Checker, subscript: &ExprSubscript) {
+    if !checker.enabled(Rule::BooleanMaskRead) || subscript.ctx != ExprContext::Load {
+        return;
+    }
+    if !checker.model().is_maybe_cuda_tensor(&subscript.value) || !checker.model().is_boolean_index(&subscript.slice) {
+        return;
+    }
+    let x = checker.slice(&*subscript.value);
+    let mask = checker.slice(&*subscript.slice);
+    report(
+        checker,
+        Rule::BooleanMaskRead,
+        subscript.range(),
+        format!("`{x}[{mask}]` has as many elements as `{mask}` has true values, so the host waits for the GPU"),
+        format!("keep the shape: `torch.where({mask}, {x}, 0)` or `{x} * {mask}`"),
+    );
+}
+
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+    if !checker.enabled(Rule::BooleanMaskRead) {
+        return;
+    }
+    if checker.model().is_call_to(call, "torch.masked_select")
+        || matches!(method_call(call), Some((receiver, "masked_select")) if checker.model().is_maybe_cuda_tensor(receiver))
+    {
+        let input = match method_call(call) {
+            Some((receiver, "masked_select")) => Some(receiver),
+            _ => argument(call, "input", 0),
+        };
+        if torch_input_may_be_cuda(checker, input) {
+            report(
+                checker,
+                Rule::BooleanMaskRead,
+                call.range(),
+                "`masked_select` has a data-dependent size, so the host waits for the GPU".to_string(),
+                "keep the shape: `torch.where(mask, x, 0)`".to_string(),
+            );
+        }
+        return;
+    }
+    reduction_of_mask_read(checker, call);
+}
+
+/// `x[mask].sum()` -> `torch.where(mask, x, 0).sum()`; `x[mask].mean()` ->
+/// `torch.where(mask, x, 0).sum() / mask.sum()`.
+fn reduction_of_mask_read(checker: &mut Checker, call: &ExprCall) {
+    let Some((Expr::Subscript(read), method @ ("sum" | "mean"))) = method_call(call) else { return };
+    if !call.arguments.is_empty() || read.ctx != ExprContext::Load {
+        return;
+    }
+    if !checker.model().is_maybe_cuda_tensor(&read.value) || !checker.model().is_boolean_tensor(&read.slice) {
+        return;
+    }
+    let x = checker.slice(&*read.value);
+    let mask = checker.slice(&*read.slice);
+    let (torch, import) = torch_name(checker);
+    let replacement = if method == "sum" {
+        format!("{torch}.where({mask}, {x}, 0).sum()")
+    } else {
+        format!("({torch}.where({mask}, {x}, 0).sum() / {mask}.sum())")
+    };
+    // Same values only when the mask has the shape of `x` (a row mask would broadcast along the
+    // wrong axis): known when the mask is a comparison of `x` itself. The mean changes rounding
+    // and integer behaviour: always unsafe.
+    let mask_from_x = mask_is_elementwise_on(checker, &read.slice, x);
+    let mut edits = vec![Edit::replace(call.range(), replacement.clone())];
+    edits.extend(import);
+    let fix = if method == "sum" && mask_from_x { Fix::safe(edits) } else { Fix::unsafe_(edits) };
+    checker.attach_fix(Rule::BooleanMaskRead, read.range(), format!("Replace with `{replacement}`"), fix);
+}
+
+/// Is `mask` an elementwise test of the tensor spelled `x` (`x > 0`, `~torch.isnan(x)`), either
+/// inline or through a variable assigned one?
+pub(crate) fn mask_is_elementwise_on(checker: &Checker, mask: &Expr, x: &str) -> bool {
+    match mask {
+        Expr::Compare(compare) => {
+            checker.slice(&*compare.left) == x
+                && compare.ops.iter().all(|op| !matches!(op, CmpOp::In | CmpOp::NotIn | CmpOp::Is | CmpOp::IsNot))
+        }
+        Expr::UnaryOp(unary) if unary.op == UnaryOp::Invert => mask_is_elementwise_on(checker, &unary.operand, x),
+        Expr::Call(call) => {
+            let name = checker.model().qualified_name(&call.func);
+            matches!(name.as_deref(), Some("torch.isnan" | "torch.isinf" | "torch.isfinite"))
+                && call.arguments.args.first().is_some_and(|arg| checker.slice(arg) == x)
+        }
+        Expr::Name(name) => checker
+            .model()
+            .lookup(name.id.as_str())
+            .and_then(|binding| binding.value)
+            .is_some_and(|value| !matches!(value, Expr::Name(_)) && mask_is_elementwise_on(checker, value, x)),
+        _ => false,
+    }
+}

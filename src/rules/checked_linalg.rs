@@ -1,0 +1,71 @@
+//! SYNC303: linear algebra with error checks that read a status back to the host:
+//! `torch.linalg.inv/solve/cholesky/eigh/svd`, `torch.inverse`.
+
+use ruff_python_ast::{Expr, ExprCall};
+use ruff_text_size::Ranged;
+
+use super::{method_call, report, torch_input_may_be_cuda};
+use crate::checker::Checker;
+use crate::diagnostic::{Diagnostic, Edit, Fix};
+use crate::registry::Rule;
+
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+    if !checker.enabled(Rule::CheckedLinalg) {
+        return;
+    }
+    let qualified = checker.model().qualified_name(&call.func);
+    let function = match qualified.as_deref() {
+        Some(q @ ("torch.linalg.inv" | "torch.linalg.solve" | "torch.linalg.cholesky" | "torch.linalg.eigh"
+        | "torch.linalg.svd" | "torch.inverse")) => q.rsplit('.').next().unwrap_or(q),
+        Some(_) => return,
+        None => {
+            if let Some((receiver, "inverse")) = method_call(call) {
+                if checker.model().is_maybe_cuda_tensor(receiver) && call.arguments.is_empty() {
+                    report(
+                        checker,
+                        Rule::CheckedLinalg,
+                        call.range(),
+                        "`.inverse()` checks for singular input on the host and waits for the GPU".to_string(),
+                        "use `torch.linalg.inv_ex(a).inverse` and check `info` on the device".to_string(),
+                    );
+                }
+            }
+            return;
+        }
+    };
+    if !torch_input_may_be_cuda(checker, call.arguments.args.first()) {
+        return;
+    }
+    let (replacement, field) = match function {
+        "inv" | "inverse" => ("inv_ex", "inverse"),
+        "solve" => ("solve_ex", "result"),
+        "cholesky" => ("cholesky_ex", "L"),
+        _ => ("", ""),
+    };
+    let func = checker.slice(&*call.func);
+    let mut diagnostic = Diagnostic::new(
+        Rule::CheckedLinalg,
+        call.range(),
+        format!("`{func}` checks its input on the host (singular / not positive-definite) and waits for the GPU"),
+        if replacement.is_empty() {
+            "no `_ex` variant exists; compute it outside the step, or accept the sync".to_string()
+        } else {
+            format!("use `torch.linalg.{replacement}(...).{field}` and check `info` on the device")
+        },
+    );
+    let fixable = !replacement.is_empty() && call.arguments.find_keyword("out").is_none();
+    if let (true, Expr::Attribute(attribute)) = (fixable, call.func.as_ref()) {
+        let mut edits = Vec::new();
+        if function == "inverse" {
+            // torch.inverse -> torch.linalg.inv_ex
+            let base = checker.slice(&*attribute.value);
+            edits.push(Edit::replace(call.func.range(), format!("{base}.linalg.inv_ex")));
+        } else {
+            edits.push(Edit::replace(attribute.attr.range(), replacement));
+        }
+        edits.push(Edit::insert(call.end(), format!(".{field}")));
+        // No error on singular input any more (NaN/garbage instead): unsafe.
+        diagnostic = diagnostic.with_fix(format!("Use `{replacement}(...).{field}`"), Fix::unsafe_(edits));
+    }
+    checker.report(diagnostic);
+}

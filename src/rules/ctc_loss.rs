@@ -1,0 +1,29 @@
+//! SYNC306: `F.ctc_loss` / `nn.CTCLoss` on the GPU: it reads the lengths on the host
+//! (measured: it syncs even with CPU or Python-list lengths).
+
+use ruff_python_ast::ExprCall;
+use ruff_text_size::Ranged;
+
+use super::{report, torch_input_may_be_cuda};
+use crate::checker::Checker;
+use crate::registry::Rule;
+use crate::semantic::{Kind, ModuleKind};
+
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+    if !checker.enabled(Rule::CtcLoss) {
+        return;
+    }
+    let is_ctc = checker.model().is_call_to(call, "torch.nn.functional.ctc_loss")
+        || checker.model().kind_of(&call.func) == Kind::Module(ModuleKind::CtcLoss);
+    if !is_ctc || !torch_input_may_be_cuda(checker, call.arguments.args.first()) {
+        return;
+    }
+    let func = checker.slice(&*call.func);
+    report(
+        checker,
+        Rule::CtcLoss,
+        call.range(),
+        format!("`{func}` on the GPU waits for queued work every call, whatever the lengths' device"),
+        "no sync-free form exists in PyTorch 2.11: keep CTC steps few (larger batches), or compute it in a side stream you do not wait on per step".to_string(),
+    );
+}

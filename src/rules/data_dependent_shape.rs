@@ -1,0 +1,59 @@
+//! SYNC207: the shape of a data-dependent tensor (from nonzero / unique / masked_select / a
+//! boolean mask) used in Python. A plain `.shape` never syncs and is not flagged.
+
+use ruff_python_ast::{Expr, ExprAttribute, ExprCall};
+use ruff_text_size::{Ranged, TextRange};
+
+use super::{method_call, report};
+use crate::checker::Checker;
+use crate::registry::Rule;
+
+/// A data-dependent tensor held in a variable: the op that made it is reported where it runs;
+/// here its size flows into Python.
+fn is_data_dependent_value(checker: &Checker, expr: &Expr) -> bool {
+    matches!(expr, Expr::Name(_) | Expr::Attribute(_))
+        && checker.model().tensor(expr).is_some_and(|facts| facts.data_dependent && facts.may_be_cuda())
+}
+
+fn flag(checker: &mut Checker, range: TextRange, tensor: &Expr, what: &str) {
+    let text = checker.slice(tensor);
+    report(
+        checker,
+        Rule::DataDependentShape,
+        range,
+        format!("{what} of `{text}` depends on its data: the op that made it had to wait for the GPU"),
+        "keep the count on the device (`torch.count_nonzero(mask)`, `mask.sum()`) and keep shapes fixed".to_string(),
+    );
+}
+
+pub(crate) fn attribute(checker: &mut Checker, attribute: &ExprAttribute) {
+    if checker.enabled(Rule::DataDependentShape)
+        && attribute.attr.as_str() == "shape"
+        && is_data_dependent_value(checker, &attribute.value)
+    {
+        flag(checker, attribute.range(), &attribute.value, "the shape");
+    }
+}
+
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+    if !checker.enabled(Rule::DataDependentShape) {
+        return;
+    }
+    if let Some((receiver, method @ ("size" | "numel" | "nelement"))) = method_call(call) {
+        if is_data_dependent_value(checker, receiver) {
+            flag(checker, call.range(), receiver, &format!("`.{method}()`"));
+        }
+        return;
+    }
+    let operand = match call.func.as_ref() {
+        Expr::Name(name) if name.id.as_str() == "len" && checker.model().is_builtin("len") => call.arguments.args.first(),
+        _ if checker.model().is_call_to(call, "torch.numel") => call.arguments.args.first(),
+        _ => None,
+    };
+    if let Some(operand) = operand {
+        if is_data_dependent_value(checker, operand) {
+            let what = format!("`{}()`", checker.slice(&*call.func));
+            flag(checker, call.range(), operand, &what);
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! SYNC103: blocking device-to-host copies: `.cpu()`, `.to("cpu")`, `model.cpu()`,
+//! `torch.save` of CUDA tensors, a CUDA value stored into a CPU tensor.
+
+use ruff_python_ast::{Expr, ExprCall, StmtAssign};
+use ruff_text_size::Ranged;
+
+use super::{keyword_is_true, method_call, report};
+use crate::checker::Checker;
+use crate::registry::Rule;
+use crate::semantic::{Device, Kind};
+
+fn receiver_may_be_on_gpu(checker: &Checker, receiver: &Expr) -> bool {
+    match checker.model().kind_of(receiver) {
+        Kind::Tensor(facts) => facts.may_be_cuda(),
+        Kind::Unknown | Kind::Module(_) => true,
+        _ => false,
+    }
+}
+
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+    if !checker.enabled(Rule::DeviceToHostCopy) {
+        return;
+    }
+    if checker.model().is_call_to(call, "torch.save") {
+        if let Some(object) = call.arguments.args.first() {
+            if checker.model().is_maybe_cuda_tensor(object) {
+                let text = checker.slice(object);
+                report(
+                    checker,
+                    Rule::DeviceToHostCopy,
+                    call.range(),
+                    format!("`torch.save({text}, ...)` copies a GPU tensor to the host and waits for the GPU"),
+                    "save checkpoints outside the step loop, or under a periodic guard".to_string(),
+                );
+            }
+        }
+        return;
+    }
+    let Some((receiver, method)) = method_call(call) else { return };
+    let to_cpu = match method {
+        "cpu" => call.arguments.is_empty(),
+        "to" => {
+            checker.model().target_device_of_to(call) == Some(Device::Cpu) && !keyword_is_true(call, "non_blocking")
+        }
+        _ => false,
+    };
+    if !to_cpu || !receiver_may_be_on_gpu(checker, receiver) {
+        return;
+    }
+    let receiver_text = checker.slice(receiver);
+    let is_module = matches!(checker.model().kind_of(receiver), Kind::Module(_));
+    let (message, help) = if is_module {
+        (
+            format!("`{}` moves every parameter to the host and waits for the GPU", checker.slice(call)),
+            "move the model once, outside the loop".to_string(),
+        )
+    } else {
+        (
+            format!("`{}` copies to the host and waits for the GPU", checker.slice(call)),
+            format!(
+                "keep `{receiver_text}` on the device, or copy with `{receiver_text}.to(\"cpu\", non_blocking=True)` and read it after a sync at the log interval"
+            ),
+        )
+    };
+    report(checker, Rule::DeviceToHostCopy, call.range(), message, help);
+}
+
+/// `host[i] = cuda_scalar`: storing a CUDA value into a CPU tensor copies it to the host.
+pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
+    if !checker.enabled(Rule::DeviceToHostCopy) {
+        return;
+    }
+    for target in &assign.targets {
+        let Expr::Subscript(subscript) = target else { continue };
+        let target_on_cpu = checker.model().tensor(&subscript.value).is_some_and(|f| f.device == Device::Cpu);
+        let value_on_cuda = checker.model().tensor(&assign.value).is_some_and(|f| f.device == Device::Cuda);
+        if target_on_cpu && value_on_cuda {
+            let host = checker.slice(&*subscript.value);
+            let value = checker.slice(&*assign.value);
+            report(
+                checker,
+                Rule::DeviceToHostCopy,
+                assign.range(),
+                format!("storing the GPU value `{value}` into the CPU tensor `{host}` waits for the GPU"),
+                format!("keep `{host}` on the device (`torch.zeros(..., device=...)`) and copy it to the host once, after the loop"),
+            );
+        }
+    }
+}

@@ -1,0 +1,46 @@
+//! SYNC501: explicit waits in a hot path: `torch.cuda.synchronize()`, `Stream.synchronize()`,
+//! `Event.synchronize()`, `torch.cuda.empty_cache()`.
+
+use ruff_python_ast::{Expr, ExprCall};
+use ruff_text_size::Ranged;
+
+use super::{method_call, report};
+use crate::checker::Checker;
+use crate::registry::Rule;
+use crate::semantic::Kind;
+
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+    if !checker.enabled(Rule::ExplicitSynchronize) {
+        return;
+    }
+    let qualified = checker.model().qualified_name(&call.func);
+    let what = match qualified.as_deref() {
+        Some("torch.cuda.synchronize" | "torch.accelerator.synchronize" | "torch.cuda.empty_cache") => {
+            checker.slice(&*call.func).to_string()
+        }
+        Some(_) => return,
+        None => match method_call(call) {
+            Some((receiver, "synchronize")) => {
+                let is_stream_or_event = checker.model().kind_of(receiver) == Kind::CudaSyncObject
+                    || matches!(receiver, Expr::Call(inner) if checker.model().kind_of(&Expr::Call(inner.clone())) == Kind::CudaSyncObject);
+                if !is_stream_or_event {
+                    return;
+                }
+                checker.slice(&*call.func).to_string()
+            }
+            _ => return,
+        },
+    };
+    let help = if what.ends_with("empty_cache") {
+        "drop it from the loop: the caching allocator reuses the memory; call it once after training if needed"
+    } else {
+        "for timing, record `torch.cuda.Event(enable_timing=True)` pairs in the loop and read `elapsed_time` after it"
+    };
+    report(
+        checker,
+        Rule::ExplicitSynchronize,
+        call.range(),
+        format!("`{what}()` blocks the host until the GPU is idle"),
+        help.to_string(),
+    );
+}

@@ -1,0 +1,87 @@
+//! SYNC205: indexing that copies host data to the GPU behind queued work: `x[idx] = 0.0` with an
+//! index tensor (the scalar is copied host to device), and a CUDA tensor indexed with a CPU
+//! tensor or a Python list.
+
+use ruff_python_ast::{Expr, ExprContext, ExprSubscript, StmtAssign};
+use ruff_text_size::Ranged;
+
+use super::report;
+use crate::checker::Checker;
+use crate::registry::Rule;
+use crate::semantic::{Device, Kind};
+
+/// The index elements of a subscript (`x[a, b]` -> `[a, b]`).
+fn index_elements(slice: &Expr) -> Vec<&Expr> {
+    match slice {
+        Expr::Tuple(tuple) => tuple.elts.iter().collect(),
+        other => vec![other],
+    }
+}
+
+/// A host index (CPU tensor or Python list) on a CUDA tensor.
+fn host_index<'e>(checker: &Checker, subscript: &'e ExprSubscript) -> Option<&'e Expr> {
+    index_elements(&subscript.slice).into_iter().find(|index| match index {
+        Expr::List(_) => true,
+        _ => matches!(checker.model().kind_of(index), Kind::Tensor(facts) if facts.device == Device::Cpu),
+    })
+}
+
+pub(crate) fn subscript(checker: &mut Checker, subscript: &ExprSubscript) {
+    if !checker.enabled(Rule::HostIndex) || subscript.ctx != ExprContext::Load {
+        return;
+    }
+    let on_cuda = checker.model().tensor(&subscript.value).is_some_and(|f| f.device == Device::Cuda);
+    if !on_cuda {
+        return;
+    }
+    if let Some(index) = host_index(checker, subscript) {
+        let text = checker.slice(index);
+        report(
+            checker,
+            Rule::HostIndex,
+            subscript.range(),
+            format!("indexing a GPU tensor with the host index `{text}` copies it to the GPU behind queued work"),
+            "build the index on the device once, outside the loop (`torch.tensor(..., device=...)`)".to_string(),
+        );
+    }
+}
+
+pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
+    if !checker.enabled(Rule::HostIndex) {
+        return;
+    }
+    for target in &assign.targets {
+        let Expr::Subscript(subscript) = target else { continue };
+        let on_cuda = checker.model().tensor(&subscript.value).is_some_and(|f| f.device == Device::Cuda);
+        if !on_cuda {
+            continue;
+        }
+        let x = checker.slice(&*subscript.value);
+        if let Some(index) = host_index(checker, subscript) {
+            let text = checker.slice(index);
+            report(
+                checker,
+                Rule::HostIndex,
+                target.range(),
+                format!("writing into a GPU tensor through the host index `{text}` copies it to the GPU behind queued work"),
+                "build the index on the device once, outside the loop".to_string(),
+            );
+            continue;
+        }
+        let value_is_scalar = checker.model().kind_of(&assign.value) == Kind::Number;
+        let integer_index = index_elements(&subscript.slice).into_iter().find(|index| {
+            matches!(checker.model().kind_of(index), Kind::Tensor(facts) if !facts.boolean && facts.may_be_cuda())
+        });
+        if let (true, Some(index)) = (value_is_scalar, integer_index) {
+            let idx = checker.slice(index);
+            let v = checker.slice(&*assign.value);
+            report(
+                checker,
+                Rule::HostIndex,
+                target.range(),
+                format!("`{x}[{idx}] = {v}` copies the Python scalar to the GPU behind queued work"),
+                format!("use `{x}.index_fill_(0, {idx}, {v})`, or a value tensor made on the device once"),
+            );
+        }
+    }
+}

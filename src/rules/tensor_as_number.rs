@@ -1,0 +1,169 @@
+//! SYNC104: a CUDA tensor used where Python needs a number: `float(t)`, `int(t)`, `bool(t)`,
+//! `math.*(t)`, builtin `max`/`min`/`sorted`, `range(t)`, and tensors as sizes, bounds or `k`.
+
+use ruff_python_ast::{Expr, ExprCall, ExprSubscript};
+use ruff_text_size::Ranged;
+
+use super::{method_call, report};
+use crate::checker::Checker;
+use crate::registry::Rule;
+use crate::semantic::{Kind, torch_api};
+
+/// A known tensor that may be on the GPU (unknown values are not assumed to be tensors here:
+/// `float(args.lr)` is fine).
+fn is_cuda_tensor(checker: &Checker, expr: &Expr) -> bool {
+    match checker.model().kind_of(expr) {
+        Kind::Tensor(facts) | Kind::TensorSequence(facts) => facts.may_be_cuda(),
+        _ => false,
+    }
+}
+
+fn flag(checker: &mut Checker, expr: &Expr, message: String, help: &str) {
+    report(checker, Rule::TensorAsNumber, expr.range(), message, help.to_string());
+}
+
+const KEEP_ON_DEVICE: &str = "keep the computation on the device (`torch.where`, `torch.clamp`, tensor ops) instead of a Python number";
+const STATIC_SIZE: &str = "use a size known on the host (`x.shape[0]`, a config value), or keep the full shape and mask with `torch.where`";
+
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+    if !checker.enabled(Rule::TensorAsNumber) {
+        return;
+    }
+    let args = &call.arguments.args;
+    if let Expr::Name(func) = call.func.as_ref() {
+        let name = func.id.as_str();
+        if !checker.model().is_builtin(name) {
+            return method_or_torch_call(checker, call);
+        }
+        match name {
+            "float" | "int" | "bool" | "complex" if args.len() == 1 && is_cuda_tensor(checker, &args[0]) => {
+                let arg = checker.slice(&args[0]);
+                flag(checker, &call.func, format!("`{name}({arg})` reads a GPU value on the host and waits for the GPU"), KEEP_ON_DEVICE);
+            }
+            "max" | "min" | "sorted" if args.iter().any(|arg| is_cuda_tensor(checker, arg)) => {
+                let help = if name == "sorted" {
+                    "use `torch.sort` and keep the result on the device"
+                } else {
+                    "use `torch.maximum`/`torch.minimum` or `t.amax()`/`t.amin()` and keep the result on the device"
+                };
+                flag(checker, &call.func, format!("builtin `{name}()` compares GPU values on the host, one sync per comparison"), help);
+            }
+            "range" if args.iter().any(|arg| is_cuda_tensor(checker, arg)) => {
+                flag(checker, &call.func, "`range()` of a GPU tensor reads its value on the host".to_string(), STATIC_SIZE);
+            }
+            _ => {}
+        }
+        return;
+    }
+    method_or_torch_call(checker, call);
+}
+
+fn method_or_torch_call(checker: &mut Checker, call: &ExprCall) {
+    let args = &call.arguments.args;
+    if let Some(qualified) = checker.model().qualified_name(&call.func) {
+        if torch_api::is_math_function(&qualified) {
+            if let Some(arg) = args.iter().find(|arg| is_cuda_tensor(checker, arg)) {
+                let text = format!("`{}({})` reads a GPU value on the host", checker.slice(&*call.func), checker.slice(arg));
+                flag(checker, &call.func, text, "use the torch function (`torch.sqrt`, `torch.isfinite`, ...) and keep the result on the device");
+            }
+            return;
+        }
+        let size_positions: &[usize] = match qualified.as_str() {
+            "torch.zeros" | "torch.ones" | "torch.empty" | "torch.rand" | "torch.randn" | "torch.arange"
+            | "torch.randint" | "torch.randperm" | "torch.full" | "torch.eye" => &[0, 1, 2, 3],
+            "torch.linspace" | "torch.logspace" => &[2],
+            "torch.topk" | "torch.kthvalue" => &[1],
+            "torch.narrow" => &[3],
+            _ => &[],
+        };
+        if let Some(arg) = sized_argument(checker, call, size_positions) {
+            let text = format!("the GPU tensor `{}` is used as a size in `{}`", checker.slice(arg), checker.slice(&*call.func));
+            flag(checker, arg, text, STATIC_SIZE);
+            return;
+        }
+        if matches!(qualified.as_str(), "torch.tensor" | "torch.as_tensor") {
+            let elements = match args.first() {
+                Some(Expr::List(list)) => &list.elts[..],
+                Some(Expr::Tuple(tuple)) => &tuple.elts[..],
+                _ => &[],
+            };
+            if elements.iter().any(|elt| is_cuda_tensor(checker, elt)) {
+                let text = format!("`{}` reads each GPU scalar on the host to build a new tensor", checker.slice(call));
+                flag(checker, &call.func, text, "use `torch.stack([...])`, which stays on the device");
+            }
+            return;
+        }
+        if matches!(qualified.as_str(), "torch.split" | "torch.tensor_split") {
+            split_sizes(checker, args.get(1));
+        }
+        return;
+    }
+    let Some((receiver, method)) = method_call(call) else { return };
+    if !checker.model().is_maybe_cuda_tensor(receiver) {
+        return;
+    }
+    let positions: &[usize] = match method {
+        "view" | "reshape" | "expand" | "repeat" | "new_zeros" | "new_ones" | "new_empty" | "tile" => &[0, 1, 2, 3, 4],
+        "new_full" => &[0],
+        "topk" | "kthvalue" => &[0],
+        "narrow" => &[2],
+        _ => &[],
+    };
+    if let Some(arg) = sized_argument(checker, call, positions) {
+        let text = format!("the GPU tensor `{}` is used as a size in `.{method}()`", checker.slice(arg));
+        flag(checker, arg, text, STATIC_SIZE);
+    } else if method == "split" {
+        split_sizes(checker, call.arguments.args.first());
+    }
+}
+
+/// The first argument at one of `positions` (or inside a size tuple there) that is a CUDA tensor.
+fn sized_argument<'e>(checker: &Checker, call: &'e ExprCall, positions: &[usize]) -> Option<&'e Expr> {
+    let keyword_sizes = ["size", "k", "steps", "end", "n", "length"];
+    let positional = positions.iter().filter_map(|&i| call.arguments.args.get(i));
+    let keywords = keyword_sizes.iter().filter_map(|name| call.arguments.find_keyword(name).map(|k| &k.value));
+    positional.chain(keywords).find_map(|arg| match arg {
+        Expr::Tuple(tuple) => tuple.elts.iter().find(|elt| is_cuda_tensor(checker, elt)),
+        Expr::List(list) => list.elts.iter().find(|elt| is_cuda_tensor(checker, elt)),
+        other => is_cuda_tensor(checker, other).then_some(other),
+    })
+}
+
+/// `torch.split(x, sizes.tolist())`: the split sizes are read from the GPU. SYNC104 reports it,
+/// so SYNC102 does not report the same `.tolist()` again.
+fn split_sizes(checker: &mut Checker, sizes: Option<&Expr>) {
+    let Some(Expr::Call(inner)) = sizes else { return };
+    let Some((receiver, "tolist")) = method_call(inner) else { return };
+    if !checker.model().is_maybe_cuda_tensor(receiver) {
+        return;
+    }
+    checker.supersede(Rule::Tolist, inner.range());
+    let text = format!("split sizes read from the GPU tensor `{}`", checker.slice(receiver));
+    flag(
+        checker,
+        sizes.expect("matched above"),
+        text,
+        "compute the sizes on the host (they are usually known from the batch), or pad to a fixed size",
+    );
+}
+
+/// `x[:n]` with a GPU tensor `n` as a bound.
+pub(crate) fn subscript(checker: &mut Checker, subscript: &ExprSubscript) {
+    if !checker.enabled(Rule::TensorAsNumber) {
+        return;
+    }
+    let slices: Vec<&Expr> = match subscript.slice.as_ref() {
+        Expr::Tuple(tuple) => tuple.elts.iter().collect(),
+        other => vec![other],
+    };
+    for slice in slices {
+        let Expr::Slice(slice) = slice else { continue };
+        for bound in [&slice.lower, &slice.upper, &slice.step].into_iter().flatten() {
+            if is_cuda_tensor(checker, bound) {
+                let text = format!("the GPU tensor `{}` is used as a slice bound", checker.slice(&**bound));
+                flag(checker, bound, text, STATIC_SIZE);
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! SYNC106: formatting a CUDA tensor as text: `print(t)`, f-strings, `str/repr/format(t)`,
+//! `%`-formatting, `"{}".format(t)`, logging calls that will emit.
+
+use ruff_python_ast::{Expr, ExprBinOp, ExprCall, ExprFString, Operator};
+use ruff_text_size::Ranged;
+
+use super::{method_call, report};
+use crate::checker::Checker;
+use crate::registry::Rule;
+use crate::semantic::Kind;
+
+fn is_cuda_tensor(checker: &Checker, expr: &Expr) -> bool {
+    matches!(checker.model().kind_of(expr), Kind::Tensor(facts) if facts.may_be_cuda())
+}
+
+fn flag(checker: &mut Checker, expr: &Expr, how: &str) {
+    let text = checker.slice(expr);
+    report(
+        checker,
+        Rule::TensorFormatting,
+        expr.range(),
+        format!("{how} the GPU tensor `{text}` copies it to the host and waits for the GPU"),
+        "keep a running tensor and format it once per log interval (under `if step % N == 0:`)".to_string(),
+    );
+}
+
+/// Logging levels that are on by default or usually turned on in training scripts. `debug`
+/// with lazy `%s` arguments does not format (measured: no sync when the level is off).
+fn logging_level(checker: &Checker, call: &ExprCall) -> Option<&'static str> {
+    let (receiver, method) = method_call(call)?;
+    let level = match method {
+        "info" => "info",
+        "warning" | "warn" => "warning",
+        "error" => "error",
+        "critical" | "fatal" => "critical",
+        "exception" => "exception",
+        "log" => "log",
+        _ => return None,
+    };
+    let is_logger = checker.model().qualified_name(receiver).is_some_and(|q| q == "logging")
+        || match receiver {
+            Expr::Name(name) => name.id.as_str().to_ascii_lowercase().contains("log"),
+            Expr::Attribute(attribute) => attribute.attr.as_str().to_ascii_lowercase().contains("log"),
+            _ => false,
+        };
+    is_logger.then_some(level)
+}
+
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+    if !checker.enabled(Rule::TensorFormatting) {
+        return;
+    }
+    let args = &call.arguments.args;
+    if let Expr::Name(func) = call.func.as_ref() {
+        let name = func.id.as_str();
+        if checker.model().is_builtin(name) {
+            match name {
+                "print" => {
+                    if let Some(arg) = args.iter().find(|arg| is_cuda_tensor(checker, arg)) {
+                        flag(checker, arg, "printing");
+                    }
+                }
+                "str" | "repr" | "format" | "ascii" if args.first().is_some_and(|a| is_cuda_tensor(checker, a)) => {
+                    flag(checker, &args[0], &format!("`{name}()` of"));
+                }
+                _ => {}
+            }
+            return;
+        }
+    }
+    if let Some((receiver, "format")) = method_call(call) {
+        if matches!(receiver, Expr::StringLiteral(_)) {
+            if let Some(arg) = args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value)).find(|a| is_cuda_tensor(checker, a)) {
+                flag(checker, arg, "`str.format` of");
+            }
+        }
+        return;
+    }
+    if let Some(level) = logging_level(checker, call) {
+        // The message itself (an f-string) is reported where it is built.
+        let lazy = args.iter().skip(if level == "log" { 2 } else { 1 });
+        if let Some(arg) = lazy.into_iter().find(|a| is_cuda_tensor(checker, a)) {
+            flag(checker, arg, &format!("logging (`{level}`)"));
+        }
+    }
+}
+
+pub(crate) fn fstring(checker: &mut Checker, fstring: &ExprFString) {
+    if !checker.enabled(Rule::TensorFormatting) {
+        return;
+    }
+    let mut flagged = Vec::new();
+    for part in fstring.value.f_strings() {
+        for element in part.elements.interpolations() {
+            if is_cuda_tensor(checker, &element.expression) {
+                flagged.push(&*element.expression);
+            }
+        }
+    }
+    for expr in flagged {
+        flag(checker, expr, "an f-string of");
+    }
+}
+
+/// `"%f" % t`, `"%s" % (t,)`.
+pub(crate) fn percent_format(checker: &mut Checker, binop: &ExprBinOp) {
+    if !checker.enabled(Rule::TensorFormatting) || binop.op != Operator::Mod || !binop.left.is_string_literal_expr() {
+        return;
+    }
+    let operands: Vec<&Expr> = match binop.right.as_ref() {
+        Expr::Tuple(tuple) => tuple.elts.iter().collect(),
+        other => vec![other],
+    };
+    if let Some(arg) = operands.into_iter().find(|a| is_cuda_tensor(checker, a)) {
+        flag(checker, arg, "`%`-formatting");
+    }
+}

@@ -1,0 +1,88 @@
+//! SYNC202: `torch.unique`, `t.unique()`, `unique_consecutive`, `torch.bincount`: their output
+//! size depends on the data.
+
+use ruff_python_ast::{Expr, ExprCall};
+use ruff_text_size::Ranged;
+
+use super::edits::torch_name;
+use super::{argument, method_call, report, torch_input_may_be_cuda};
+use crate::checker::Checker;
+use crate::diagnostic::{Edit, Fix};
+use crate::registry::Rule;
+
+/// The input of a unique-like call, if `call` is one.
+fn unique_input<'e>(checker: &Checker, call: &'e ExprCall) -> Option<(&'e Expr, &'static str)> {
+    match checker.model().qualified_name(&call.func).as_deref() {
+        Some("torch.unique") => Some((argument(call, "input", 0)?, "torch.unique")),
+        Some("torch.unique_consecutive") => Some((argument(call, "input", 0)?, "torch.unique_consecutive")),
+        Some("torch.bincount") => Some((argument(call, "input", 0)?, "torch.bincount")),
+        Some(_) => None,
+        None => match method_call(call) {
+            Some((receiver, method @ ("unique" | "unique_consecutive" | "bincount")))
+                if checker.model().is_maybe_cuda_tensor(receiver) =>
+            {
+                Some((receiver, match method {
+                    "unique" => ".unique()",
+                    "unique_consecutive" => ".unique_consecutive()",
+                    _ => ".bincount()",
+                }))
+            }
+            _ => None,
+        },
+    }
+}
+
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+    if !checker.enabled(Rule::Unique) {
+        return;
+    }
+    if let Some((input, what)) = unique_input(checker, call) {
+        if torch_input_may_be_cuda(checker, Some(input)) {
+            let help = if what.contains("bincount") {
+                "use `torch.histc(x, bins=N, min=0, max=N)` or `scatter_add_` into `torch.zeros(N, device=...)` with a known N (even `minlength=` syncs)".to_string()
+            } else {
+                "if you only need how many distinct values there are, count them on the device: sort, then `count_nonzero` of the differences".to_string()
+            };
+            report(
+                checker,
+                Rule::Unique,
+                call.range(),
+                format!("`{what}` has a data-dependent output size, so the host waits for the GPU"),
+                help,
+            );
+        }
+        return;
+    }
+    count_of_unique(checker, call);
+}
+
+/// `len(torch.unique(t))`, `torch.unique(t).numel()`, `torch.numel(torch.unique(t))`: the count
+/// can stay on the device (unsafe: a 0-dim tensor instead of an int, and 1 for an empty `t`).
+fn count_of_unique(checker: &mut Checker, call: &ExprCall) {
+    let inner = match call.func.as_ref() {
+        Expr::Name(name) if name.id.as_str() == "len" && checker.model().is_builtin("len") => call.arguments.args.first(),
+        Expr::Attribute(attribute) if attribute.attr.as_str() == "numel" && call.arguments.is_empty() => Some(&*attribute.value),
+        _ if checker.model().is_call_to(call, "torch.numel") => call.arguments.args.first(),
+        _ => None,
+    };
+    let Some(Expr::Call(inner)) = inner else { return };
+    let Some((input, what)) = unique_input(checker, inner) else { return };
+    if what.contains("bincount") || inner.arguments.keywords.iter().any(|k| k.arg.as_ref().is_some_and(|a| a.as_str() != "input")) {
+        return;
+    }
+    let (torch, import) = torch_name(checker);
+    let t = checker.slice(input);
+    let t = if matches!(input, Expr::Name(_) | Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_)) {
+        t.to_string()
+    } else {
+        format!("({t})")
+    };
+    let replacement = if what.contains("consecutive") {
+        format!("({torch}.count_nonzero({t}.flatten().diff()) + 1)")
+    } else {
+        format!("({torch}.count_nonzero({torch}.sort({t}.flatten()).values.diff()) + 1)")
+    };
+    let mut edits = vec![Edit::replace(call.range(), replacement.clone())];
+    edits.extend(import);
+    checker.attach_fix(Rule::Unique, inner.range(), format!("Count on the device: `{replacement}`"), Fix::unsafe_(edits));
+}

@@ -1,0 +1,188 @@
+//! What a value is: the lattice the semantic model infers for every expression.
+
+use ruff_text_size::{TextRange, TextSize};
+
+/// Where a tensor lives, as far as the code shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Device {
+    Cuda,
+    Cpu,
+    /// Could be either (`.to(device)` with a device from a parameter, a model output, ...).
+    Unknown,
+}
+
+impl Device {
+    pub fn join(self, other: Device) -> Device {
+        if self == other { self } else { Device::Unknown }
+    }
+
+    /// The device of an elementwise op on two tensors: a CUDA operand makes the result CUDA
+    /// (a CPU 0-dim operand is allowed), two CPU operands keep it on the CPU.
+    pub fn combine(self, other: Device) -> Device {
+        match (self, other) {
+            (Device::Cuda, _) | (_, Device::Cuda) => Device::Cuda,
+            (Device::Cpu, Device::Cpu) => Device::Cpu,
+            _ => Device::Unknown,
+        }
+    }
+}
+
+/// Facts about one tensor value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TensorFacts {
+    pub device: Device,
+    /// dtype is `torch.bool` (a mask).
+    pub boolean: bool,
+    /// Its shape depends on its data: from nonzero / unique / masked_select / `x[mask]`.
+    pub data_dependent: bool,
+    /// Page-locked host memory (`pin_memory()`, a `pin_memory=True` DataLoader).
+    pub pinned: bool,
+    /// Came from a DataLoader (host batches that are copied to the GPU every step).
+    pub from_loader: bool,
+}
+
+impl TensorFacts {
+    pub const fn on(device: Device) -> Self {
+        TensorFacts {
+            device,
+            boolean: false,
+            data_dependent: false,
+            pinned: false,
+            from_loader: false,
+        }
+    }
+
+    pub fn join(self, other: TensorFacts) -> TensorFacts {
+        TensorFacts {
+            device: self.device.join(other.device),
+            boolean: self.boolean && other.boolean,
+            data_dependent: self.data_dependent || other.data_dependent,
+            pinned: self.pinned && other.pinned,
+            from_loader: self.from_loader || other.from_loader,
+        }
+    }
+
+    /// A plain numeric result on the same device (arithmetic, reductions, casts).
+    pub fn numeric(self) -> TensorFacts {
+        TensorFacts {
+            boolean: false,
+            pinned: false,
+            ..self
+        }
+    }
+
+    pub fn boolean(self) -> TensorFacts {
+        TensorFacts {
+            boolean: true,
+            pinned: false,
+            ..self
+        }
+    }
+
+    pub fn with_device(self, device: Device) -> TensorFacts {
+        TensorFacts {
+            device,
+            pinned: false,
+            from_loader: self.from_loader && device != Device::Cuda,
+            ..self
+        }
+    }
+
+    /// Could this tensor live on a CUDA device?
+    pub fn may_be_cuda(self) -> bool {
+        self.device != Device::Cpu
+    }
+}
+
+/// An optimizer constructor the model saw (`AdamW(model.parameters(), lr=...)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OptimizerFacts {
+    /// `fused=True` was passed.
+    pub fused: bool,
+    /// Adam or AdamW, which have a fused implementation GradScaler can step without syncing.
+    pub adam_family: bool,
+    /// The constructor call, so a fix can add `fused=True`.
+    pub constructor: TextRange,
+    /// Where a new keyword argument goes (just before the closing parenthesis).
+    pub insert_at: TextSize,
+    /// The constructor already ends with a trailing comma.
+    pub trailing_comma: bool,
+}
+
+/// What kind of `nn.Module` a value is, where rules care.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ModuleKind {
+    Plain,
+    /// A loss module (`nn.MSELoss()`, a local class named `*Loss`).
+    Loss,
+    /// `nn.CrossEntropyLoss` / `nn.NLLLoss`: they take `ignore_index`.
+    ClassIndexLoss,
+    /// `nn.CTCLoss`.
+    CtcLoss,
+}
+
+/// What a value is, as far as the code shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Kind {
+    #[default]
+    Unknown,
+    Tensor(TensorFacts),
+    /// Several tensors: `torch.where(c)`, `nonzero(as_tuple=True)`, `model.parameters()`.
+    TensorSequence(TensorFacts),
+    NdArray,
+    /// A Python int, float or bool.
+    Number,
+    Str,
+    List,
+    Tuple,
+    Dict,
+    NoneValue,
+    /// An `nn.Module` instance.
+    Module(ModuleKind),
+    Device(Device),
+    Dtype,
+    Optimizer(OptimizerFacts),
+    GradScaler,
+    DataLoader { pinned: bool, constructor: Option<TextRange> },
+    Distribution,
+    /// A CUDA stream or event (`torch.cuda.current_stream()`, `torch.cuda.Event()`).
+    CudaSyncObject,
+}
+
+impl Kind {
+    pub fn join(self, other: Kind) -> Kind {
+        match (self, other) {
+            _ if self == other => self,
+            (Kind::NoneValue, k) | (k, Kind::NoneValue) => k,
+            (Kind::Tensor(a), Kind::Tensor(b)) => Kind::Tensor(a.join(b)),
+            (Kind::TensorSequence(a), Kind::TensorSequence(b)) => Kind::TensorSequence(a.join(b)),
+            (Kind::Device(a), Kind::Device(b)) => Kind::Device(a.join(b)),
+            (Kind::Module(_), Kind::Module(_)) => Kind::Module(ModuleKind::Plain),
+            (Kind::DataLoader { pinned: a, .. }, Kind::DataLoader { pinned: b, .. }) => {
+                Kind::DataLoader { pinned: a && b, constructor: None }
+            }
+            _ => Kind::Unknown,
+        }
+    }
+
+    pub fn tensor(self) -> Option<TensorFacts> {
+        match self {
+            Kind::Tensor(facts) => Some(facts),
+            _ => None,
+        }
+    }
+
+    /// A tensor that could live on a CUDA device.
+    pub fn is_maybe_cuda_tensor(self) -> bool {
+        matches!(self, Kind::Tensor(facts) if facts.may_be_cuda())
+    }
+
+    /// A value the model knows is not a CUDA tensor (CPU tensor, numpy, Python value, ...).
+    pub fn is_known_host_value(self) -> bool {
+        match self {
+            Kind::Tensor(facts) | Kind::TensorSequence(facts) => facts.device == Device::Cpu,
+            Kind::Unknown | Kind::Module(_) => false,
+            _ => true,
+        }
+    }
+}

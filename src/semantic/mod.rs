@@ -1,0 +1,17 @@
+//! The semantic model: what names refer to, what values are, and which lines are hot.
+//!
+//! It is built in one pass over a file by the [`Checker`](crate::checker::Checker), which runs
+//! the rules at each node against the model's state at that point; rules only read it.
+
+mod hot;
+mod kinds;
+pub(crate) mod model;
+pub mod torch_api;
+
+pub use hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
+pub use kinds::{Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
+pub use model::{
+    Binding, BindingSource, CallSite, Callee, ClassInfo, Export, FileSemantics, FunctionInfo,
+    FunctionSummary, LoopInfo, ScopeKind,
+    SemanticModel,
+};

@@ -1,0 +1,924 @@
+//! The model's state: scopes and bindings, classes and functions, and the flow context of the
+//! node being visited. The [`Checker`](crate::checker::Checker) updates it; rules query it.
+
+use ruff_python_ast::name::Name;
+use ruff_python_ast::{self as ast, Expr, Operator, UnaryOp};
+use ruff_text_size::Ranged;
+use rustc_hash::FxHashMap;
+
+use super::hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
+use super::kinds::{Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
+use super::torch_api as api;
+
+pub type ScopeId = u32;
+pub type ClassId = u32;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScopeKind {
+    Module,
+    Class(ClassId),
+    Function(FunctionId),
+    Lambda,
+    Comprehension,
+}
+
+#[derive(Debug)]
+struct Scope<'a> {
+    kind: ScopeKind,
+    parent: Option<ScopeId>,
+    bindings: FxHashMap<Name, Binding<'a>>,
+    /// Names declared `global` in this scope: assignments go to the module scope.
+    globals: Vec<Name>,
+}
+
+/// Where a binding comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BindingSource {
+    /// `import torch.nn.functional as F` binds `F` to `torch.nn.functional`; relative imports
+    /// keep their leading dots (`.losses.masked_mean`).
+    Import(Box<str>),
+    Function(FunctionId),
+    Class(ClassId),
+    Value,
+}
+
+#[derive(Debug, Clone)]
+pub struct Binding<'a> {
+    pub kind: Kind,
+    pub source: BindingSource,
+    /// The expression last assigned (`mask = target != -100`), for rules that look at how a
+    /// value was made.
+    pub value: Option<&'a Expr>,
+}
+
+#[derive(Debug)]
+pub struct ClassInfo {
+    pub name: Name,
+    /// Qualified names of bases where they resolve, else their source text.
+    pub bases: Vec<String>,
+    /// A direct or indirect `nn.Module` subclass (or any class with bases, for `forward`).
+    pub is_module: bool,
+    pub is_loss: bool,
+    pub methods: FxHashMap<Name, FunctionId>,
+    /// Kinds of `self.<attr>` as assigned in any method.
+    pub attrs: FxHashMap<Name, Kind>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Analysis {
+    Pending,
+    InProgress,
+    Done,
+}
+
+#[derive(Debug)]
+pub struct FunctionInfo<'a> {
+    pub name: Name,
+    /// `Class.method` or `function` (nested functions: `outer.<locals>.inner`).
+    pub qualname: String,
+    pub class: Option<ClassId>,
+    pub def: &'a ast::StmtFunctionDef,
+    pub line: u32,
+    pub intrinsic: Option<IntrinsicHot>,
+    /// Runs once (`__init__`, `configure_optimizers`, ...): never hot, even with loops.
+    pub setup: bool,
+    /// The join of its `return` values' kinds (`None` until analyzed).
+    pub returns: Option<Kind>,
+    pub(crate) parent_scope: ScopeId,
+    pub(crate) analysis: Analysis,
+}
+
+/// What a call site calls, for the project-wide call graph.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Callee {
+    Local(FunctionId),
+    /// A name imported from another module: `(module, name)`, module relative if it starts with
+    /// dots.
+    Imported { module: String, name: String },
+}
+
+#[derive(Debug, Clone)]
+pub struct CallSite {
+    pub callee: Callee,
+    pub context: HotContext,
+    pub line: u32,
+}
+
+/// What the project-wide pass needs from a file once its AST is gone.
+#[derive(Debug, Default, Clone)]
+pub struct FileSemantics {
+    /// (qualname, name, line, intrinsic, setup) per function, indexed by [`FunctionId`].
+    pub functions: Vec<FunctionSummary>,
+    pub call_sites: Vec<CallSite>,
+    /// Top-level names other modules can import: functions and re-exported imports.
+    pub exports: FxHashMap<String, Export>,
+}
+
+#[derive(Debug, Clone)]
+pub struct FunctionSummary {
+    pub qualname: String,
+    pub line: u32,
+    pub intrinsic: Option<IntrinsicHot>,
+    pub setup: bool,
+}
+
+#[derive(Debug, Clone)]
+pub enum Export {
+    Function(FunctionId),
+    Import { module: String, name: String },
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct LoopInfo {
+    /// 1-based line of the `for` / `while`.
+    pub line: u32,
+    /// The loop walks over tensors (`for p in model.parameters():`).
+    pub over_tensors: bool,
+}
+
+/// The flow context the checker is in.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Flow {
+    pub scope: ScopeId,
+    pub function: Option<FunctionId>,
+    pub class: Option<ClassId>,
+    /// The enclosing loops inside the current function.
+    pub loops: Vec<LoopInfo>,
+    /// Tensors passed to a blocking collective in this function (`dist.all_reduce(t)`).
+    pub all_reduced: Vec<Name>,
+    pub periodic_guard: Option<u32>,
+    pub except_depth: u32,
+    /// Nesting of conditional blocks: assignments inside join with the previous kind.
+    pub branch_depth: u32,
+    pub default_device_stack: Vec<Device>,
+}
+
+pub struct SemanticModel<'a> {
+    scopes: Vec<Scope<'a>>,
+    pub(crate) classes: Vec<ClassInfo>,
+    pub(crate) functions: Vec<FunctionInfo<'a>>,
+    pub(crate) flow: Flow,
+    /// The device of factories without `device=` (`torch.set_default_device`).
+    pub(crate) default_device: Device,
+    pub(crate) call_sites: Vec<CallSite>,
+    /// `Distribution.set_default_validate_args(False)` was called.
+    pub(crate) validation_disabled: bool,
+}
+
+impl<'a> SemanticModel<'a> {
+    pub fn new() -> Self {
+        SemanticModel {
+            scopes: vec![Scope {
+                kind: ScopeKind::Module,
+                parent: None,
+                bindings: FxHashMap::default(),
+                globals: Vec::new(),
+            }],
+            classes: Vec::new(),
+            functions: Vec::new(),
+            flow: Flow::default(),
+            default_device: Device::Cpu,
+            call_sites: Vec::new(),
+            validation_disabled: false,
+        }
+    }
+
+    // ---- scopes and bindings -------------------------------------------------------------
+
+    pub(crate) fn push_scope(&mut self, kind: ScopeKind, parent: ScopeId) -> ScopeId {
+        let id = self.scopes.len() as ScopeId;
+        self.scopes.push(Scope {
+            kind,
+            parent: Some(parent),
+            bindings: FxHashMap::default(),
+            globals: Vec::new(),
+        });
+        id
+    }
+
+    pub fn scope_kind(&self) -> ScopeKind {
+        self.scopes[self.flow.scope as usize].kind
+    }
+
+    pub(crate) fn declare_global(&mut self, name: Name) {
+        self.scopes[self.flow.scope as usize].globals.push(name);
+    }
+
+    /// Binds `name` in the current scope. Inside a conditional block the new kind is joined
+    /// with the previous one, since either may reach later code.
+    pub(crate) fn bind(&mut self, name: &Name, binding: Binding<'a>) {
+        let mut scope = self.flow.scope as usize;
+        if self.scopes[scope].globals.contains(name) {
+            scope = 0;
+        }
+        let conditional = self.flow.branch_depth > 0;
+        let bindings = &mut self.scopes[scope].bindings;
+        match bindings.get_mut(name) {
+            Some(previous) if conditional && previous.source == BindingSource::Value && binding.source == BindingSource::Value => {
+                previous.kind = previous.kind.join(binding.kind);
+                previous.value = binding.value;
+            }
+            Some(previous) => *previous = binding,
+            None => {
+                bindings.insert(name.clone(), binding);
+            }
+        }
+    }
+
+    pub(crate) fn bind_value(&mut self, name: &Name, kind: Kind, value: Option<&'a Expr>) {
+        self.bind(name, Binding { kind, source: BindingSource::Value, value });
+    }
+
+    /// Python's lookup: the current scope, enclosing function scopes (class scopes only when
+    /// they are the current one), the module.
+    pub fn lookup(&self, name: &str) -> Option<&Binding<'a>> {
+        let mut id = Some(self.flow.scope);
+        let mut first = true;
+        while let Some(scope_id) = id {
+            let scope = &self.scopes[scope_id as usize];
+            if first || !matches!(scope.kind, ScopeKind::Class(_)) {
+                if let Some(binding) = scope.bindings.get(name) {
+                    return Some(binding);
+                }
+            }
+            first = false;
+            id = scope.parent;
+        }
+        None
+    }
+
+    /// The qualified name an expression refers to through imports: `F.cross_entropy` ->
+    /// `torch.nn.functional.cross_entropy`. `None` for anything not rooted in an import.
+    pub fn qualified_name(&self, expr: &Expr) -> Option<String> {
+        match expr {
+            Expr::Name(name) => match &self.lookup(name.id.as_str())?.source {
+                BindingSource::Import(qualified) => Some(qualified.to_string()),
+                _ => None,
+            },
+            Expr::Attribute(attribute) => {
+                let mut base = self.qualified_name(&attribute.value)?;
+                base.push('.');
+                base.push_str(attribute.attr.as_str());
+                Some(canonical(base))
+            }
+            _ => None,
+        }
+    }
+
+    /// Is this call's callee the qualified name `qualified`?
+    pub fn is_call_to(&self, call: &ast::ExprCall, qualified: &str) -> bool {
+        self.qualified_name(&call.func).is_some_and(|name| name == qualified)
+    }
+
+    /// Is `name` unbound here (so a builtin like `max` or `print` is meant)?
+    pub fn is_builtin(&self, name: &str) -> bool {
+        self.lookup(name).is_none()
+    }
+
+    pub fn current_class(&self) -> Option<&ClassInfo> {
+        self.flow.class.map(|id| &self.classes[id as usize])
+    }
+
+    pub fn current_function(&self) -> Option<&FunctionInfo<'a>> {
+        self.flow.function.map(|id| &self.functions[id as usize])
+    }
+
+    pub fn function(&self, id: FunctionId) -> &FunctionInfo<'a> {
+        &self.functions[id as usize]
+    }
+
+    // ---- hot paths -----------------------------------------------------------------------
+
+    /// Where the node being visited runs.
+    pub fn context(&self) -> HotContext {
+        if self.flow.except_depth > 0 {
+            return HotContext::Cold;
+        }
+        let function = self.current_function();
+        if function.is_some_and(|f| f.setup) {
+            return HotContext::Cold;
+        }
+        let inner = if let Some(innermost) = self.flow.loops.last() {
+            PeriodicInner::Hot(HotReason::Loop { line: innermost.line })
+        } else if let Some(id) = self.flow.function {
+            match self.functions[id as usize].intrinsic {
+                Some(why) => PeriodicInner::Hot(HotReason::Function { function: id, why }),
+                None => PeriodicInner::InFunction(id),
+            }
+        } else {
+            return HotContext::Cold;
+        };
+        match (self.flow.periodic_guard, inner) {
+            (Some(guard_line), inner) => HotContext::Periodic { guard_line, inner },
+            (None, PeriodicInner::Hot(reason)) => HotContext::Hot(reason),
+            (None, PeriodicInner::InFunction(id)) => HotContext::InFunction(id),
+        }
+    }
+
+    /// True where no finding could ever be reported (module level, setup, `except`).
+    pub fn is_cold(&self) -> bool {
+        self.context() == HotContext::Cold
+    }
+
+    // ---- value kinds ---------------------------------------------------------------------
+
+    /// What `expr` evaluates to, at this point of the flow.
+    pub fn kind_of(&self, expr: &Expr) -> Kind {
+        match expr {
+            Expr::Name(name) => self.lookup(name.id.as_str()).map_or(Kind::Unknown, |b| b.kind),
+            Expr::NumberLiteral(_) | Expr::BooleanLiteral(_) => Kind::Number,
+            Expr::StringLiteral(_) | Expr::FString(_) | Expr::BytesLiteral(_) | Expr::TString(_) => Kind::Str,
+            Expr::NoneLiteral(_) => Kind::NoneValue,
+            Expr::List(_) | Expr::ListComp(_) => Kind::List,
+            Expr::Tuple(_) => Kind::Tuple,
+            Expr::Dict(_) | Expr::DictComp(_) => Kind::Dict,
+            Expr::Attribute(attribute) => self.attribute_kind(attribute),
+            Expr::Call(call) => self.call_kind(call),
+            Expr::Subscript(subscript) => self.subscript_kind(subscript),
+            Expr::BinOp(binop) => self.binop_kind(binop),
+            Expr::UnaryOp(unary) => match unary.op {
+                UnaryOp::Not => Kind::Number,
+                UnaryOp::Invert => self.kind_of(&unary.operand),
+                UnaryOp::USub | UnaryOp::UAdd => match self.kind_of(&unary.operand) {
+                    Kind::Tensor(facts) => Kind::Tensor(facts.numeric()),
+                    other => other,
+                },
+            },
+            Expr::Compare(compare) => self.compare_kind(compare),
+            Expr::If(if_expr) => self.kind_of(&if_expr.body).join(self.kind_of(&if_expr.orelse)),
+            Expr::Named(named) => self.kind_of(&named.value),
+            _ => Kind::Unknown,
+        }
+    }
+
+    /// The tensor facts of `expr`, if it is a tensor.
+    pub fn tensor(&self, expr: &Expr) -> Option<TensorFacts> {
+        self.kind_of(expr).tensor()
+    }
+
+    /// A tensor that could be on a CUDA device.
+    pub fn is_maybe_cuda_tensor(&self, expr: &Expr) -> bool {
+        self.kind_of(expr).is_maybe_cuda_tensor()
+    }
+
+    fn attribute_kind(&self, attribute: &ast::ExprAttribute) -> Kind {
+        if let Some(mut qualified) = self.qualified_name(&attribute.value) {
+            qualified.push('.');
+            qualified.push_str(attribute.attr.as_str());
+            return if api::is_dtype(&qualified) { Kind::Dtype } else { Kind::Unknown };
+        }
+        let attr = attribute.attr.as_str();
+        if let Expr::Name(receiver) = attribute.value.as_ref() {
+            if matches!(receiver.id.as_str(), "self" | "cls") && self.lookup(receiver.id.as_str()).is_some() {
+                if let Some(class) = self.current_class() {
+                    return class.attrs.get(attr).copied().unwrap_or_default();
+                }
+            }
+        }
+        match self.kind_of(&attribute.value) {
+            Kind::Tensor(facts) => match attr {
+                "T" | "mT" | "H" | "mH" | "data" | "real" | "imag" => Kind::Tensor(facts),
+                "grad" => Kind::Tensor(facts.numeric()),
+                "shape" => Kind::Tuple,
+                "device" => Kind::Device(facts.device),
+                "dtype" => Kind::Dtype,
+                "ndim" | "is_cuda" | "requires_grad" | "is_leaf" | "itemsize" | "nbytes" => Kind::Number,
+                _ => Kind::Unknown,
+            },
+            Kind::TensorSequence(facts) => match attr {
+                "values" | "indices" | "L" | "inverse" | "result" | "info" | "eigenvalues" | "eigenvectors"
+                | "U" | "S" | "Vh" | "Q" | "R" | "solution" | "LU" | "pivots" | "mean" | "std" => {
+                    Kind::Tensor(facts.numeric())
+                }
+                _ => Kind::Unknown,
+            },
+            Kind::Module(_) => match attr {
+                "weight" | "bias" => Kind::Tensor(TensorFacts::on(Device::Unknown)),
+                _ => Kind::Unknown,
+            },
+            Kind::NdArray => Kind::NdArray,
+            _ => Kind::Unknown,
+        }
+    }
+
+    fn subscript_kind(&self, subscript: &ast::ExprSubscript) -> Kind {
+        if let Expr::Attribute(attribute) = subscript.value.as_ref() {
+            if attribute.attr.as_str() == "shape" {
+                return Kind::Number;
+            }
+        }
+        match self.kind_of(&subscript.value) {
+            Kind::Tensor(facts) => {
+                if self.is_boolean_index(&subscript.slice) {
+                    Kind::Tensor(TensorFacts { data_dependent: true, pinned: false, ..facts })
+                } else {
+                    Kind::Tensor(TensorFacts { pinned: false, ..facts })
+                }
+            }
+            Kind::TensorSequence(facts) => Kind::Tensor(facts),
+            Kind::NdArray => Kind::NdArray,
+            _ => Kind::Unknown,
+        }
+    }
+
+    /// Is this index a boolean mask (or a tuple holding one)?
+    pub fn is_boolean_index(&self, index: &Expr) -> bool {
+        match index {
+            Expr::Tuple(tuple) => tuple.elts.iter().any(|elt| self.is_boolean_tensor(elt)),
+            _ => self.is_boolean_tensor(index),
+        }
+    }
+
+    pub fn is_boolean_tensor(&self, expr: &Expr) -> bool {
+        self.tensor(expr).is_some_and(|facts| facts.boolean)
+    }
+
+    fn binop_kind(&self, binop: &ast::ExprBinOp) -> Kind {
+        let left = self.kind_of(&binop.left);
+        let right = self.kind_of(&binop.right);
+        match (left, right) {
+            (Kind::Tensor(a), Kind::Tensor(b)) => {
+                let bitwise = matches!(binop.op, Operator::BitAnd | Operator::BitOr | Operator::BitXor);
+                Kind::Tensor(TensorFacts {
+                    device: a.device.combine(b.device),
+                    boolean: bitwise && a.boolean && b.boolean,
+                    data_dependent: a.data_dependent || b.data_dependent,
+                    pinned: false,
+                    from_loader: false,
+                })
+            }
+            (Kind::Tensor(facts), other) | (other, Kind::Tensor(facts)) => {
+                let device = match other {
+                    Kind::Number | Kind::NdArray => facts.device,
+                    _ => facts.device.combine(Device::Unknown),
+                };
+                let device = if facts.device == Device::Cuda { Device::Cuda } else { device };
+                Kind::Tensor(TensorFacts { device, ..facts.numeric() })
+            }
+            (Kind::Number, Kind::Number) => Kind::Number,
+            (Kind::NdArray, Kind::Number | Kind::NdArray) | (Kind::Number, Kind::NdArray) => Kind::NdArray,
+            (Kind::Str, _) if matches!(binop.op, Operator::Mod | Operator::Add) => Kind::Str,
+            (Kind::List, Kind::List) => Kind::List,
+            _ => Kind::Unknown,
+        }
+    }
+
+    fn compare_kind(&self, compare: &ast::ExprCompare) -> Kind {
+        use ast::CmpOp;
+        if compare
+            .ops
+            .iter()
+            .all(|op| matches!(op, CmpOp::Is | CmpOp::IsNot | CmpOp::In | CmpOp::NotIn))
+        {
+            return Kind::Number;
+        }
+        let mut device: Option<Device> = None;
+        let mut data_dependent = false;
+        let mut all_host = true;
+        for operand in std::iter::once(&*compare.left).chain(compare.comparators.iter()) {
+            let kind = self.kind_of(operand);
+            if let Kind::Tensor(facts) = kind {
+                device = Some(device.map_or(facts.device, |d| d.combine(facts.device)));
+                data_dependent |= facts.data_dependent;
+            }
+            all_host &= kind.is_known_host_value() && !matches!(kind, Kind::Tensor(_));
+        }
+        match device {
+            Some(device) => Kind::Tensor(TensorFacts {
+                data_dependent,
+                ..TensorFacts::on(device).boolean()
+            }),
+            None if all_host => Kind::Number,
+            None => Kind::Unknown,
+        }
+    }
+
+    /// The device an argument names: `"cuda"`, `torch.device("cpu")`, a device variable,
+    /// `x.device`, `0`. `None` when the argument is not a device (a dtype, `None`).
+    pub fn device_of(&self, expr: &Expr) -> Option<Device> {
+        match expr {
+            Expr::StringLiteral(string) => Some(device_from_str(string.value.to_str())),
+            Expr::NumberLiteral(_) => Some(Device::Cuda),
+            Expr::NoneLiteral(_) => None,
+            Expr::If(if_expr) => {
+                let a = self.device_of(&if_expr.body)?;
+                let b = self.device_of(&if_expr.orelse)?;
+                Some(a.join(b))
+            }
+            _ => match self.kind_of(expr) {
+                Kind::Device(device) => Some(device),
+                Kind::Dtype | Kind::Number | Kind::NoneValue | Kind::Tensor(_) => None,
+                Kind::Str => Some(Device::Unknown),
+                Kind::Unknown => Some(Device::Unknown),
+                _ => None,
+            },
+        }
+    }
+
+    /// The device a `.to(...)` call moves to: `None` when it only changes the dtype.
+    pub fn target_device_of_to(&self, call: &ast::ExprCall) -> Option<Device> {
+        if let Some(keyword) = call.arguments.find_keyword("device") {
+            return self.device_of(&keyword.value);
+        }
+        let first = call.arguments.args.first()?;
+        if let Kind::Tensor(other) = self.kind_of(first) {
+            return Some(other.device);
+        }
+        self.device_of(first)
+    }
+
+    fn call_kind(&self, call: &ast::ExprCall) -> Kind {
+        if let Some(qualified) = self.qualified_name(&call.func) {
+            return self.qualified_call_kind(&qualified, call);
+        }
+        match call.func.as_ref() {
+            Expr::Attribute(attribute) => self.method_call_kind(attribute, call),
+            Expr::Name(name) => match self.lookup(name.id.as_str()) {
+                None => self.builtin_call_kind(name.id.as_str(), call),
+                Some(Binding { source: BindingSource::Function(id), .. }) => {
+                    self.functions[*id as usize].returns.unwrap_or_default()
+                }
+                Some(Binding { source: BindingSource::Class(id), .. }) => {
+                    let class = &self.classes[*id as usize];
+                    if class.is_loss {
+                        Kind::Module(ModuleKind::Loss)
+                    } else if class.is_module {
+                        Kind::Module(ModuleKind::Plain)
+                    } else {
+                        Kind::Unknown
+                    }
+                }
+                Some(binding) => match binding.kind {
+                    Kind::Module(_) => Kind::Tensor(TensorFacts::on(Device::Unknown)),
+                    _ => Kind::Unknown,
+                },
+            },
+            _ => Kind::Unknown,
+        }
+    }
+
+    fn builtin_call_kind(&self, name: &str, call: &ast::ExprCall) -> Kind {
+        match name {
+            "len" | "int" | "float" | "bool" | "round" | "abs" | "hash" | "id" | "isinstance" | "callable" => {
+                match (name, call.arguments.args.first().map(|arg| self.kind_of(arg))) {
+                    ("abs", Some(kind @ Kind::Tensor(_))) => kind,
+                    _ => Kind::Number,
+                }
+            }
+            "str" | "repr" | "format" => Kind::Str,
+            "list" | "sorted" => Kind::List,
+            "tuple" => Kind::Tuple,
+            "dict" => Kind::Dict,
+            "sum" | "max" | "min" => {
+                let mut kind: Option<Kind> = None;
+                for arg in &call.arguments.args {
+                    let arg_kind = match self.kind_of(arg) {
+                        Kind::TensorSequence(facts) => Kind::Tensor(facts.numeric()),
+                        Kind::Tensor(facts) if call.arguments.args.len() == 1 => Kind::Tensor(facts.numeric()),
+                        other => other,
+                    };
+                    kind = Some(kind.map_or(arg_kind, |k| k.join(arg_kind)));
+                }
+                kind.unwrap_or_default()
+            }
+            _ => Kind::Unknown,
+        }
+    }
+
+    fn qualified_call_kind(&self, qualified: &str, call: &ast::ExprCall) -> Kind {
+        let arguments = &call.arguments;
+        let keyword_true = |name: &str| {
+            arguments
+                .find_keyword(name)
+                .is_some_and(|k| matches!(&k.value, Expr::BooleanLiteral(b) if b.value))
+        };
+        if api::is_factory(qualified) {
+            let device = match arguments.find_keyword("device") {
+                Some(keyword) => self.device_of(&keyword.value).unwrap_or(self.default_device()),
+                None if api::is_like_factory(qualified) => arguments
+                    .args
+                    .first()
+                    .and_then(|arg| self.tensor(arg))
+                    .map_or(Device::Unknown, |facts| facts.device),
+                None => match (qualified, arguments.args.first().map(|arg| self.kind_of(arg))) {
+                    ("torch.as_tensor" | "torch.asarray", Some(Kind::Tensor(facts))) => facts.device,
+                    _ => self.default_device(),
+                },
+            };
+            let boolean = arguments.find_keyword("dtype").is_some_and(|k| {
+                self.qualified_name(&k.value).is_some_and(|q| q == "torch.bool")
+            });
+            let pinned = keyword_true("pin_memory");
+            return Kind::Tensor(TensorFacts { boolean, pinned, ..TensorFacts::on(device) });
+        }
+        match qualified {
+            "torch.from_numpy" => return Kind::Tensor(TensorFacts::on(Device::Cpu)),
+            "torch.device" => {
+                return Kind::Device(arguments.args.first().and_then(|arg| self.device_of(arg)).unwrap_or(Device::Unknown));
+            }
+            "torch.nn.Parameter" | "torch.nn.parameter.Parameter" | "torch.nn.Buffer" => {
+                return Kind::Tensor(TensorFacts::on(Device::Unknown));
+            }
+            "torch.cuda.FloatTensor" | "torch.cuda.LongTensor" => return Kind::Tensor(TensorFacts::on(Device::Cuda)),
+            _ => {}
+        }
+        if let Some(module) = api::nn_module_class(qualified) {
+            return Kind::Module(module);
+        }
+        if let Some(adam_family) = api::optimizer_class(qualified) {
+            let (insert_at, trailing_comma) = insertion_point(call);
+            return Kind::Optimizer(OptimizerFacts {
+                fused: keyword_true("fused"),
+                adam_family,
+                constructor: call.range(),
+                insert_at,
+                trailing_comma,
+            });
+        }
+        if api::is_grad_scaler(qualified) {
+            return Kind::GradScaler;
+        }
+        if api::is_data_loader(qualified) {
+            return Kind::DataLoader { pinned: keyword_true("pin_memory"), constructor: Some(call.range()) };
+        }
+        if api::is_distribution_class(qualified) {
+            return Kind::Distribution;
+        }
+        if api::is_cuda_sync_object(qualified) {
+            return Kind::CudaSyncObject;
+        }
+        if qualified.starts_with("numpy.") {
+            return Kind::NdArray;
+        }
+        if api::returns_tensor(qualified) {
+            let name = qualified.rsplit('.').next().unwrap_or(qualified);
+            return self.torch_function_kind(name, call);
+        }
+        match qualified.rsplit('.').next() {
+            Some("numel" | "equal" | "allclose" | "is_tensor" | "is_floating_point" | "is_nonzero") => Kind::Number,
+            _ => Kind::Unknown,
+        }
+    }
+
+    /// The device of a torch op's result: CUDA if any tensor input is, CPU if all are.
+    fn device_of_inputs(&self, call: &ast::ExprCall) -> TensorFacts {
+        let mut facts: Option<TensorFacts> = None;
+        let mut visit = |kind: Kind| {
+            if let Kind::Tensor(t) | Kind::TensorSequence(t) = kind {
+                facts = Some(match facts {
+                    None => t,
+                    Some(f) => TensorFacts {
+                        device: f.device.combine(t.device),
+                        data_dependent: f.data_dependent || t.data_dependent,
+                        ..f
+                    },
+                });
+            }
+        };
+        for arg in &call.arguments.args {
+            match arg {
+                Expr::List(list) => list.elts.iter().for_each(|elt| visit(self.kind_of(elt))),
+                Expr::Tuple(tuple) => tuple.elts.iter().for_each(|elt| visit(self.kind_of(elt))),
+                _ => visit(self.kind_of(arg)),
+            }
+        }
+        facts.map_or(TensorFacts::on(Device::Unknown), |f| TensorFacts { pinned: false, from_loader: false, ..f })
+    }
+
+    fn torch_function_kind(&self, name: &str, call: &ast::ExprCall) -> Kind {
+        let inputs = self.device_of_inputs(call);
+        let as_tuple = call
+            .arguments
+            .find_keyword("as_tuple")
+            .is_some_and(|k| matches!(&k.value, Expr::BooleanLiteral(b) if b.value));
+        match name {
+            "where" if call.arguments.args.len() == 1 && call.arguments.keywords.is_empty() => {
+                Kind::TensorSequence(TensorFacts { data_dependent: true, ..inputs.numeric() })
+            }
+            "nonzero" if as_tuple => Kind::TensorSequence(TensorFacts { data_dependent: true, ..inputs.numeric() }),
+            "unique" | "unique_consecutive"
+                if call.arguments.keywords.iter().any(|k| {
+                    k.arg.as_ref().is_some_and(|a| a.as_str().starts_with("return_"))
+                        && matches!(&k.value, Expr::BooleanLiteral(b) if b.value)
+                }) =>
+            {
+                Kind::TensorSequence(TensorFacts { data_dependent: true, ..inputs.numeric() })
+            }
+            _ if api::is_data_dependent_function(name) => {
+                Kind::Tensor(TensorFacts { data_dependent: true, ..inputs.numeric() })
+            }
+            _ if api::returns_tensor_sequence(name) => Kind::TensorSequence(inputs.numeric()),
+            _ if api::is_boolean_function(name) => Kind::Tensor(inputs.boolean()),
+            _ if api::is_reduction(name) => Kind::Tensor(TensorFacts { data_dependent: false, ..inputs.numeric() }),
+            _ => Kind::Tensor(inputs.numeric()),
+        }
+    }
+
+    fn method_call_kind(&self, attribute: &ast::ExprAttribute, call: &ast::ExprCall) -> Kind {
+        let method = attribute.attr.as_str();
+        let receiver = self.kind_of(&attribute.value);
+        match receiver {
+            Kind::Tensor(facts) => self.tensor_method_kind(facts, method, call),
+            Kind::TensorSequence(facts) if matches!(method, "items" | "values") => Kind::TensorSequence(facts),
+            Kind::Module(module) => match method {
+                "parameters" | "buffers" => Kind::TensorSequence(TensorFacts::on(Device::Unknown)),
+                "to" | "cuda" | "cpu" | "train" | "eval" | "float" | "half" | "bfloat16" | "double"
+                | "requires_grad_" | "type" => Kind::Module(module),
+                "state_dict" => Kind::Dict,
+                "forward" => Kind::Tensor(TensorFacts::on(Device::Unknown)),
+                _ => Kind::Unknown,
+            },
+            Kind::Distribution => match method {
+                "sample" | "rsample" | "log_prob" | "entropy" | "cdf" | "icdf" => {
+                    Kind::Tensor(TensorFacts::on(Device::Unknown))
+                }
+                _ => Kind::Unknown,
+            },
+            Kind::NdArray => match method {
+                "tolist" => Kind::List,
+                "item" => Kind::Number,
+                _ => Kind::NdArray,
+            },
+            Kind::Device(_) | Kind::Number | Kind::Str | Kind::List | Kind::Dict | Kind::Tuple => Kind::Unknown,
+            Kind::Unknown => {
+                if let Expr::Name(receiver) = attribute.value.as_ref() {
+                    if matches!(receiver.id.as_str(), "self" | "cls") {
+                        if let Some(id) = self.method_of_current_class(method) {
+                            return self.functions[id as usize].returns.unwrap_or_default();
+                        }
+                    }
+                }
+                match method {
+                    "to" => match self.target_device_of_to(call) {
+                        Some(device) => Kind::Tensor(TensorFacts::on(device)),
+                        None => Kind::Unknown,
+                    },
+                    "cuda" => Kind::Tensor(TensorFacts::on(Device::Cuda)),
+                    _ if api::is_tensor_only_method(method) && !matches!(method, "cpu" | "item" | "numel") => {
+                        Kind::Tensor(TensorFacts::on(Device::Unknown))
+                    }
+                    _ => Kind::Unknown,
+                }
+            }
+            _ => Kind::Unknown,
+        }
+    }
+
+    fn tensor_method_kind(&self, facts: TensorFacts, method: &str, call: &ast::ExprCall) -> Kind {
+        let keyword_true = |name: &str| {
+            call.arguments
+                .find_keyword(name)
+                .is_some_and(|k| matches!(&k.value, Expr::BooleanLiteral(b) if b.value))
+        };
+        match method {
+            "item" => Kind::Number,
+            "tolist" => Kind::List,
+            "numpy" => Kind::NdArray,
+            "size" if call.arguments.is_empty() => Kind::Tuple,
+            "size" => Kind::Number,
+            _ if api::method_returns_python_value(method) => Kind::Number,
+            "cpu" => Kind::Tensor(facts.with_device(Device::Cpu)),
+            "cuda" => Kind::Tensor(facts.with_device(Device::Cuda)),
+            "to" => {
+                let boolean = call.arguments.args.iter().chain(call.arguments.find_keyword("dtype").map(|k| &k.value))
+                    .any(|arg| self.qualified_name(arg).is_some_and(|q| q == "torch.bool"));
+                let facts = if boolean { facts.boolean() } else { facts };
+                match self.target_device_of_to(call) {
+                    Some(device) => Kind::Tensor(facts.with_device(device)),
+                    None => Kind::Tensor(facts),
+                }
+            }
+            "pin_memory" => Kind::Tensor(TensorFacts { pinned: true, ..facts.with_device(Device::Cpu) }),
+            "items" | "values" if facts.from_loader => Kind::TensorSequence(facts),
+            "get" | "pop" if facts.from_loader => Kind::Tensor(facts),
+            "nonzero" if keyword_true("as_tuple") => {
+                Kind::TensorSequence(TensorFacts { data_dependent: true, ..facts.numeric() })
+            }
+            _ if api::is_data_dependent_function(method) => {
+                Kind::Tensor(TensorFacts { data_dependent: true, ..facts.numeric() })
+            }
+            "unique" => Kind::TensorSequence(TensorFacts { data_dependent: true, ..facts.numeric() }),
+            _ if api::returns_tensor_sequence(method) => Kind::TensorSequence(facts.numeric()),
+            _ if api::is_boolean_function(method) => {
+                let reduced = api::is_reduction(method);
+                Kind::Tensor(TensorFacts { data_dependent: facts.data_dependent && !reduced, ..facts.boolean() })
+            }
+            _ if api::is_reduction(method) => Kind::Tensor(TensorFacts { data_dependent: false, ..facts.numeric() }),
+            "clone" | "detach" | "view" | "view_as" | "reshape" | "reshape_as" | "flatten" | "squeeze"
+            | "unsqueeze" | "permute" | "transpose" | "t" | "contiguous" | "expand" | "expand_as" | "repeat"
+            | "flip" | "roll" | "narrow" | "select" | "masked_fill" | "masked_fill_" | "requires_grad_"
+            | "unflatten" | "movedim" | "swapaxes" | "tile" | "detach_" | "share_memory_" | "index_select" => {
+                Kind::Tensor(TensorFacts { pinned: false, ..facts })
+            }
+            _ => Kind::Tensor(facts.numeric()),
+        }
+    }
+
+    pub fn method_of_current_class(&self, method: &str) -> Option<FunctionId> {
+        let mut class_id = self.flow.class?;
+        // Walk local base classes (bounded: class hierarchies in one file are shallow).
+        for _ in 0..8 {
+            let class = &self.classes[class_id as usize];
+            if let Some(&id) = class.methods.get(method) {
+                return Some(id);
+            }
+            class_id = class.bases.iter().find_map(|base| self.local_class(base))?;
+        }
+        None
+    }
+
+    pub(crate) fn local_class(&self, name: &str) -> Option<ClassId> {
+        match self.scopes[0].bindings.get(name)?.source {
+            BindingSource::Class(id) => Some(id),
+            _ => None,
+        }
+    }
+
+    /// The innermost enclosing loop of the current function.
+    pub fn innermost_loop(&self) -> Option<LoopInfo> {
+        self.flow.loops.last().copied()
+    }
+
+    pub fn validation_disabled(&self) -> bool {
+        self.validation_disabled
+    }
+
+    /// Was this name passed to a blocking collective earlier in this function?
+    pub fn was_all_reduced(&self, name: &str) -> bool {
+        self.flow.all_reduced.iter().any(|n| n.as_str() == name)
+    }
+
+    /// Names other modules can import from this one.
+    pub(crate) fn module_exports(&self) -> FxHashMap<String, Export> {
+        self.scopes[0]
+            .bindings
+            .iter()
+            .filter_map(|(name, binding)| {
+                let export = match &binding.source {
+                    BindingSource::Function(id) => Export::Function(*id),
+                    BindingSource::Import(qualified) => {
+                        let (module, name) = qualified.rsplit_once('.')?;
+                        Export::Import { module: module.to_string(), name: name.to_string() }
+                    }
+                    _ => return None,
+                };
+                Some((name.to_string(), export))
+            })
+            .collect()
+    }
+
+    fn default_device(&self) -> Device {
+        self.flow.default_device_stack.last().copied().unwrap_or(self.default_device)
+    }
+}
+
+impl Default for SemanticModel<'_> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// `torch.nn.modules.loss.CrossEntropyLoss` and `torch.nn.CrossEntropyLoss` are the same.
+fn canonical(qualified: String) -> String {
+    const ALIASES: &[(&str, &str)] = &[
+        ("torch.nn.modules.loss.", "torch.nn."),
+        ("torch.nn.modules.", "torch.nn."),
+        ("torch.functional.", "torch."),
+        ("torch.utils.data.dataloader.", "torch.utils.data."),
+        ("torch.cuda.amp.grad_scaler.", "torch.cuda.amp."),
+        ("torch.amp.grad_scaler.", "torch.amp."),
+        ("torch.distributions.normal.", "torch.distributions."),
+        ("torch.distributions.categorical.", "torch.distributions."),
+    ];
+    for (from, to) in ALIASES {
+        if let Some(rest) = qualified.strip_prefix(from) {
+            if !rest.contains('.') {
+                return format!("{to}{rest}");
+            }
+        }
+    }
+    qualified
+}
+
+fn device_from_str(value: &str) -> Device {
+    if value == "cuda" || value.starts_with("cuda:") {
+        Device::Cuda
+    } else if value == "cpu" {
+        Device::Cpu
+    } else {
+        Device::Unknown
+    }
+}
+
+/// Where to insert a keyword argument into a call: before `)`, and whether a trailing comma is
+/// already there.
+pub fn insertion_point(call: &ast::ExprCall) -> (ruff_text_size::TextSize, bool) {
+    let close = call.arguments.range().end() - ruff_text_size::TextSize::from(1);
+    let last_end = call
+        .arguments
+        .iter_source_order()
+        .last()
+        .map(|arg| arg.range().end());
+    (last_end.unwrap_or(close), false)
+}
+

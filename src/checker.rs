@@ -17,7 +17,7 @@ use crate::rules;
 use crate::semantic::model::{Analysis, Flow, ScopeKind};
 use crate::semantic::torch_api as api;
 use crate::semantic::{
-    Binding, BindingSource, CallSite, Callee, ClassInfo, Device, FileSemantics, FunctionInfo,
+    BatchSource, Binding, BindingSource, CallSite, Callee, ClassInfo, Device, FileSemantics, FunctionInfo,
     HotContext, IntrinsicHot, Kind, SemanticModel, TensorFacts,
 };
 
@@ -41,8 +41,9 @@ pub struct Checker<'a> {
     module_body: &'a [Stmt],
     /// `DataLoader(...)` calls without `pin_memory=True`.
     unpinned_loaders: Vec<TextRange>,
-    /// Where loader batches are first copied to the GPU on a hot line.
-    loader_copy_context: Option<HotContext>,
+    /// Loaders (by constructor offset) whose batches are copied to the GPU on a hot line, with
+    /// the context of the first such copy.
+    loaders_copied: Vec<(BatchSource, HotContext)>,
 }
 
 /// Everything checking a file produced.
@@ -67,7 +68,7 @@ pub fn check_module(
         yields: false,
         module_body: &module.body,
         unpinned_loaders: Vec::new(),
-        loader_copy_context: None,
+        loaders_copied: Vec::new(),
     };
     checker.visit_body(&module.body);
     // Functions nobody called during the pass, in definition order (nested ones get appended).
@@ -134,21 +135,14 @@ impl<'a> Checker<'a> {
         self.diagnostics.retain(|d| !(d.rule == rule && d.range == range));
     }
 
-    /// A DataLoader batch is copied to the GPU here.
-    pub fn note_loader_copy(&mut self) {
-        let context = self.model.context();
-        if context != HotContext::Cold && self.loader_copy_context.is_none() {
-            self.loader_copy_context = Some(context);
-        }
-    }
 
     fn line(&self, offset: TextSize) -> u32 {
         self.line_index.line_index(offset).get() as u32
     }
 
     fn finish(mut self) -> CheckResult {
-        if let (Some(context), true) = (self.loader_copy_context, self.enabled(Rule::DataloaderWithoutPinMemory)) {
-            let found = rules::report_unpinned_loaders(&self.unpinned_loaders, context);
+        if self.enabled(Rule::DataloaderWithoutPinMemory) {
+            let found = rules::report_unpinned_loaders(&self.unpinned_loaders, &self.loaders_copied);
             self.diagnostics.extend(found);
         }
         let model = self.model;
@@ -500,13 +494,9 @@ impl<'a> Checker<'a> {
             }
         }
         match self.model.kind_of(iter) {
-            Kind::DataLoader { pinned, .. } => Kind::Tensor(TensorFacts {
-                pinned,
-                from_loader: true,
-                ..TensorFacts::on(Device::Cpu)
-            }),
+            kind @ Kind::DataLoader { .. } => element_kind(kind),
             Kind::Unknown if looks_like_loader(iter) => Kind::Tensor(TensorFacts {
-                from_loader: true,
+                batch: BatchSource::UnknownLoader,
                 ..TensorFacts::on(Device::Cpu)
             }),
             kind => element_kind(kind),
@@ -582,8 +572,23 @@ impl<'a> Checker<'a> {
         self.note_state_change(call);
     }
 
-    /// Calls that change what later code means: the default device, module buffers.
+    /// Calls that change what later code means: the default device, module buffers, batches
+    /// leaving for the GPU.
     fn note_state_change(&mut self, call: &ast::ExprCall) {
+        if let Expr::Attribute(attribute) = call.func.as_ref() {
+            if matches!(attribute.attr.as_str(), "to" | "cuda") {
+                if let Kind::Tensor(facts) = self.model.kind_of(&attribute.value) {
+                    let to_gpu = attribute.attr.as_str() == "cuda"
+                        || self.model.target_device_of_to(call).is_some_and(|d| d != Device::Cpu);
+                    let context = self.model.context();
+                    if facts.is_batch() && to_gpu && context != HotContext::Cold
+                        && !self.loaders_copied.iter().any(|(source, _)| *source == facts.batch)
+                    {
+                        self.loaders_copied.push((facts.batch, context));
+                    }
+                }
+            }
+        }
         if self.model.is_call_to(call, "torch.distributions.Distribution.set_default_validate_args") {
             self.model.validation_disabled =
                 matches!(call.arguments.args.first(), Some(Expr::BooleanLiteral(b)) if !b.value);
@@ -600,7 +605,7 @@ impl<'a> Checker<'a> {
                 && call.arguments.find_keyword("async_op").is_none()
             {
                 if let Some(Expr::Name(name)) = call.arguments.args.first() {
-                    self.model.flow.all_reduced.push(name.id.clone());
+                    self.model.flow.all_reduced.push((name.id.clone(), call.range()));
                 }
             }
         }
@@ -628,6 +633,18 @@ impl<'a> Checker<'a> {
         self.model.flow.branch_depth += 1;
         self.visit_body(body);
         self.model.flow.branch_depth -= 1;
+    }
+}
+
+/// The names an assignment target binds.
+fn collect_names(target: &Expr, names: &mut Vec<Name>) {
+    match target {
+        Expr::Name(name) => names.push(name.id.clone()),
+        Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
+            elts.iter().for_each(|elt| collect_names(elt, names));
+        }
+        Expr::Starred(starred) => collect_names(&starred.value, names),
+        _ => {}
     }
 }
 
@@ -677,7 +694,11 @@ fn element_kind(kind: Kind) -> Kind {
     match kind {
         Kind::Tensor(facts) | Kind::TensorSequence(facts) => Kind::Tensor(facts),
         Kind::NdArray => Kind::NdArray,
-        Kind::DataLoader { pinned, .. } => Kind::Tensor(TensorFacts { pinned, from_loader: true, ..TensorFacts::on(Device::Cpu) }),
+        Kind::DataLoader { pinned, constructor } => Kind::Tensor(TensorFacts {
+            pinned,
+            batch: constructor.map_or(BatchSource::UnknownLoader, |range| BatchSource::Loader(range.start())),
+            ..TensorFacts::on(Device::Cpu)
+        }),
         _ => Kind::Unknown,
     }
 }
@@ -746,11 +767,9 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 self.bind_loop_target(&for_stmt.target, &for_stmt.iter);
                 self.visit_expr(&for_stmt.target);
                 let line = self.line(for_stmt.start());
-                let over_tensors = match self.iteration_kind(&for_stmt.iter) {
-                    Kind::Tensor(facts) => !facts.from_loader,
-                    _ => self.slice(&*for_stmt.iter).contains("param"),
-                };
-                self.model.flow.loops.push(crate::semantic::LoopInfo { line, over_tensors });
+                let mut targets = Vec::new();
+                collect_names(&for_stmt.target, &mut targets);
+                self.model.flow.loops.push(crate::semantic::LoopInfo { line, targets });
                 rules::check_stmt(self, stmt);
                 self.visit_body(&for_stmt.body);
                 self.model.flow.loops.pop();
@@ -758,7 +777,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
             }
             Stmt::While(while_stmt) => {
                 let line = self.line(while_stmt.start());
-                self.model.flow.loops.push(crate::semantic::LoopInfo { line, over_tensors: false });
+                self.model.flow.loops.push(crate::semantic::LoopInfo { line, targets: Vec::new() });
                 self.visit_expr(&while_stmt.test);
                 rules::check_stmt(self, stmt);
                 self.visit_body(&while_stmt.body);

@@ -4,6 +4,7 @@
 use ruff_python_ast::{Expr, ExprCall};
 use ruff_text_size::Ranged;
 
+
 use super::{method_call, report};
 use crate::checker::Checker;
 use crate::registry::Rule;
@@ -29,12 +30,12 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         return;
     }
     if let Some((Expr::Name(name), "item")) = method_call(call) {
-        if call.arguments.is_empty() && checker.model().was_all_reduced(name.id.as_str()) {
+        if let (true, Some(all_reduce)) = (call.arguments.is_empty(), checker.model().all_reduce_of(name.id.as_str())) {
             let metric = name.id.to_string();
             report(
                 checker,
                 Rule::BarrierInStep,
-                call.range(),
+                all_reduce,
                 format!("`{metric}` is all-reduced and read with `.item()` every step: every rank waits for the slowest"),
                 format!("accumulate `{metric}` on the device and all-reduce it once per log interval"),
             );

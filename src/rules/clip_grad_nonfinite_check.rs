@@ -16,17 +16,29 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if !matches!(qualified.as_deref(), Some("torch.nn.utils.clip_grad_norm_" | "torch.nn.utils.clip_grad.clip_grad_norm_")) {
         return;
     }
-    let Some(keyword) = call.arguments.find_keyword("error_if_nonfinite") else { return };
-    if !matches!(&keyword.value, Expr::BooleanLiteral(b) if b.value) {
+    // `clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)`
+    let keyword = call.arguments.find_keyword("error_if_nonfinite");
+    let Some(value) = keyword.map(|k| &k.value).or_else(|| call.arguments.args.get(3)) else { return };
+    if !matches!(value, Expr::BooleanLiteral(b) if b.value) {
         return;
     }
+    let range = keyword.map_or(value.range(), |k| k.range());
     let mut diagnostic = Diagnostic::new(
         Rule::ClipGradNonfiniteCheck,
-        keyword.range(),
+        range,
         "`error_if_nonfinite=True` reads the gradient norm on the host and waits for the GPU".to_string(),
         "drop it and check the returned norm on the device (`torch._assert_async(torch.isfinite(norm))`), or let GradScaler skip bad steps".to_string(),
     );
-    if let Some(edit) = remove_keyword(call, "error_if_nonfinite") {
+    let removal = match keyword {
+        Some(_) => remove_keyword(call, "error_if_nonfinite"),
+        // The positional form: drop it when it is the last argument.
+        None if call.arguments.len() == 4 => {
+            let previous = call.arguments.args[2].end();
+            Some(crate::diagnostic::Edit::delete(ruff_text_size::TextRange::new(previous, value.end())))
+        }
+        None => None,
+    };
+    if let Some(edit) = removal {
         // Drops an error check: unsafe.
         diagnostic = diagnostic.with_fix("Remove `error_if_nonfinite=True`", Fix::unsafe_(vec![edit]));
     }

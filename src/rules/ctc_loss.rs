@@ -15,7 +15,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     }
     let is_ctc = checker.model().is_call_to(call, "torch.nn.functional.ctc_loss")
         || checker.model().kind_of(&call.func) == Kind::Module(ModuleKind::CtcLoss);
-    if !is_ctc || !torch_input_may_be_cuda(checker, call.arguments.args.first()) {
+    if !is_ctc || !torch_input_may_be_cuda(checker, call.arguments.args.first()) || is_cudnn_forward(checker, call) {
         return;
     }
     let func = checker.slice(&*call.func);
@@ -26,4 +26,20 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         format!("`{func}` on the GPU waits for queued work every call, whatever the lengths' device"),
         "no sync-free form exists in PyTorch 2.11: keep CTC steps few (larger batches), or compute it in a side stream you do not wait on per step".to_string(),
     );
+}
+
+/// The one measured form that does not wait: cuDNN's forward pass, which needs CPU targets,
+/// Python-list lengths and `reduction="sum"` or `"none"` (the default mean still blocks).
+fn is_cudnn_forward(checker: &Checker, call: &ExprCall) -> bool {
+    let args = &call.arguments.args;
+    let targets_on_cpu = args
+        .get(1)
+        .is_some_and(|t| checker.model().tensor(t).is_some_and(|f| f.device == crate::semantic::Device::Cpu));
+    let lengths_are_lists = args.len() >= 4
+        && args[2..4].iter().all(|l| checker.model().kind_of(l) == Kind::List);
+    let reduction = call.arguments.find_keyword("reduction").and_then(|k| match &k.value {
+        ruff_python_ast::Expr::StringLiteral(s) => Some(s.value.to_str().to_string()),
+        _ => None,
+    });
+    targets_on_cpu && lengths_are_lists && matches!(reduction.as_deref(), Some("sum" | "none"))
 }

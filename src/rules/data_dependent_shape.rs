@@ -8,11 +8,10 @@ use super::{method_call, report};
 use crate::checker::Checker;
 use crate::registry::Rule;
 
-/// A data-dependent tensor held in a variable: the op that made it is reported where it runs;
-/// here its size flows into Python.
+/// A data-dependent tensor: the op that made it is reported where it runs; here its size flows
+/// into Python.
 fn is_data_dependent_value(checker: &Checker, expr: &Expr) -> bool {
-    matches!(expr, Expr::Name(_) | Expr::Attribute(_))
-        && checker.model().tensor(expr).is_some_and(|facts| facts.data_dependent && facts.may_be_cuda())
+    checker.model().tensor(expr).is_some_and(|facts| facts.data_dependent && facts.may_be_cuda())
 }
 
 fn flag(checker: &mut Checker, range: TextRange, tensor: &Expr, what: &str) {

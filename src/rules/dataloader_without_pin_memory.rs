@@ -5,22 +5,23 @@ use ruff_text_size::TextRange;
 
 use crate::diagnostic::Diagnostic;
 use crate::registry::Rule;
-use crate::semantic::HotContext;
+use crate::semantic::{BatchSource, HotContext};
 
-/// Reported at each unpinned `DataLoader(...)` once the file shows its batches going to the
-/// GPU on a hot line; the finding takes that copy's context, since the setup line is not hot.
-pub(crate) fn report_unpinned_loaders(loaders: &[TextRange], copy_context: HotContext) -> Vec<Diagnostic> {
+/// Reported at each unpinned `DataLoader(...)` whose batches the file copies to the GPU on a
+/// hot line; the finding takes that copy's context, since the construction itself runs once.
+pub(crate) fn report_unpinned_loaders(loaders: &[TextRange], copied: &[(BatchSource, HotContext)]) -> Vec<Diagnostic> {
     loaders
         .iter()
-        .map(|range| {
+        .filter_map(|range| {
+            let (_, context) = copied.iter().find(|(source, _)| *source == BatchSource::Loader(range.start()))?;
             let mut diagnostic = Diagnostic::new(
                 Rule::DataloaderWithoutPinMemory,
                 *range,
                 "this DataLoader's batches are copied to the GPU every step from pageable memory, which blocks behind queued work".to_string(),
                 "pass `pin_memory=True` and copy batches with `.to(device, non_blocking=True)`".to_string(),
             );
-            diagnostic.context = copy_context;
-            diagnostic
+            diagnostic.context = *context;
+            Some(diagnostic)
         })
         .collect()
 }

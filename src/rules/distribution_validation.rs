@@ -14,8 +14,15 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if !checker.enabled(Rule::DistributionValidation) || checker.model().validation_disabled() {
         return;
     }
-    let Some(qualified) = checker.model().qualified_name(&call.func) else { return };
+    let Some(qualified) = checker.model().qualified_name(&call.func) else {
+        return sample_check(checker, call);
+    };
     if !torch_api::is_distribution_class(&qualified) {
+        return;
+    }
+    // Parameters that live on the host are validated without waiting for the GPU.
+    let values = call.arguments.args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value));
+    if !values.into_iter().any(|value| super::may_be_cuda(checker, value, true)) {
         return;
     }
     if let Some(keyword) = call.arguments.find_keyword("validate_args") {
@@ -36,4 +43,22 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         diagnostic = diagnostic.with_fix("Add `validate_args=False`", Fix::unsafe_(vec![edit]));
     }
     checker.report(diagnostic);
+}
+
+/// `d.log_prob(x)` on a validating distribution checks `x` against the support on the host.
+fn sample_check(checker: &mut Checker, call: &ExprCall) {
+    let Some((receiver, method @ ("log_prob" | "cdf" | "icdf"))) = super::method_call(call) else { return };
+    if checker.model().kind_of(receiver) != (crate::semantic::Kind::Distribution { validating: true }) {
+        return;
+    }
+    if !call.arguments.args.first().is_some_and(|value| super::may_be_cuda(checker, value, true)) {
+        return;
+    }
+    let text = checker.slice(receiver);
+    checker.report(Diagnostic::new(
+        Rule::DistributionValidation,
+        call.range(),
+        format!("`{text}.{method}(...)` validates its input on the host and waits for the GPU"),
+        "build the distribution with `validate_args=False`, or call `torch.distributions.Distribution.set_default_validate_args(False)` once".to_string(),
+    ));
 }

@@ -30,8 +30,7 @@ pub(crate) fn subscript(checker: &mut Checker, subscript: &ExprSubscript) {
     if !checker.enabled(Rule::HostIndex) || subscript.ctx != ExprContext::Load {
         return;
     }
-    let on_cuda = checker.model().tensor(&subscript.value).is_some_and(|f| f.device == Device::Cuda);
-    if !on_cuda {
+    if !checker.model().is_maybe_cuda_tensor(&subscript.value) {
         return;
     }
     if let Some(index) = host_index(checker, subscript) {
@@ -52,8 +51,7 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
     }
     for target in &assign.targets {
         let Expr::Subscript(subscript) = target else { continue };
-        let on_cuda = checker.model().tensor(&subscript.value).is_some_and(|f| f.device == Device::Cuda);
-        if !on_cuda {
+        if !checker.model().is_maybe_cuda_tensor(&subscript.value) {
             continue;
         }
         let x = checker.slice(&*subscript.value);

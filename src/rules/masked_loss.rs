@@ -10,13 +10,20 @@ use crate::diagnostic::{Diagnostic, Edit, Fix};
 use crate::registry::Rule;
 use crate::semantic::{Kind, ModuleKind};
 
-/// `x[mask]` on a tensor: (`x`, `mask`).
+/// `x[mask]` (inline) on a tensor that may be on the GPU: (`x`, `mask`).
 fn masked<'e>(checker: &Checker, expr: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
     let Expr::Subscript(subscript) = expr else { return None };
     (subscript.ctx == ExprContext::Load
-        && checker.model().tensor(&subscript.value).is_some()
+        && checker.model().is_maybe_cuda_tensor(&subscript.value)
         && checker.model().is_boolean_tensor(&subscript.slice))
     .then_some((&*subscript.value, &*subscript.slice))
+}
+
+/// A variable assigned a masked read first (`sel = x[mask]`).
+fn masked_variable(checker: &Checker, expr: &Expr) -> bool {
+    let Expr::Name(name) = expr else { return false };
+    let value = checker.model().lookup(name.id.as_str()).and_then(|binding| binding.value);
+    value.is_some_and(|value| masked(checker, value).is_some())
 }
 
 pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
@@ -34,7 +41,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     let args = &call.arguments.args;
     let (Some(input), Some(target)) = (args.first(), args.get(1)) else { return };
     let (input_masked, target_masked) = (masked(checker, input), masked(checker, target));
-    if input_masked.is_none() && target_masked.is_none() {
+    if input_masked.is_none() && target_masked.is_none() && !masked_variable(checker, input) && !masked_variable(checker, target) {
         return;
     }
     // The mask reads are this finding; SYNC203 does not report them again.

@@ -1,12 +1,31 @@
 //! SYNC601: one blocking collective per tensor inside a loop (`for p in params:
 //! dist.all_reduce(p.grad)`): a throughput hazard, not a host sync.
 
-use ruff_python_ast::ExprCall;
+use ruff_python_ast::{Expr, ExprCall};
 use ruff_text_size::Ranged;
 
 use super::{keyword_is_true, report};
 use crate::checker::Checker;
 use crate::registry::Rule;
+
+/// The name an argument is rooted in: `p` for `p`, `p.grad`, `p.grad.data`, `params[i]` (and
+/// `i`).
+fn roots<'e>(expr: &'e Expr, names: &mut Vec<&'e str>) {
+    match expr {
+        Expr::Name(name) => names.push(name.id.as_str()),
+        Expr::Attribute(attribute) => roots(&attribute.value, names),
+        Expr::Subscript(subscript) => {
+            roots(&subscript.value, names);
+            roots(&subscript.slice, names);
+        }
+        Expr::Call(call) => {
+            if let Expr::Attribute(attribute) = call.func.as_ref() {
+                roots(&attribute.value, names);
+            }
+        }
+        _ => {}
+    }
+}
 
 pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if !checker.enabled(Rule::SerialCollectives) {
@@ -21,7 +40,11 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     {
         return;
     }
-    if !checker.model().innermost_loop().is_some_and(|l| l.over_tensors) {
+    // Per tensor: the collective's tensor comes from the innermost loop's variable.
+    let Some(innermost) = checker.model().innermost_loop() else { return };
+    let mut names = Vec::new();
+    call.arguments.args.iter().for_each(|arg| roots(arg, &mut names));
+    if !names.iter().any(|name| innermost.targets.iter().any(|target| target.as_str() == *name)) {
         return;
     }
     let func = checker.slice(&*call.func);

@@ -82,12 +82,11 @@ fn method_or_torch_call(checker: &mut Checker, call: &ExprCall) {
             return;
         }
         if matches!(qualified.as_str(), "torch.tensor" | "torch.as_tensor") {
-            let elements = match args.first() {
-                Some(Expr::List(list)) => &list.elts[..],
-                Some(Expr::Tuple(tuple)) => &tuple.elts[..],
-                _ => &[],
-            };
-            if elements.iter().any(|elt| is_cuda_tensor(checker, elt)) {
+            // A list of GPU scalars (a tensor sequence); a single tensor is copied on the device.
+            let of_tensors = args.first().is_some_and(|data| {
+                matches!(checker.model().kind_of(data), Kind::TensorSequence(facts) if facts.may_be_cuda())
+            });
+            if of_tensors {
                 let text = format!("`{}` reads each GPU scalar on the host to build a new tensor", checker.slice(call));
                 flag(checker, &call.func, text, "use `torch.stack([...])`, which stays on the device");
             }

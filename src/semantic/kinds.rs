@@ -27,6 +27,26 @@ impl Device {
     }
 }
 
+/// Where a host batch came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BatchSource {
+    NotABatch,
+    /// A loader whose construction the model cannot see (`for b in train_loader:` of a parameter).
+    UnknownLoader,
+    /// The `DataLoader(...)` call starting at this offset.
+    Loader(TextSize),
+}
+
+impl BatchSource {
+    fn join(self, other: BatchSource) -> BatchSource {
+        match (self, other) {
+            (a, b) if a == b => a,
+            (BatchSource::NotABatch, other) | (other, BatchSource::NotABatch) => other,
+            _ => BatchSource::UnknownLoader,
+        }
+    }
+}
+
 /// Facts about one tensor value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TensorFacts {
@@ -38,7 +58,7 @@ pub struct TensorFacts {
     /// Page-locked host memory (`pin_memory()`, a `pin_memory=True` DataLoader).
     pub pinned: bool,
     /// Came from a DataLoader (host batches that are copied to the GPU every step).
-    pub from_loader: bool,
+    pub batch: BatchSource,
 }
 
 impl TensorFacts {
@@ -48,8 +68,13 @@ impl TensorFacts {
             boolean: false,
             data_dependent: false,
             pinned: false,
-            from_loader: false,
+            batch: BatchSource::NotABatch,
         }
+    }
+
+    /// A host batch from a DataLoader.
+    pub fn is_batch(self) -> bool {
+        self.batch != BatchSource::NotABatch
     }
 
     pub fn join(self, other: TensorFacts) -> TensorFacts {
@@ -58,7 +83,7 @@ impl TensorFacts {
             boolean: self.boolean && other.boolean,
             data_dependent: self.data_dependent || other.data_dependent,
             pinned: self.pinned && other.pinned,
-            from_loader: self.from_loader || other.from_loader,
+            batch: self.batch.join(other.batch),
         }
     }
 
@@ -83,7 +108,7 @@ impl TensorFacts {
         TensorFacts {
             device,
             pinned: false,
-            from_loader: self.from_loader && device != Device::Cuda,
+            batch: if device == Device::Cuda { BatchSource::NotABatch } else { self.batch },
             ..self
         }
     }
@@ -144,7 +169,8 @@ pub enum Kind {
     Optimizer(OptimizerFacts),
     GradScaler,
     DataLoader { pinned: bool, constructor: Option<TextRange> },
-    Distribution,
+    /// A `torch.distributions` object; `validating` unless built with `validate_args=False`.
+    Distribution { validating: bool },
     /// A CUDA stream or event (`torch.cuda.current_stream()`, `torch.cuda.Event()`).
     CudaSyncObject,
 }

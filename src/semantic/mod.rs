@@ -9,7 +9,7 @@ pub(crate) mod model;
 pub mod torch_api;
 
 pub use hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
-pub use kinds::{Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
+pub use kinds::{BatchSource, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
 pub use model::{
     Binding, BindingSource, CallSite, Callee, ClassInfo, Export, FileSemantics, FunctionInfo,
     FunctionSummary, LoopInfo, ScopeKind,

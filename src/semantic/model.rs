@@ -3,11 +3,11 @@
 
 use ruff_python_ast::name::Name;
 use ruff_python_ast::{self as ast, Expr, Operator, UnaryOp};
-use ruff_text_size::Ranged;
+use ruff_text_size::{Ranged, TextRange};
 use rustc_hash::FxHashMap;
 
 use super::hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
-use super::kinds::{Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
+use super::kinds::{BatchSource, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
 use super::torch_api as api;
 
 pub type ScopeId = u32;
@@ -128,12 +128,12 @@ pub enum Export {
     Import { module: String, name: String },
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct LoopInfo {
     /// 1-based line of the `for` / `while`.
     pub line: u32,
-    /// The loop walks over tensors (`for p in model.parameters():`).
-    pub over_tensors: bool,
+    /// The names the loop binds (`for i, p in enumerate(params)` -> `i`, `p`).
+    pub targets: Vec<Name>,
 }
 
 /// The flow context the checker is in.
@@ -144,8 +144,9 @@ pub(crate) struct Flow {
     pub class: Option<ClassId>,
     /// The enclosing loops inside the current function.
     pub loops: Vec<LoopInfo>,
-    /// Tensors passed to a blocking collective in this function (`dist.all_reduce(t)`).
-    pub all_reduced: Vec<Name>,
+    /// Tensors passed to a blocking collective in this function (`dist.all_reduce(t)`), with
+    /// the call.
+    pub all_reduced: Vec<(Name, TextRange)>,
     pub periodic_guard: Option<u32>,
     pub except_depth: u32,
     /// Nesting of conditional blocks: assignments inside join with the previous kind.
@@ -329,8 +330,9 @@ impl<'a> SemanticModel<'a> {
             Expr::NumberLiteral(_) | Expr::BooleanLiteral(_) => Kind::Number,
             Expr::StringLiteral(_) | Expr::FString(_) | Expr::BytesLiteral(_) | Expr::TString(_) => Kind::Str,
             Expr::NoneLiteral(_) => Kind::NoneValue,
-            Expr::List(_) | Expr::ListComp(_) => Kind::List,
-            Expr::Tuple(_) => Kind::Tuple,
+            Expr::List(list) => self.sequence_kind(&list.elts, Kind::List),
+            Expr::Tuple(tuple) => self.sequence_kind(&tuple.elts, Kind::Tuple),
+            Expr::ListComp(_) => Kind::List,
             Expr::Dict(_) | Expr::DictComp(_) => Kind::Dict,
             Expr::Attribute(attribute) => self.attribute_kind(attribute),
             Expr::Call(call) => self.call_kind(call),
@@ -349,6 +351,18 @@ impl<'a> SemanticModel<'a> {
             Expr::Named(named) => self.kind_of(&named.value),
             _ => Kind::Unknown,
         }
+    }
+
+    /// A literal list or tuple of tensors is a tensor sequence.
+    fn sequence_kind(&self, elements: &[Expr], otherwise: Kind) -> Kind {
+        let mut facts: Option<TensorFacts> = None;
+        for element in elements {
+            match self.kind_of(element) {
+                Kind::Tensor(t) => facts = Some(facts.map_or(t, |f| f.join(t))),
+                _ => return otherwise,
+            }
+        }
+        facts.map_or(otherwise, Kind::TensorSequence)
     }
 
     /// The tensor facts of `expr`, if it is a tensor.
@@ -444,7 +458,7 @@ impl<'a> SemanticModel<'a> {
                     boolean: bitwise && a.boolean && b.boolean,
                     data_dependent: a.data_dependent || b.data_dependent,
                     pinned: false,
-                    from_loader: false,
+                    batch: BatchSource::NotABatch,
                 })
             }
             (Kind::Tensor(facts), other) | (other, Kind::Tensor(facts)) => {
@@ -458,7 +472,7 @@ impl<'a> SemanticModel<'a> {
             (Kind::Number, Kind::Number) => Kind::Number,
             (Kind::NdArray, Kind::Number | Kind::NdArray) | (Kind::Number, Kind::NdArray) => Kind::NdArray,
             (Kind::Str, _) if matches!(binop.op, Operator::Mod | Operator::Add) => Kind::Str,
-            (Kind::List, Kind::List) => Kind::List,
+            (Kind::List, Kind::List | Kind::Number) | (Kind::Number, Kind::List) => Kind::List,
             _ => Kind::Unknown,
         }
     }
@@ -531,6 +545,13 @@ impl<'a> SemanticModel<'a> {
         if let Some(qualified) = self.qualified_name(&call.func) {
             return self.qualified_call_kind(&qualified, call);
         }
+        let callee = self.kind_of(&call.func);
+        if let Kind::Module(_) = callee {
+            return Kind::Tensor(self.device_of_inputs(call).numeric());
+        }
+        if callee == Kind::Unknown && self.looks_like_model_call(call) {
+            return Kind::Tensor(self.device_of_inputs(call).numeric());
+        }
         match call.func.as_ref() {
             Expr::Attribute(attribute) => self.method_call_kind(attribute, call),
             Expr::Name(name) => match self.lookup(name.id.as_str()) {
@@ -555,6 +576,23 @@ impl<'a> SemanticModel<'a> {
             },
             _ => Kind::Unknown,
         }
+    }
+
+    /// `model(xb)`, `self.backbone(x)`, `criterion(out, y)`: an unknown callable named like a
+    /// network or a loss, applied to a tensor that may be on the GPU, returns such a tensor.
+    fn looks_like_model_call(&self, call: &ast::ExprCall) -> bool {
+        let name = match call.func.as_ref() {
+            Expr::Name(name) if self.lookup(name.id.as_str()).is_some() => name.id.as_str(),
+            Expr::Attribute(attribute) => attribute.attr.as_str(),
+            _ => return false,
+        };
+        let name = name.to_ascii_lowercase();
+        const MODEL_WORDS: &[&str] = &[
+            "model", "net", "encoder", "decoder", "head", "backbone", "criterion", "loss", "layer", "block",
+            "module", "classifier", "embed", "proj", "mlp", "attn", "attention", "conv", "linear", "fc", "transformer",
+        ];
+        MODEL_WORDS.iter().any(|word| name.contains(word))
+            && call.arguments.args.iter().any(|arg| self.kind_of(arg).is_maybe_cuda_tensor())
     }
 
     fn builtin_call_kind(&self, name: &str, call: &ast::ExprCall) -> Kind {
@@ -642,7 +680,10 @@ impl<'a> SemanticModel<'a> {
             return Kind::DataLoader { pinned: keyword_true("pin_memory"), constructor: Some(call.range()) };
         }
         if api::is_distribution_class(qualified) {
-            return Kind::Distribution;
+            let disabled = arguments
+                .find_keyword("validate_args")
+                .is_some_and(|k| matches!(&k.value, Expr::BooleanLiteral(b) if !b.value));
+            return Kind::Distribution { validating: !disabled && !self.validation_disabled };
         }
         if api::is_cuda_sync_object(qualified) {
             return Kind::CudaSyncObject;
@@ -682,7 +723,7 @@ impl<'a> SemanticModel<'a> {
                 _ => visit(self.kind_of(arg)),
             }
         }
-        facts.map_or(TensorFacts::on(Device::Unknown), |f| TensorFacts { pinned: false, from_loader: false, ..f })
+        facts.map_or(TensorFacts::on(Device::Unknown), |f| TensorFacts { pinned: false, batch: BatchSource::NotABatch, ..f })
     }
 
     fn torch_function_kind(&self, name: &str, call: &ast::ExprCall) -> Kind {
@@ -708,6 +749,11 @@ impl<'a> SemanticModel<'a> {
                 Kind::Tensor(TensorFacts { data_dependent: true, ..inputs.numeric() })
             }
             _ if api::returns_tensor_sequence(name) => Kind::TensorSequence(inputs.numeric()),
+            _ if returns_values_and_indices(name, call)
+                && call.arguments.args.get(1).is_none_or(|dim| self.kind_of(dim) == Kind::Number) =>
+            {
+                Kind::TensorSequence(inputs.numeric())
+            }
             _ if api::is_boolean_function(name) => Kind::Tensor(inputs.boolean()),
             _ if api::is_reduction(name) => Kind::Tensor(TensorFacts { data_dependent: false, ..inputs.numeric() }),
             _ => Kind::Tensor(inputs.numeric()),
@@ -728,7 +774,7 @@ impl<'a> SemanticModel<'a> {
                 "forward" => Kind::Tensor(TensorFacts::on(Device::Unknown)),
                 _ => Kind::Unknown,
             },
-            Kind::Distribution => match method {
+            Kind::Distribution { .. } => match method {
                 "sample" | "rsample" | "log_prob" | "entropy" | "cdf" | "icdf" => {
                     Kind::Tensor(TensorFacts::on(Device::Unknown))
                 }
@@ -789,8 +835,8 @@ impl<'a> SemanticModel<'a> {
                 }
             }
             "pin_memory" => Kind::Tensor(TensorFacts { pinned: true, ..facts.with_device(Device::Cpu) }),
-            "items" | "values" if facts.from_loader => Kind::TensorSequence(facts),
-            "get" | "pop" if facts.from_loader => Kind::Tensor(facts),
+            "items" | "values" if facts.is_batch() => Kind::TensorSequence(facts),
+            "get" | "pop" if facts.is_batch() => Kind::Tensor(facts),
             "nonzero" if keyword_true("as_tuple") => {
                 Kind::TensorSequence(TensorFacts { data_dependent: true, ..facts.numeric() })
             }
@@ -798,7 +844,9 @@ impl<'a> SemanticModel<'a> {
                 Kind::Tensor(TensorFacts { data_dependent: true, ..facts.numeric() })
             }
             "unique" => Kind::TensorSequence(TensorFacts { data_dependent: true, ..facts.numeric() }),
-            _ if api::returns_tensor_sequence(method) => Kind::TensorSequence(facts.numeric()),
+            _ if api::returns_tensor_sequence(method) || returns_values_and_indices(method, call) => {
+                Kind::TensorSequence(facts.numeric())
+            }
             _ if api::is_boolean_function(method) => {
                 let reduced = api::is_reduction(method);
                 Kind::Tensor(TensorFacts { data_dependent: facts.data_dependent && !reduced, ..facts.boolean() })
@@ -835,17 +883,17 @@ impl<'a> SemanticModel<'a> {
     }
 
     /// The innermost enclosing loop of the current function.
-    pub fn innermost_loop(&self) -> Option<LoopInfo> {
-        self.flow.loops.last().copied()
+    pub fn innermost_loop(&self) -> Option<&LoopInfo> {
+        self.flow.loops.last()
     }
 
     pub fn validation_disabled(&self) -> bool {
         self.validation_disabled
     }
 
-    /// Was this name passed to a blocking collective earlier in this function?
-    pub fn was_all_reduced(&self, name: &str) -> bool {
-        self.flow.all_reduced.iter().any(|n| n.as_str() == name)
+    /// The blocking collective this name was passed to earlier in this function.
+    pub fn all_reduce_of(&self, name: &str) -> Option<TextRange> {
+        self.flow.all_reduced.iter().rev().find(|(n, _)| n.as_str() == name).map(|(_, range)| *range)
     }
 
     /// Names other modules can import from this one.
@@ -898,6 +946,12 @@ fn canonical(qualified: String) -> String {
         }
     }
     qualified
+}
+
+/// `x.max(dim)` / `torch.max(x, dim)` return `(values, indices)`; without a dim, a tensor.
+fn returns_values_and_indices(name: &str, call: &ast::ExprCall) -> bool {
+    matches!(name, "max" | "min" | "median" | "nanmedian")
+        && (!call.arguments.args.is_empty() || call.arguments.find_keyword("dim").is_some())
 }
 
 fn device_from_str(value: &str) -> Device {

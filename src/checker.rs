@@ -173,11 +173,18 @@ impl<'a> Checker<'a> {
         if self.model.functions[id as usize].analysis != Analysis::Pending {
             return;
         }
-        self.model.functions[id as usize].analysis = Analysis::InProgress;
         let (def, parent, class, intrinsic) = {
             let f = &self.model.functions[id as usize];
             (f.def, f.parent_scope, f.class, f.intrinsic)
         };
+        // `__init__` runs before any other method: the attributes it sets are what the others
+        // read, wherever the class body defines it.
+        if let Some(init) = class.and_then(|class| self.model.method_of(class, "__init__")) {
+            if init != id {
+                self.ensure_analyzed(init);
+            }
+        }
+        self.model.functions[id as usize].analysis = Analysis::InProgress;
         let scope = self.model.push_scope(ScopeKind::Function(id), parent);
         let devices = self.model.flow.default_device_stack.clone();
         let saved_flow = std::mem::replace(
@@ -621,9 +628,15 @@ impl<'a> Checker<'a> {
                 if let (Some(Expr::StringLiteral(name)), Some(class)) =
                     (call.arguments.args.first(), self.model.flow.class)
                 {
+                    // It moves with the module (`model.to("cuda")`): its dtype is known, its
+                    // device is not.
+                    let facts = match call.arguments.args.get(1).map(|value| self.model.kind_of(value)) {
+                        Some(Kind::Tensor(facts)) => TensorFacts { pinned: false, batch: BatchSource::NotABatch, ..facts },
+                        _ => TensorFacts::on(Device::Unknown),
+                    };
                     self.model.classes[class as usize]
                         .attrs
-                        .insert(Name::new(name.value.to_str()), Kind::Tensor(TensorFacts::on(Device::Unknown)));
+                        .insert(Name::new(name.value.to_str()), Kind::Tensor(facts.with_device(Device::Unknown)));
                 }
             }
         }

@@ -384,8 +384,12 @@ impl<'a> SemanticModel<'a> {
         let attr = attribute.attr.as_str();
         if let Expr::Name(receiver) = attribute.value.as_ref() {
             if matches!(receiver.id.as_str(), "self" | "cls") && self.lookup(receiver.id.as_str()).is_some() {
-                if let Some(class) = self.current_class() {
-                    return class.attrs.get(attr).copied().unwrap_or_default();
+                if let Some(class) = self.flow.class {
+                    // Set by this class's methods, else inherited from a local base.
+                    return self
+                        .lineage(class)
+                        .find_map(|id| self.classes[id as usize].attrs.get(attr).copied())
+                        .unwrap_or_default();
                 }
             }
         }
@@ -863,16 +867,21 @@ impl<'a> SemanticModel<'a> {
     }
 
     pub fn method_of_current_class(&self, method: &str) -> Option<FunctionId> {
-        let mut class_id = self.flow.class?;
-        // Walk local base classes (bounded: class hierarchies in one file are shallow).
-        for _ in 0..8 {
-            let class = &self.classes[class_id as usize];
-            if let Some(&id) = class.methods.get(method) {
-                return Some(id);
-            }
-            class_id = class.bases.iter().find_map(|base| self.local_class(base))?;
-        }
-        None
+        self.method_of(self.flow.class?, method)
+    }
+
+    /// `method` as `class` resolves it: its own, else its nearest local base's.
+    pub(crate) fn method_of(&self, class: ClassId, method: &str) -> Option<FunctionId> {
+        self.lineage(class).find_map(|id| self.classes[id as usize].methods.get(method).copied())
+    }
+
+    /// A class and the bases defined in this file it inherits from, nearest first (the first
+    /// local base at each level; bounded: class hierarchies in one file are shallow).
+    pub(crate) fn lineage(&self, class: ClassId) -> impl Iterator<Item = ClassId> + '_ {
+        std::iter::successors(Some(class), |&id| {
+            self.classes[id as usize].bases.iter().find_map(|base| self.local_class(base)).filter(|&base| base != id)
+        })
+        .take(8)
     }
 
     pub(crate) fn local_class(&self, name: &str) -> Option<ClassId> {

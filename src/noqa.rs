@@ -100,7 +100,9 @@ fn parse_codes(rest: &str) -> Directive {
 }
 
 fn strip_prefix_ignore_case<'s>(text: &'s str, prefix: &str) -> Option<&'s str> {
-    (text.len() >= prefix.len() && text[..prefix.len()].eq_ignore_ascii_case(prefix)).then(|| &text[prefix.len()..])
+    // `get` so a multi-byte character at the cut (a non-ASCII comment) is no match, not a panic.
+    let head = text.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix).then(|| &text[prefix.len()..])
 }
 
 #[cfg(test)]
@@ -129,6 +131,8 @@ mod tests {
         assert_eq!(parse_file_directive("# synclint: noqa"), Some(Directive::All));
         assert_eq!(parse_file_directive("# synclint: noqa: SYNC1"), Some(Directive::Codes(vec!["SYNC1".into()])));
         assert_eq!(parse_file_directive("# noqa"), None);
+        assert_eq!(parse_file_directive("# ñandú: a non-ASCII comment"), None);
+        assert_eq!(parse_line_directive("# é noqa"), None);
     }
 
     #[test]

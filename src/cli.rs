@@ -13,9 +13,8 @@ use rustc_hash::FxHashMap;
 use crate::config::{Overrides, Resolver, Settings, Source};
 use crate::diagnostic::{Applicability, Diagnostic};
 use crate::discovery::discover;
-use crate::fix::apply_fixes;
+use crate::fix::{FixFailure, fix_in_passes};
 use crate::linter::{FileLint, decode, lint_source};
-use crate::parse::parses_cleanly;
 use crate::project::{HotFunctions, ModuleInfo, display_path, hot_note, module_path, resolve_hot_functions};
 use crate::registry::{Rule, RuleSelector};
 use crate::render::{ColorChoice, Finding, OutputFormat, SourceText, render};
@@ -519,34 +518,24 @@ fn process_file(index: usize, file: &Linted, modules: &[ModuleInfo], hot: &HotFu
         return output;
     }
     let rules = settings.rules_for(&file.path);
-    let mut source = file.source.to_string();
-    let mut remaining = std::mem::take(&mut output.remaining);
-    let mut converged = false;
-    for _ in 0..MAX_FIX_PASSES {
-        let diagnostics: Vec<Diagnostic> = remaining.iter().map(|(d, _)| d.clone()).collect();
-        let Some(fixed) = apply_fixes(&source, &diagnostics, minimum) else {
-            converged = true;
-            break;
-        };
-        if !parses_cleanly(&fixed.source) {
-            output.error = Some(miette!("{}: a fix produced code that does not parse; the file was left unchanged", file.display));
-            output.remaining = visible(&file.lint);
-            return output;
+    let findings = std::mem::take(&mut output.remaining);
+    let relint = |source: &str| visible(&lint_source(source, rules, &settings.hot_functions));
+    match fix_in_passes(&file.source, findings, minimum, MAX_FIX_PASSES, |(d, _)| d, relint) {
+        Ok(fixed) => {
+            output.remaining = fixed.remaining;
+            output.applied = fixed.applied;
+            if fixed.source != *file.source {
+                output.fixed_source = Some(fixed.source);
+            }
         }
-        source = fixed.source;
-        output.applied.extend(fixed.applied);
-        let lint = lint_source(&source, rules, &settings.hot_functions);
-        remaining = visible(&lint);
-    }
-    if !converged {
-        output.error = Some(miette!("{}: fixes did not converge after {MAX_FIX_PASSES} passes; the file was left unchanged", file.display));
-        output.remaining = visible(&file.lint);
-        output.applied.clear();
-        return output;
-    }
-    output.remaining = remaining;
-    if source != *file.source {
-        output.fixed_source = Some(source);
+        Err(failure) => {
+            let why = match failure {
+                FixFailure::DoesNotParse => "a fix produced code that does not parse".to_string(),
+                FixFailure::NotConverged(passes) => format!("fixes did not converge after {passes} passes"),
+            };
+            output.error = Some(miette!("{}: {why}; the file was left unchanged", file.display));
+            output.remaining = visible(&file.lint);
+        }
     }
     output
 }
@@ -554,6 +543,8 @@ fn process_file(index: usize, file: &Linted, modules: &[ModuleInfo], hot: &HotFu
 /// Writes through a temporary file in the same folder, then renames it over the original,
 /// keeping its permissions. A read-only or vanished file is an error.
 fn write_atomically(path: &Path, display: &str, contents: &str) -> Result<(), Report> {
+    // Through a symbolic link: replace the file it points to, not the link.
+    let path = &std::fs::canonicalize(path).map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
     let metadata = std::fs::metadata(path).map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
     if metadata.permissions().readonly() {
         return Err(miette!("{display}: cannot write the fix: the file is read-only"));

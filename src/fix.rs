@@ -1,8 +1,9 @@
-//! Applying fixes: non-overlapping edits, every other byte kept.
+//! Applying fixes: non-overlapping edits, every other byte kept, in passes until nothing changes.
 
 use ruff_text_size::{TextRange, TextSize};
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
+use crate::parse::parses_cleanly;
 use crate::registry::Rule;
 
 /// The result of one pass of fixes over a source.
@@ -14,9 +15,13 @@ pub struct FixedSource {
 /// Applies every fix at or above `minimum` applicability that does not overlap an earlier one
 /// (sorted by position). Returns `None` when nothing applies. Skipped fixes are picked up by the
 /// next pass, after the file is checked again.
-pub fn apply_fixes(source: &str, diagnostics: &[Diagnostic], minimum: Applicability) -> Option<FixedSource> {
+pub fn apply_fixes<'d>(
+    source: &str,
+    diagnostics: impl IntoIterator<Item = &'d Diagnostic>,
+    minimum: Applicability,
+) -> Option<FixedSource> {
     let mut fixes: Vec<(&Diagnostic, Vec<&Edit>)> = diagnostics
-        .iter()
+        .into_iter()
         .filter_map(|d| {
             let fix = d.fix.as_ref()?;
             (fix.applicability >= minimum && !fix.edits.is_empty()).then(|| {
@@ -31,8 +36,20 @@ pub fn apply_fixes(source: &str, diagnostics: &[Diagnostic], minimum: Applicabil
     let mut accepted: Vec<&Edit> = Vec::new();
     let mut applied = Vec::new();
     for (diagnostic, edits) in fixes {
-        let own_overlap = edits.windows(2).any(|pair| conflicts(pair[0].range, pair[1].range));
-        if own_overlap || edits.iter().any(|edit| taken.iter().any(|t| conflicts(*t, edit.range))) {
+        let out_of_bounds = edits.iter().any(|edit| {
+            edit.range.end().to_usize() > source.len()
+                || !source.is_char_boundary(edit.range.start().to_usize())
+                || !source.is_char_boundary(edit.range.end().to_usize())
+        });
+        let own_overlap = edits
+            .windows(2)
+            .any(|pair| conflicts(pair[0].range, pair[1].range));
+        if out_of_bounds
+            || own_overlap
+            || edits
+                .iter()
+                .any(|edit| taken.iter().any(|t| conflicts(*t, edit.range)))
+        {
             continue;
         }
         taken.extend(edits.iter().map(|edit| edit.range));
@@ -51,13 +68,74 @@ pub fn apply_fixes(source: &str, diagnostics: &[Diagnostic], minimum: Applicabil
         last = edit.range.end();
     }
     output.push_str(&source[last.to_usize()..]);
-    Some(FixedSource { source: output, applied })
+    Some(FixedSource {
+        source: output,
+        applied,
+    })
+}
+
+/// Why [`fix_in_passes`] gave up; the source is then left as it was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FixFailure {
+    /// A pass produced code with a syntax error.
+    DoesNotParse,
+    /// Fixes still applied after this many passes.
+    NotConverged(usize),
+}
+
+/// A source after [`fix_in_passes`]: the fixed text, the rule of every fix applied, and the
+/// findings of the fixed text.
+pub struct Fixed<T> {
+    pub source: String,
+    pub applied: Vec<Rule>,
+    pub remaining: Vec<T>,
+}
+
+/// Applies fixes in passes until nothing changes: after each pass the new source must parse
+/// cleanly, and `relint` checks it again for the next pass's findings. `findings` are those of
+/// `source`; `diagnostic` picks a finding's diagnostic. At most `max_passes` passes may change
+/// the source.
+pub fn fix_in_passes<T>(
+    source: &str,
+    findings: Vec<T>,
+    minimum: Applicability,
+    max_passes: usize,
+    diagnostic: impl Fn(&T) -> &Diagnostic,
+    mut relint: impl FnMut(&str) -> Vec<T>,
+) -> Result<Fixed<T>, FixFailure> {
+    let mut current = source.to_string();
+    let mut remaining = findings;
+    let mut applied = Vec::new();
+    for pass in 0..=max_passes {
+        let Some(fixed) = apply_fixes(&current, remaining.iter().map(&diagnostic), minimum) else {
+            break;
+        };
+        if fixed.source == current {
+            // Fixes that change nothing: done.
+            break;
+        }
+        if pass == max_passes {
+            return Err(FixFailure::NotConverged(max_passes));
+        }
+        if !parses_cleanly(&fixed.source) {
+            return Err(FixFailure::DoesNotParse);
+        }
+        applied.extend(fixed.applied);
+        remaining = relint(&fixed.source);
+        current = fixed.source;
+    }
+    Ok(Fixed {
+        source: current,
+        applied,
+        remaining,
+    })
 }
 
 /// Two edits conflict when their ranges overlap, or both insert at the same offset (their order
 /// would be ambiguous).
 fn conflicts(a: TextRange, b: TextRange) -> bool {
-    (a.start() < b.end() && b.start() < a.end()) || (a.start() == b.start() && (a.is_empty() || b.is_empty()))
+    (a.start() < b.end() && b.start() < a.end())
+        || (a.start() == b.start() && (a.is_empty() || b.is_empty()))
         || (a.is_empty() && b.start() < a.start() && a.start() < b.end())
         || (b.is_empty() && a.start() < b.start() && b.start() < a.end())
 }
@@ -70,7 +148,10 @@ mod tests {
 
     fn diagnostic(edits: Vec<Edit>, applicability: Applicability) -> Diagnostic {
         let mut d = Diagnostic::new(Rule::Item, TextRange::default(), "m", "h");
-        d.fix = Some(Fix { applicability, edits });
+        d.fix = Some(Fix {
+            applicability,
+            edits,
+        });
         d.context = HotContext::Cold;
         d
     }
@@ -82,7 +163,15 @@ mod tests {
     #[test]
     fn keeps_bytes_outside_edits() {
         let source = "a = 1\r\n\tb = 2\r\n";
-        let fixed = apply_fixes(source, &[diagnostic(vec![Edit::replace(range(4, 5), "x")], Applicability::Safe)], Applicability::Safe).unwrap();
+        let fixed = apply_fixes(
+            source,
+            &[diagnostic(
+                vec![Edit::replace(range(4, 5), "x")],
+                Applicability::Safe,
+            )],
+            Applicability::Safe,
+        )
+        .unwrap();
         assert_eq!(fixed.source, "a = x\r\n\tb = 2\r\n");
     }
 
@@ -105,5 +194,152 @@ mod tests {
         assert!(conflicts(range(3, 3), range(3, 3)));
         assert!(!conflicts(range(1, 3), range(3, 3)));
         assert!(conflicts(range(1, 5), range(3, 3)));
+    }
+
+    /// A finding whose fix replaces `range` of whatever source it is applied to.
+    fn replacing(a: u32, b: u32, text: &str) -> Diagnostic {
+        diagnostic(vec![Edit::replace(range(a, b), text)], Applicability::Safe)
+    }
+
+    #[test]
+    fn passes_until_nothing_changes() {
+        // Pass 1 renames `a`, pass 2 (the re-check) renames `b`, then nothing is left.
+        let mut checks = 0;
+        let fixed = fix_in_passes(
+            "a = 1\nb = 2\n",
+            vec![replacing(0, 1, "x")],
+            Applicability::Safe,
+            10,
+            |d| d,
+            |source| {
+                checks += 1;
+                if source.starts_with('x') && source.contains('b') {
+                    vec![replacing(6, 7, "y")]
+                } else {
+                    Vec::new()
+                }
+            },
+        )
+        .unwrap();
+        assert_eq!(fixed.source, "x = 1\ny = 2\n");
+        assert_eq!(fixed.applied, vec![Rule::Item, Rule::Item]);
+        assert!(fixed.remaining.is_empty());
+        assert_eq!(checks, 2);
+    }
+
+    #[test]
+    fn refuses_a_fix_that_does_not_parse() {
+        assert!(crate::parse::parses_cleanly("a = 1\n"));
+        let broken = fix_in_passes(
+            "a = 1\n",
+            vec![replacing(4, 5, "(")],
+            Applicability::Safe,
+            10,
+            |d| d,
+            |_| Vec::new(),
+        );
+        assert_eq!(broken.err(), Some(FixFailure::DoesNotParse));
+        // The same edit is fine on its own: it is the pass's result that is checked.
+        let fixed = apply_fixes("a = 1\n", &[replacing(4, 5, "(")], Applicability::Safe).unwrap();
+        assert!(!crate::parse::parses_cleanly(&fixed.source));
+    }
+
+    #[test]
+    fn reports_fixes_that_never_settle() {
+        // Each pass flips `0` and `1`: never converges.
+        let flip = |source: &str| {
+            let next = if source.starts_with("a = 0") {
+                "1"
+            } else {
+                "0"
+            };
+            vec![replacing(4, 5, next)]
+        };
+        let result = fix_in_passes(
+            "a = 0\n",
+            flip("a = 0"),
+            Applicability::Safe,
+            10,
+            |d| d,
+            flip,
+        );
+        assert_eq!(result.err(), Some(FixFailure::NotConverged(10)));
+    }
+
+    #[test]
+    fn a_fix_that_changes_nothing_converges() {
+        let same = |_: &str| vec![replacing(4, 5, "1")];
+        let fixed = fix_in_passes(
+            "a = 1\n",
+            same("a = 1"),
+            Applicability::Safe,
+            10,
+            |d| d,
+            same,
+        )
+        .unwrap();
+        assert_eq!(fixed.source, "a = 1\n");
+        assert!(fixed.applied.is_empty());
+    }
+
+    #[test]
+    fn unsafe_fixes_wait_for_unsafe_minimum() {
+        let unsafe_fix = || {
+            vec![diagnostic(
+                vec![Edit::replace(range(4, 5), "2")],
+                Applicability::Unsafe,
+            )]
+        };
+        let fixed = fix_in_passes(
+            "a = 1\n",
+            unsafe_fix(),
+            Applicability::Safe,
+            10,
+            |d| d,
+            |_| unsafe_fix(),
+        )
+        .unwrap();
+        assert_eq!(fixed.source, "a = 1\n");
+        let fixed = fix_in_passes(
+            "a = 1\n",
+            unsafe_fix(),
+            Applicability::Unsafe,
+            10,
+            |d| d,
+            |_| Vec::new(),
+        )
+        .unwrap();
+        assert_eq!(fixed.source, "a = 2\n");
+    }
+
+    #[test]
+    fn edits_in_one_fix_apply_together() {
+        // Two findings: the second's edits overlap the first's, so none of its edits apply.
+        let first = diagnostic(
+            vec![
+                Edit::replace(range(0, 1), "x"),
+                Edit::insert(range(6, 6).start(), "# "),
+            ],
+            Applicability::Safe,
+        );
+        let second = diagnostic(
+            vec![
+                Edit::replace(range(0, 1), "y"),
+                Edit::replace(range(10, 11), "9"),
+            ],
+            Applicability::Safe,
+        );
+        let fixed = apply_fixes("a = 1\nb = 2\n", &[first, second], Applicability::Safe).unwrap();
+        assert_eq!(fixed.source, "x = 1\n# b = 2\n");
+        assert_eq!(fixed.applied.len(), 1);
+    }
+
+    #[test]
+    fn keeps_multibyte_text_and_a_bom() {
+        let source = "\u{feff}s = 'é'\r\nt = 1";
+        let at = source.find('1').unwrap() as u32;
+        let fixed =
+            apply_fixes(source, &[replacing(at, at + 1, "2")], Applicability::Safe).unwrap();
+        assert_eq!(fixed.source, "\u{feff}s = 'é'\r\nt = 2");
     }
 }

@@ -5,10 +5,10 @@
 use ruff_python_ast::{Expr, ExprCall, UnaryOp};
 use ruff_text_size::Ranged;
 
-use super::edits::add_argument;
+use super::edits::{add_argument, torch_name};
 use super::{keyword_is_true, method_call, report};
 use crate::checker::Checker;
-use crate::diagnostic::{Diagnostic, Fix};
+use crate::diagnostic::{Diagnostic, Edit, Fix};
 use crate::registry::Rule;
 use crate::semantic::{Device, Kind};
 
@@ -54,20 +54,21 @@ fn factory(checker: &mut Checker, call: &ExprCall) {
         "create constants once, outside the loop; for a scalar use `torch.full((), value, device=...)`".to_string(),
     );
     let only_device = call.arguments.args.len() == 1
-        && call.arguments.keywords.iter().all(|k| k.arg.as_ref().is_some_and(|a| matches!(a.as_str(), "device" | "requires_grad")));
+        && call.arguments.keywords.iter().all(|k| {
+            k.arg.as_ref().is_some_and(|a| matches!(a.as_str(), "device" | "dtype" | "requires_grad"))
+        });
     if is_number_literal(data) && only_device {
-        let torch = match call.func.as_ref() {
-            Expr::Attribute(attribute) => checker.slice(&*attribute.value).to_string(),
-            _ => String::new(),
+        // `torch.tensor` / `th.as_tensor`: the same module; `tensor(...)` imported from torch:
+        // the name torch is bound to, or `import torch`.
+        let (torch, import) = match call.func.as_ref() {
+            Expr::Attribute(attribute) => (checker.slice(&*attribute.value).to_string(), None),
+            _ => torch_name(checker),
         };
-        if !torch.is_empty() {
-            let keywords: Vec<&str> = call.arguments.keywords.iter().map(|k| checker.slice(k)).collect();
-            let replacement = format!("{torch}.full((), {}, {})", checker.slice(data), keywords.join(", "));
-            diagnostic = diagnostic.with_fix(
-                format!("Replace with `{replacement}`"),
-                Fix::safe(vec![crate::diagnostic::Edit::replace(call.range(), replacement.clone())]),
-            );
-        }
+        let keywords: Vec<&str> = call.arguments.keywords.iter().map(|k| checker.slice(k)).collect();
+        let replacement = format!("{torch}.full((), {}, {})", checker.slice(data), keywords.join(", "));
+        let mut edits = vec![Edit::replace(call.range(), replacement.clone())];
+        edits.extend(import);
+        diagnostic = diagnostic.with_fix(format!("Replace with `{replacement}`"), Fix::safe(edits));
     }
     checker.report(diagnostic);
 }
@@ -121,11 +122,33 @@ fn method(checker: &mut Checker, call: &ExprCall) {
             if facts.is_batch() && !non_blocking {
                 // Same values: the copy is ordered on the stream before any use. It stops
                 // blocking once the loader pins memory (SYNC402).
-                let edit = add_argument(checker, call, "non_blocking=True");
-                diagnostic = diagnostic.with_fix("Add `non_blocking=True`", Fix::safe(vec![edit]));
+                if let Some(edit) = non_blocking_edit(checker, call, method) {
+                    diagnostic = diagnostic.with_fix("Add `non_blocking=True`", Fix::safe(vec![edit]));
+                }
             }
             checker.report(diagnostic);
         }
         _ => {}
+    }
+}
+
+/// `non_blocking=True` for `.to(...)` / `.cuda(...)`: added, or replacing `non_blocking=False`.
+/// `None` where `non_blocking` may already be passed another way (positionally, through
+/// `*args` / `**kwargs`, or as a variable).
+fn non_blocking_edit(checker: &Checker, call: &ExprCall, method: &str) -> Option<Edit> {
+    let arguments = &call.arguments;
+    let max_positional = if method == "to" { 2 } else { 1 };
+    if arguments.args.len() > max_positional
+        || arguments.args.iter().any(|arg| arg.is_starred_expr() || arg.is_boolean_literal_expr())
+        || arguments.keywords.iter().any(|k| k.arg.is_none())
+    {
+        return None;
+    }
+    match arguments.find_keyword("non_blocking") {
+        Some(keyword) if matches!(&keyword.value, Expr::BooleanLiteral(b) if !b.value) => {
+            Some(Edit::replace(keyword.value.range(), "True"))
+        }
+        Some(_) => None,
+        None => add_argument(checker, call, "non_blocking=True"),
     }
 }

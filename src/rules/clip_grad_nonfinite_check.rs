@@ -30,10 +30,13 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         "drop it and check the returned norm on the device (`torch._assert_async(torch.isfinite(norm))`), or let GradScaler skip bad steps".to_string(),
     );
     let removal = match keyword {
-        Some(_) => remove_keyword(call, "error_if_nonfinite"),
+        Some(_) => remove_keyword(checker, call, "error_if_nonfinite"),
         // The positional form: drop it when it is the last argument.
         None if call.arguments.len() == 4 => {
             let previous = call.arguments.args[2].end();
+            // After the previous argument's closing parentheses, if it is parenthesized.
+            let between = &checker.source()[ruff_text_size::TextRange::new(previous, value.start())];
+            let previous = previous + ruff_text_size::TextSize::from(between.find(',').unwrap_or(0) as u32);
             Some(crate::diagnostic::Edit::delete(ruff_text_size::TextRange::new(previous, value.end())))
         }
         None => None,

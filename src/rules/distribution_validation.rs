@@ -39,8 +39,11 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     );
     if call.arguments.find_keyword("validate_args").is_none() {
         // Invalid parameters are no longer caught: unsafe.
-        let edit = add_argument(checker, call, "validate_args=False");
-        diagnostic = diagnostic.with_fix("Add `validate_args=False`", Fix::unsafe_(vec![edit]));
+        // Not when `**kwargs` may pass it already.
+        let edit = call.arguments.keywords.iter().all(|k| k.arg.is_some()).then(|| add_argument(checker, call, "validate_args=False"));
+        if let Some(edit) = edit.flatten() {
+            diagnostic = diagnostic.with_fix("Add `validate_args=False`", Fix::unsafe_(vec![edit]));
+        }
     }
     checker.report(diagnostic);
 }

@@ -1,43 +1,151 @@
 //! Building blocks for fixes: keyword arguments, imports, the name `torch` is bound to.
 
-use ruff_python_ast::{ExprCall, Stmt};
+use ruff_python_ast::{Expr, ExprCall, Stmt};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
 use crate::checker::Checker;
 use crate::diagnostic::Edit;
 use crate::semantic::BindingSource;
 
-/// Adds `text` (e.g. `non_blocking=True`) as the last argument of `call`.
-pub(crate) fn add_argument(checker: &Checker, call: &ExprCall, text: &str) -> Edit {
+/// Adds `text` (e.g. `non_blocking=True`) as the last argument of `call`. `None` where another
+/// argument cannot follow the last one (a lone unparenthesized generator: `f(x for x in y)`).
+pub(crate) fn add_argument(checker: &Checker, call: &ExprCall, text: &str) -> Option<Edit> {
+    add_argument_in(checker.source(), call, text)
+}
+
+/// [`add_argument`] for a call parsed from `source` (offsets into `source`).
+pub(crate) fn add_argument_in(source: &str, call: &ExprCall, text: &str) -> Option<Edit> {
     let close = call.arguments.end() - TextSize::from(1);
     match call.arguments.iter_source_order().last() {
-        None => Edit::insert(close, text),
+        None => Some(Edit::insert(close, text)),
+        Some(_) if matches!(call.arguments.args.first(), Some(Expr::Generator(g)) if !g.parenthesized) => {
+            None
+        }
         Some(last) => {
-            let between = &checker.source()[TextRange::new(last.end(), close)];
-            if between.trim_start().starts_with(',') {
+            let between = &source[TextRange::new(last.end(), close)];
+            match separator_comma(between) {
                 // `f(a, b,)` / multi-line with a trailing comma: add after the comma.
-                let comma = last.end() + TextSize::from(between.find(',').unwrap_or(0) as u32 + 1);
-                Edit::insert(comma, format!(" {text},"))
-            } else {
-                Edit::insert(last.end(), format!(", {text}"))
+                Some(comma) => Some(Edit::insert(
+                    last.end() + TextSize::from(comma as u32 + 1),
+                    format!(" {text},"),
+                )),
+                None => {
+                    // After the last argument's closing parentheses, if it is parenthesized.
+                    let parens = closing_parens(between);
+                    Some(Edit::insert(
+                        last.end() + TextSize::from(parens as u32),
+                        format!(", {text}"),
+                    ))
+                }
             }
         }
     }
 }
 
-/// Removes the keyword argument `name` from `call`, with its comma.
-pub(crate) fn remove_keyword(call: &ExprCall, name: &str) -> Option<Edit> {
-    let ordered: Vec<TextRange> = call.arguments.iter_source_order().map(|arg| arg.range()).collect();
+/// The offset of the first comma in `between` (the text after an argument), skipping the
+/// closing parentheses of a parenthesized argument, whitespace, line continuations and comments.
+fn separator_comma(between: &str) -> Option<usize> {
+    let mut chars = between.char_indices();
+    while let Some((index, c)) = chars.next() {
+        match c {
+            ',' => return Some(index),
+            '#' => {
+                // Skip to the end of the line.
+                for (_, c) in chars.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
+                }
+            }
+            ')' | '\\' => {}
+            c if c.is_whitespace() => {}
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The length of the run of closing parentheses (and whitespace between them) that ends a
+/// parenthesized argument: `(a + b)` has its range without the parentheses.
+fn closing_parens(between: &str) -> usize {
+    let mut end = 0;
+    for (index, c) in between.char_indices() {
+        match c {
+            ')' => end = index + 1,
+            ' ' | '\t' => {}
+            _ => break,
+        }
+    }
+    end
+}
+
+/// Removes the keyword argument `name` from `call`, with its comma. In a call written one
+/// argument per line, the keyword's whole line goes, so comments on the other lines stay.
+pub(crate) fn remove_keyword(checker: &Checker, call: &ExprCall, name: &str) -> Option<Edit> {
+    let source = checker.source();
+    let ordered: Vec<TextRange> = call
+        .arguments
+        .iter_source_order()
+        .map(|arg| arg.range())
+        .collect();
     let keyword = call.arguments.find_keyword(name)?;
     let index = ordered.iter().position(|range| *range == keyword.range())?;
+    let close = call.arguments.end() - TextSize::from(1);
+    // Own line: only indentation before it, and only its comma (and a comment) after it.
+    let start_of_line = line_start(source, keyword.start());
+    let before = &source[TextRange::new(start_of_line, keyword.start())];
+    let next_start = ordered.get(index + 1).map_or(close, |r| r.start());
+    let after = &source[TextRange::new(keyword.end(), next_start)];
+    let after_line = after.find('\n');
+    if before.trim().is_empty() && start_of_line > call.arguments.start() {
+        if let Some(newline) = after_line {
+            let rest = after[..newline].trim();
+            let rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
+            if rest.is_empty() || rest.starts_with('#') {
+                // The previous argument keeps its comma: `f(\n    a,\n)` is valid.
+                let end = keyword.end() + TextSize::from(newline as u32 + 1);
+                return Some(Edit::delete(TextRange::new(start_of_line, end)));
+            }
+        }
+    }
     let range = if index > 0 {
-        TextRange::new(ordered[index - 1].end(), keyword.end())
+        // After the previous argument's closing parentheses, if it is parenthesized.
+        let previous = ordered[index - 1].end();
+        let parens = closing_parens(&source[TextRange::new(previous, keyword.start())]);
+        TextRange::new(previous + TextSize::from(parens as u32), keyword.end())
     } else if let Some(next) = ordered.get(1) {
         TextRange::new(keyword.start(), next.start())
     } else {
         keyword.range()
     };
     Some(Edit::delete(range))
+}
+
+/// `expr`'s text, parenthesized unless it is an atom or a primary (a name, an attribute, a call,
+/// a subscript, a literal) that binds tighter than any operator around it.
+pub(crate) fn parenthesized(checker: &Checker, expr: &Expr) -> String {
+    let text = checker.slice(expr);
+    match expr {
+        Expr::Name(_)
+        | Expr::Attribute(_)
+        | Expr::Call(_)
+        | Expr::Subscript(_)
+        | Expr::List(_)
+        | Expr::Dict(_)
+        | Expr::Set(_)
+        | Expr::ListComp(_)
+        | Expr::SetComp(_)
+        | Expr::DictComp(_)
+        | Expr::StringLiteral(_)
+        | Expr::BytesLiteral(_)
+        | Expr::FString(_)
+        | Expr::BooleanLiteral(_)
+        | Expr::NoneLiteral(_)
+        | Expr::EllipsisLiteral(_) => text.to_string(),
+        Expr::Tuple(tuple) if tuple.parenthesized => text.to_string(),
+        Expr::Generator(generator) if generator.parenthesized => text.to_string(),
+        _ => format!("({text})"),
+    }
 }
 
 /// The name `torch` is bound to here (`torch`, `th`), and an edit adding `import torch` to the
@@ -54,43 +162,85 @@ pub(crate) fn torch_name(checker: &Checker) -> (String, Option<Edit>) {
         // `torch` is shadowed by something else: no safe way to spell it.
         return ("torch".to_string(), None);
     }
-    ("torch".to_string(), Some(import_edit(checker, "import torch")))
+    (
+        "torch".to_string(),
+        Some(import_edit(checker, "import torch")),
+    )
 }
 
 /// Inserts `statement` at the top of the file's import block (after a docstring and
-/// `from __future__` imports), with the file's line ending.
+/// `from __future__` imports), with the file's line ending. In a file without imports it goes
+/// before the first statement, after the comments that head the file (a shebang, an encoding
+/// declaration, a licence).
 pub(crate) fn import_edit(checker: &Checker, statement: &str) -> Edit {
     let source = checker.source();
-    let newline = if source.contains("\r\n") { "\r\n" } else { "\n" };
+    let newline = if source.contains("\r\n") {
+        "\r\n"
+    } else if source.contains('\n') || !source.contains('\r') {
+        "\n"
+    } else {
+        "\r"
+    };
     let body = checker.module_body();
-    let mut position = TextSize::from(0);
+    let mut position = None;
     for (index, stmt) in body.iter().enumerate() {
-        let is_docstring = index == 0
-            && matches!(stmt, Stmt::Expr(expr) if expr.value.is_string_literal_expr());
+        let is_docstring =
+            index == 0 && matches!(stmt, Stmt::Expr(expr) if expr.value.is_string_literal_expr());
         let is_future = matches!(stmt, Stmt::ImportFrom(import)
             if import.module.as_ref().is_some_and(|m| m.id.as_str() == "__future__"));
         if is_docstring || is_future {
-            position = line_end_after(source, stmt.end());
+            position = Some(line_end_after(source, stmt.end()));
             continue;
         }
-        if matches!(stmt, Stmt::Import(_) | Stmt::ImportFrom(_)) {
-            position = line_start(source, stmt.start());
+        if position.is_none() || matches!(stmt, Stmt::Import(_) | Stmt::ImportFrom(_)) {
+            // Never before the docstring (`"""doc"""; import os`).
+            let start = line_start(source, stmt.start());
+            position =
+                Some(position.map_or(start, |after_header: TextSize| after_header.max(start)));
         }
         break;
     }
-    if position == TextSize::from(0) {
-        // Keep a byte-order mark first.
-        position = TextSize::from(if source.starts_with('\u{feff}') { 3 } else { 0 });
-    }
-    Edit::insert(position, format!("{statement}{newline}"))
+    let position = position.unwrap_or_else(|| {
+        // No statement at all: after a byte-order mark.
+        TextSize::from(if source.starts_with('\u{feff}') { 3 } else { 0 })
+    });
+    let position = if position.to_usize() < 3 && source.starts_with('\u{feff}') {
+        TextSize::from(3)
+    } else {
+        position
+    };
+    // At the end of a file without a final newline, start a line first.
+    let at_end = position.to_usize() == source.len();
+    let needs_newline = at_end && !source.is_empty() && !source.ends_with(['\n', '\r']);
+    let content = if needs_newline {
+        format!("{newline}{statement}{newline}")
+    } else {
+        format!("{statement}{newline}")
+    };
+    Edit::insert(position, content)
 }
 
 fn line_start(source: &str, offset: TextSize) -> TextSize {
     let before = &source[..offset.to_usize()];
-    TextSize::from(before.rfind('\n').map_or(0, |i| i + 1) as u32)
+    TextSize::from(before.rfind(['\n', '\r']).map_or(0, |i| i + 1) as u32)
 }
 
 fn line_end_after(source: &str, offset: TextSize) -> TextSize {
     let after = &source[offset.to_usize()..];
-    TextSize::from((offset.to_usize() + after.find('\n').map_or(after.len(), |i| i + 1)) as u32)
+    let end = match after.find(['\n', '\r']) {
+        Some(i) if after[i..].starts_with("\r\n") => i + 2,
+        Some(i) => i + 1,
+        None => after.len(),
+    };
+    TextSize::from((offset.to_usize() + end) as u32)
+}
+
+/// Parses the call at `range` of `source` again (a constructor the semantic model kept only as a
+/// range), with offsets into `source`.
+pub(crate) fn call_at(source: &str, range: TextRange) -> Option<ExprCall> {
+    let parsed = ruff_python_parser::parse_parenthesized_expression_range(source, range).ok()?;
+    let Expr::Call(call) = *parsed.into_syntax().body else {
+        return None;
+    };
+    Some(call)
 }

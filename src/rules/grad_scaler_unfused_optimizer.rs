@@ -1,10 +1,10 @@
 //! SYNC302: `scaler.step(opt)` with an optimizer that is not `Adam`/`AdamW(fused=True)`:
 //! GradScaler then checks for infs on the host.
 
-use ruff_python_ast::ExprCall;
+use ruff_python_ast::{Expr, ExprCall};
 use ruff_text_size::{Ranged, TextRange};
 
-use super::method_call;
+use super::{edits, method_call};
 use crate::checker::Checker;
 use crate::diagnostic::{Diagnostic, Edit, Fix};
 use crate::registry::Rule;
@@ -35,26 +35,31 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         },
     );
     if facts.adam_family {
-        let constructor = &checker.source()[facts.constructor];
-        let open = constructor.find('(').map_or(0, |i| i + 1);
-        let inside = constructor[open..constructor.len().saturating_sub(1)].trim();
-        let insert = TextRange::empty(facts.insert_at);
-        let content = if inside.is_empty() {
-            "fused=True".to_string()
-        } else if inside.ends_with(',') {
-            " fused=True,".to_string()
-        } else {
-            ", fused=True".to_string()
-        };
-        let edit = if inside.ends_with(',') {
-            // After the trailing comma.
-            let comma = constructor.rfind(',').map_or(0, |i| i + 1);
-            Edit::insert(facts.constructor.start() + ruff_text_size::TextSize::from(comma as u32), content)
-        } else {
-            Edit::insert(insert.start(), content)
-        };
-        // A different optimizer implementation (numerics, CUDA-only): unsafe.
-        diagnostic = diagnostic.with_fix("Add `fused=True` to the optimizer", Fix::unsafe_(vec![edit]));
+        if let Some(edit) = fused_edit(checker, facts.constructor) {
+            // A different optimizer implementation (numerics, CUDA-only): unsafe.
+            diagnostic = diagnostic.with_fix("Add `fused=True` to the optimizer", Fix::unsafe_(vec![edit]));
+        }
     }
     checker.report(diagnostic);
+}
+
+/// `fused=True` for the optimizer constructor at `constructor`: added, or replacing
+/// `fused=False` / `fused=None`. `None` where the constructor would then raise (`foreach=True`,
+/// `differentiable=True`) or `**kwargs` may pass `fused` already.
+fn fused_edit(checker: &Checker, constructor: TextRange) -> Option<Edit> {
+    let call = edits::call_at(checker.source(), constructor)?;
+    let arguments = &call.arguments;
+    let conflicting = ["foreach", "differentiable"]
+        .iter()
+        .any(|name| arguments.find_keyword(name).is_some_and(|k| !matches!(&k.value, Expr::BooleanLiteral(b) if !b.value) && !k.value.is_none_literal_expr()));
+    if conflicting || arguments.keywords.iter().any(|k| k.arg.is_none()) || arguments.args.iter().any(Expr::is_starred_expr) {
+        return None;
+    }
+    match arguments.find_keyword("fused") {
+        Some(keyword) if keyword.value.is_boolean_literal_expr() || keyword.value.is_none_literal_expr() => {
+            Some(Edit::replace(keyword.value.range(), "True"))
+        }
+        Some(_) => None,
+        None => edits::add_argument_in(checker.source(), &call, "fused=True"),
+    }
 }

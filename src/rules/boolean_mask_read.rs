@@ -1,10 +1,10 @@
 //! SYNC203: boolean-mask reads `x[mask]` and `torch.masked_select`: the result's size is the
 //! number of true elements.
 
-use ruff_python_ast::{CmpOp, Expr, ExprCall, ExprContext, ExprSubscript, UnaryOp};
+use ruff_python_ast::{CmpOp, Expr, ExprCall, ExprContext, ExprSubscript, Operator, UnaryOp};
 use ruff_text_size::Ranged;
 
-use super::edits::torch_name;
+use super::edits::{parenthesized, torch_name};
 use super::{argument, method_call, report, torch_input_may_be_cuda};
 use crate::checker::Checker;
 use crate::diagnostic::{Edit, Fix};
@@ -63,36 +63,53 @@ fn reduction_of_mask_read(checker: &mut Checker, call: &ExprCall) {
     if !checker.model().is_maybe_cuda_tensor(&read.value) || !checker.model().is_boolean_tensor(&read.slice) {
         return;
     }
+    // Same shape only when the mask is a test of `x`'s own elements: a row mask of lower rank
+    // would broadcast along the wrong axis, and `mask.sum()` would count rows. No fix otherwise.
     let x = checker.slice(&*read.value);
+    if !mask_is_elementwise_on(checker, &read.slice, x) {
+        return;
+    }
     let mask = checker.slice(&*read.slice);
     let (torch, import) = torch_name(checker);
     let replacement = if method == "sum" {
         format!("{torch}.where({mask}, {x}, 0).sum()")
     } else {
-        format!("({torch}.where({mask}, {x}, 0).sum() / {mask}.sum())")
+        format!("({torch}.where({mask}, {x}, 0).sum() / {}.sum())", parenthesized(checker, &read.slice))
     };
-    // Same values only when the mask has the shape of `x` (a row mask would broadcast along the
-    // wrong axis): known when the mask is a comparison of `x` itself. The mean changes rounding
-    // and integer behaviour: always unsafe.
-    let mask_from_x = mask_is_elementwise_on(checker, &read.slice, x);
     let mut edits = vec![Edit::replace(call.range(), replacement.clone())];
     edits.extend(import);
-    let fix = if method == "sum" && mask_from_x { Fix::safe(edits) } else { Fix::unsafe_(edits) };
+    // The sum keeps values and dtype; the mean changes rounding and integer behaviour: unsafe.
+    let fix = if method == "sum" { Fix::safe(edits) } else { Fix::unsafe_(edits) };
     checker.attach_fix(Rule::BooleanMaskRead, read.range(), format!("Replace with `{replacement}`"), fix);
 }
 
-/// Is `mask` an elementwise test of the tensor spelled `x` (`x > 0`, `~torch.isnan(x)`), either
-/// inline or through a variable assigned one?
+/// Is `mask` an elementwise test of the tensor spelled `x` (`x > 0`, `~torch.isnan(x)`,
+/// `(x > 0) & (x < 1)`), either inline or through a variable assigned one? Then it has `x`'s
+/// shape.
 pub(crate) fn mask_is_elementwise_on(checker: &Checker, mask: &Expr, x: &str) -> bool {
+    const TESTS: [&str; 5] = ["isnan", "isinf", "isfinite", "isposinf", "isneginf"];
     match mask {
         Expr::Compare(compare) => {
-            checker.slice(&*compare.left) == x
-                && compare.ops.iter().all(|op| !matches!(op, CmpOp::In | CmpOp::NotIn | CmpOp::Is | CmpOp::IsNot))
+            let compares_x = checker.slice(&*compare.left) == x
+                || (compare.comparators.len() == 1 && checker.slice(&compare.comparators[0]) == x);
+            compares_x && compare.ops.iter().all(|op| !matches!(op, CmpOp::In | CmpOp::NotIn | CmpOp::Is | CmpOp::IsNot))
         }
         Expr::UnaryOp(unary) if unary.op == UnaryOp::Invert => mask_is_elementwise_on(checker, &unary.operand, x),
+        // Both sides have `x`'s shape, so the result does too.
+        Expr::BinOp(binary) if matches!(binary.op, Operator::BitAnd | Operator::BitOr | Operator::BitXor) => {
+            mask_is_elementwise_on(checker, &binary.left, x) && mask_is_elementwise_on(checker, &binary.right, x)
+        }
         Expr::Call(call) => {
+            if let Some((receiver, method)) = method_call(call) {
+                if TESTS.contains(&method) && call.arguments.is_empty() && checker.slice(receiver) == x {
+                    return true;
+                }
+            }
             let name = checker.model().qualified_name(&call.func);
-            matches!(name.as_deref(), Some("torch.isnan" | "torch.isinf" | "torch.isfinite"))
+            name.as_deref()
+                .and_then(|name| name.strip_prefix("torch."))
+                .is_some_and(|name| TESTS.contains(&name))
+                && call.arguments.len() == 1
                 && call.arguments.args.first().is_some_and(|arg| checker.slice(arg) == x)
         }
         Expr::Name(name) => checker

@@ -55,7 +55,9 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         format!("`{loss}` on boolean-masked inputs waits for the GPU to count the mask"),
         "pass the unmasked tensors with `ignore_index=` set to the value the mask drops".to_string(),
     );
-    if let (Some((logits, mask)), Some((labels, same_mask))) = (input_masked, target_masked) {
+    // Module calls take no `ignore_index=` (it is fixed when the module is built): no fix.
+    let functional = checker.model().qualified_name(&call.func).is_some();
+    if let (true, Some((logits, mask)), Some((labels, same_mask))) = (functional, input_masked, target_masked) {
         if checker.slice(mask) == checker.slice(same_mask) {
             if let Some(fix) = ignore_index_fix(checker, call, logits, labels, mask) {
                 let title = fix.0;
@@ -68,7 +70,10 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
 
 /// `loss(logits[m], target[m])` with `m = target != IGN` ->
 /// `loss(logits.flatten(0, -2), target.flatten(), ignore_index=IGN)`; with class-first logits
-/// permuted to the end (`logits.permute(0, 2, 3, 1)[m]`) -> `loss(logits, target, ...)`.
+/// permuted to the end (`logits.permute(0, 2, 3, 1)[m]`) -> `loss(logits, target, ...)`; with
+/// any other mask -> `loss(logits.flatten(0, -2), target.masked_fill(~m, -100).flatten(),
+/// ignore_index=-100)`. Flattening the leading dimensions makes `(B, T, C)` logits with a
+/// `(B, T)` mask the `(B * T, C)` rows the masked call saw, and is a no-op for `(N, C)`.
 fn ignore_index_fix(
     checker: &Checker,
     call: &ExprCall,
@@ -76,22 +81,34 @@ fn ignore_index_fix(
     labels: &Expr,
     mask: &Expr,
 ) -> Option<(String, Fix)> {
-    let labels_text = checker.slice(labels);
-    let mask_definition = match mask {
-        Expr::Name(name) => checker.model().lookup(name.id.as_str())?.value?,
-        other => other,
-    };
-    let Expr::Compare(compare) = mask_definition else { return None };
-    let ([CmpOp::NotEq], [ignored]) = (&*compare.ops, &*compare.comparators) else { return None };
-    if checker.slice(&*compare.left) != labels_text || matches!(ignored, Expr::Call(_)) {
-        return None;
-    }
     let reduction_none = call.arguments.find_keyword("reduction").is_some_and(|k| {
         matches!(&k.value, Expr::StringLiteral(s) if s.value.to_str() == "none")
     });
-    if reduction_none {
+    // `reduction="none"` would return one loss per position instead of one per kept position;
+    // `**kwargs` may hold `ignore_index` already.
+    if reduction_none || call.arguments.keywords.iter().any(|k| k.arg.is_none()) || call.arguments.args.iter().any(Expr::is_starred_expr) {
         return None;
     }
+    let labels_text = checker.slice(labels);
+    let mask_definition = match mask {
+        Expr::Name(name) => checker.model().lookup(name.id.as_str()).and_then(|binding| binding.value),
+        other => Some(other),
+    };
+    // `m = target != IGN` with IGN a number or a constant: the mask drops exactly the targets
+    // `ignore_index=IGN` ignores.
+    let ignored = match mask_definition {
+        Some(Expr::Compare(compare)) => match (&*compare.ops, &*compare.comparators) {
+            ([CmpOp::NotEq], [ignored])
+                if checker.slice(&*compare.left) == labels_text
+                    && !matches!(ignored, Expr::Call(_))
+                    && !matches!(checker.model().kind_of(ignored), Kind::Tensor(_)) =>
+            {
+                Some(ignored)
+            }
+            _ => None,
+        },
+        _ => None,
+    };
     let permuted = match logits {
         Expr::Call(inner) => match method_call(inner) {
             Some((base, "permute")) if checker.slice(&inner.arguments).replace(' ', "") == "(0,2,3,1)" => Some(base),
@@ -99,18 +116,26 @@ fn ignore_index_fix(
         },
         _ => None,
     };
+    let labels_atom = super::edits::parenthesized(checker, labels);
+    let (new_target, ignore_index) = match ignored {
+        Some(ignored) => (labels_atom, checker.slice(ignored).to_string()),
+        None => {
+            let not_mask = match mask {
+                Expr::Name(_) | Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_) => format!("~{}", checker.slice(mask)),
+                _ => format!("~({})", checker.slice(mask)),
+            };
+            (format!("{labels_atom}.masked_fill({not_mask}, -100)"), "-100".to_string())
+        }
+    };
     let (new_input, new_target) = match permuted {
-        Some(base) => (checker.slice(base).to_string(), labels_text.to_string()),
-        None => (format!("{}.flatten(0, -2)", checker.slice(logits)), format!("{labels_text}.flatten()")),
+        Some(base) => (checker.slice(base).to_string(), new_target),
+        None => (format!("{}.flatten(0, -2)", super::edits::parenthesized(checker, logits)), format!("{new_target}.flatten()")),
     };
     let args = &call.arguments.args;
     let mut edits = vec![
         Edit::replace(args[0].range(), new_input),
         Edit::replace(args[1].range(), new_target),
     ];
-    edits.push(super::edits::add_argument(checker, call, &format!("ignore_index={}", checker.slice(ignored))));
-    Some((
-        format!("Pass the unmasked tensors with `ignore_index={}`", checker.slice(ignored)),
-        Fix::unsafe_(edits),
-    ))
+    edits.push(super::edits::add_argument(checker, call, &format!("ignore_index={ignore_index}"))?);
+    Some((format!("Pass the unmasked tensors with `ignore_index={ignore_index}`"), Fix::unsafe_(edits)))
 }

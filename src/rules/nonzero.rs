@@ -1,7 +1,7 @@
 //! SYNC201: ops whose output size is the number of true elements: `torch.nonzero`,
 //! `t.nonzero()`, `torch.argwhere`, one-argument `torch.where(c)`.
 
-use ruff_python_ast::{CmpOp, Expr, ExprCall, StmtAssign};
+use ruff_python_ast::{Expr, ExprCall, StmtAssign};
 use ruff_text_size::Ranged;
 
 use super::{argument, method_call, report, torch_input_may_be_cuda};
@@ -67,15 +67,12 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
     let x = checker.slice(&*target.value);
     let c = checker.slice(condition);
     let s = checker.slice(&*assign.value);
+    // Same effect only when the mask has the shape of `x` (a row mask would broadcast along the
+    // wrong axis): known when it tests `x`'s own elements. No fix otherwise.
+    if !super::boolean_mask_read::mask_is_elementwise_on(checker, condition, x) {
+        return;
+    }
     let replacement = format!("{x}.masked_fill_({c}, {s})");
-    // Same effect only when the mask has the shape of `x`: known when it compares `x` itself.
-    let same_shape = match condition {
-        Expr::Compare(compare) => {
-            checker.slice(&*compare.left) == x && !compare.ops.iter().any(|op| matches!(op, CmpOp::In | CmpOp::NotIn | CmpOp::Is | CmpOp::IsNot))
-        }
-        _ => false,
-    };
     let edits = vec![Edit::replace(assign.range(), replacement.clone())];
-    let fix = if same_shape { Fix::safe(edits) } else { Fix::unsafe_(edits) };
-    checker.attach_fix(Rule::Nonzero, index.range(), format!("Replace with `{replacement}`"), fix);
+    checker.attach_fix(Rule::Nonzero, index.range(), format!("Replace with `{replacement}`"), Fix::safe(edits));
 }

@@ -83,19 +83,21 @@ pub(crate) fn assert(checker: &mut Checker, assert: &StmtAssert) {
         return;
     }
     let condition = checker.slice(&*assert.test);
+    let message = format!("`assert {condition}` reads a GPU tensor's truth value and waits for the GPU");
+    // `assert` evaluates its message only on failure; the call evaluates it every time. Keep a
+    // string literal; a computed message (an f-string of a tensor would sync itself) gets no fix.
+    let fixable = assert.msg.as_deref().is_none_or(Expr::is_string_literal_expr);
     let (torch, import) = torch_name(checker);
     let replacement = match &assert.msg {
         Some(msg) => format!("{torch}._assert_async({condition}, {})", checker.slice(&**msg)),
         None => format!("{torch}._assert_async({condition})"),
     };
-    let mut edits = vec![Edit::replace(assert.range(), replacement.clone())];
-    edits.extend(import);
-    let diagnostic = Diagnostic::new(
-        Rule::TensorTruthiness,
-        assert.test.range(),
-        format!("`assert {condition}` reads a GPU tensor's truth value and waits for the GPU"),
-        format!("check on the device: `{replacement}`"),
-    )
-    .with_fix(format!("Replace with `{replacement}`"), Fix::unsafe_(edits));
+    let mut diagnostic =
+        Diagnostic::new(Rule::TensorTruthiness, assert.test.range(), message, format!("check on the device: `{replacement}`"));
+    if fixable {
+        let mut edits = vec![Edit::replace(assert.range(), replacement.clone())];
+        edits.extend(import);
+        diagnostic = diagnostic.with_fix(format!("Replace with `{replacement}`"), Fix::unsafe_(edits));
+    }
     checker.report(diagnostic);
 }

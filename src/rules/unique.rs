@@ -67,7 +67,14 @@ fn count_of_unique(checker: &mut Checker, call: &ExprCall) {
     };
     let Some(Expr::Call(inner)) = inner else { return };
     let Some((input, what)) = unique_input(checker, inner) else { return };
-    if what.contains("bincount") || inner.arguments.keywords.iter().any(|k| k.arg.as_ref().is_some_and(|a| a.as_str() != "input")) {
+    // Only the plain form: `sorted=` / `return_inverse=` / `return_counts=` / `dim=` (or the same
+    // passed positionally) change what is counted, or make the result a tuple.
+    let positional = if what.starts_with('.') { 0 } else { 1 };
+    if what.contains("bincount")
+        || inner.arguments.args.len() > positional
+        || inner.arguments.args.iter().any(Expr::is_starred_expr)
+        || inner.arguments.keywords.iter().any(|k| k.arg.as_ref().is_none_or(|a| a.as_str() != "input"))
+    {
         return;
     }
     let (torch, import) = torch_name(checker);

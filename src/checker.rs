@@ -370,6 +370,7 @@ impl<'a> Checker<'a> {
             line: self.line(def.name.range.start()),
             intrinsic,
             setup: api::is_setup_function(def.name.id.as_str()),
+            runs_epochs: self.runs_epochs(&def.body),
             returns: None,
             parent_scope: self.model.flow.scope,
             analysis: Analysis::Pending,
@@ -538,6 +539,38 @@ impl<'a> Checker<'a> {
         self.bind_target(target, kind, None);
     }
 
+    // ---- epochs --------------------------------------------------------------------------
+
+    /// Does this function body run whole epochs: does it loop over a data loader (outside
+    /// nested definitions)?
+    fn runs_epochs(&self, body: &[Stmt]) -> bool {
+        let mut finder = BatchLoopFinder { checker: self, found: false };
+        finder.visit_body(body);
+        finder.found
+    }
+
+    /// `for batch in loader`, `for i, (x, y) in enumerate(tqdm(train_loader))`.
+    fn iterates_batches(&self, iter: &Expr) -> bool {
+        if let Expr::Call(call) = iter {
+            if let Expr::Name(func) = call.func.as_ref() {
+                let name = func.id.as_str();
+                let wrapper = if self.model.is_builtin(name) {
+                    matches!(name, "enumerate" | "zip" | "iter")
+                } else {
+                    matches!(name, "tqdm" | "track" | "progress_bar" | "prefetcher")
+                };
+                if wrapper {
+                    return call.arguments.args.iter().any(|arg| self.iterates_batches(arg));
+                }
+            }
+        }
+        match self.model.kind_of(iter) {
+            Kind::DataLoader { .. } => true,
+            Kind::Unknown => looks_like_loader(iter),
+            _ => false,
+        }
+    }
+
     // ---- calls ---------------------------------------------------------------------------
 
     /// Resolves what a call calls (analysing a local function first if needed, so its return
@@ -646,6 +679,45 @@ impl<'a> Checker<'a> {
         self.model.flow.branch_depth += 1;
         self.visit_body(body);
         self.model.flow.branch_depth -= 1;
+    }
+
+    /// The body of an `if` / `elif` clause: periodic when its test is a periodic guard (the
+    /// outermost guard is the one named).
+    fn with_guarded_branch(&mut self, test: &Expr, start: TextSize, body: &'a [Stmt]) {
+        let saved = self.model.flow.periodic_guard;
+        if saved.is_none() && is_periodic_guard(test) {
+            self.model.flow.periodic_guard = Some(self.line(start));
+        }
+        self.with_branch(body);
+        self.model.flow.periodic_guard = saved;
+    }
+}
+
+/// Looks for a loop over a data loader (see [`Checker::runs_epochs`]).
+struct BatchLoopFinder<'c, 'a> {
+    checker: &'c Checker<'a>,
+    found: bool,
+}
+
+impl<'b> Visitor<'b> for BatchLoopFinder<'_, '_> {
+    fn visit_stmt(&mut self, stmt: &'b Stmt) {
+        if self.found {
+            return;
+        }
+        match stmt {
+            Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+            Stmt::For(for_stmt) if self.checker.iterates_batches(&for_stmt.iter) => self.found = true,
+            _ => visitor::walk_stmt(self, stmt),
+        }
+    }
+
+    fn visit_expr(&mut self, expr: &'b Expr) {
+        match expr {
+            _ if self.found => {}
+            // Comprehensions over a loader are not step loops; lambdas are definitions.
+            Expr::Lambda(_) => {}
+            _ => visitor::walk_expr(self, expr),
+        }
     }
 }
 
@@ -800,19 +872,16 @@ impl<'a> Visitor<'a> for Checker<'a> {
             Stmt::If(if_stmt) => {
                 self.visit_expr(&if_stmt.test);
                 rules::check_stmt(self, stmt);
-                let guard = is_periodic_guard(&if_stmt.test).then(|| self.line(if_stmt.start()));
-                let saved = self.model.flow.periodic_guard;
-                if guard.is_some() && saved.is_none() {
-                    self.model.flow.periodic_guard = guard;
-                }
-                self.with_branch(&if_stmt.body);
-                self.model.flow.periodic_guard = saved;
+                self.with_guarded_branch(&if_stmt.test, if_stmt.start(), &if_stmt.body);
                 for clause in &if_stmt.elif_else_clauses {
-                    if let Some(test) = &clause.test {
-                        self.visit_expr(test);
-                        rules::check_elif(self, test);
+                    match &clause.test {
+                        Some(test) => {
+                            self.visit_expr(test);
+                            rules::check_elif(self, test);
+                            self.with_guarded_branch(test, clause.start(), &clause.body);
+                        }
+                        None => self.with_branch(&clause.body),
                     }
-                    self.with_branch(&clause.body);
                 }
             }
             Stmt::Try(try_stmt) => {

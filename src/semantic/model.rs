@@ -82,6 +82,9 @@ pub struct FunctionInfo<'a> {
     pub intrinsic: Option<IntrinsicHot>,
     /// Runs once (`__init__`, `configure_optimizers`, ...): never hot, even with loops.
     pub setup: bool,
+    /// Its body loops over a data loader: it runs whole epochs, so the lines outside its loops
+    /// run once per call (even when a loop calls it, or it is named `train_one_epoch`).
+    pub runs_epochs: bool,
     /// The join of its `return` values' kinds (`None` until analyzed).
     pub returns: Option<Kind>,
     pub(crate) parent_scope: ScopeId,
@@ -302,6 +305,9 @@ impl<'a> SemanticModel<'a> {
         let inner = if let Some(innermost) = self.flow.loops.last() {
             PeriodicInner::Hot(HotReason::Loop { line: innermost.line })
         } else if let Some(id) = self.flow.function {
+            if self.functions[id as usize].runs_epochs {
+                return HotContext::Cold;
+            }
             match self.functions[id as usize].intrinsic {
                 Some(why) => PeriodicInner::Hot(HotReason::Function { function: id, why }),
                 None => PeriodicInner::InFunction(id),

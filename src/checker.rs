@@ -452,15 +452,27 @@ impl<'a> Checker<'a> {
             Expr::Name(name) => self.model.bind_value(&name.id, kind, value),
             Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
                 let values: Option<&'a [Expr]> = match value {
-                    Some(Expr::Tuple(tuple)) if tuple.elts.len() == elts.len() => Some(&tuple.elts),
-                    Some(Expr::List(list)) if list.elts.len() == elts.len() => Some(&list.elts),
+                    Some(Expr::Tuple(tuple)) => Some(&tuple.elts),
+                    Some(Expr::List(list)) => Some(&list.elts),
                     _ => None,
                 };
+                // `a, *rest, z = x, y, w, v`: the names before the star take values from the
+                // front, those after it from the back, the star the rest.
+                let star = elts.iter().position(Expr::is_starred_expr);
+                let matched = values.filter(|values| match star {
+                    None => values.len() == elts.len(),
+                    Some(_) => values.len() >= elts.len() - 1 && !values.iter().any(Expr::is_starred_expr),
+                });
                 for (index, element) in elts.iter().enumerate() {
-                    match values {
-                        Some(values) => {
-                            let element_kind = self.model.kind_of(&values[index]);
-                            self.bind_target(element, element_kind, Some(&values[index]));
+                    let value = matched.and_then(|values| match star {
+                        Some(star) if index == star => None,
+                        Some(star) if index > star => values.get(values.len() - (elts.len() - index)),
+                        _ => values.get(index),
+                    });
+                    match value {
+                        Some(value) => {
+                            let element_kind = self.model.kind_of(value);
+                            self.bind_target(element, element_kind, Some(value));
                         }
                         None => {
                             let element_kind = element_kind(kind);

@@ -72,45 +72,55 @@ pub fn resolve_hot_functions(modules: &[ModuleInfo]) -> HotFunctions {
             Callee::Imported { module, name } => resolve_import(modules, &by_module, file, module, name, 0),
         }
     };
-    // Edges from a function to what it calls, and the roots: calls on lines hot by themselves.
+    // Edges from a function to what it calls, and the roots: calls on lines hot by themselves,
+    // from loops and from functions hot by themselves (which are also edges, so a chain from a
+    // loop can pass through them).
     let mut edges: FxHashMap<(usize, FunctionId), Vec<(usize, FunctionId)>> = FxHashMap::default();
-    let mut queue: VecDeque<((usize, FunctionId), Origin)> = VecDeque::new();
+    let mut loop_roots: VecDeque<((usize, FunctionId), Origin)> = VecDeque::new();
+    let mut function_roots: VecDeque<((usize, FunctionId), Origin)> = VecDeque::new();
     for (file, module) in modules.iter().enumerate() {
         for site in &module.semantics.call_sites {
             let Some(target) = resolve(file, &site.callee) else { continue };
+            let origin = |reason| Origin::Root(describe_reason(modules, file, reason, site.line));
             match site.context {
-                HotContext::Hot(reason) => {
-                    queue.push_back((target, Origin::Root(describe_reason(modules, file, reason, site.line))));
+                HotContext::Hot(reason @ HotReason::Loop { .. }) => loop_roots.push_back((target, origin(reason))),
+                HotContext::Hot(reason @ HotReason::Function { function: caller, .. }) => {
+                    function_roots.push_back((target, origin(reason)));
+                    edges.entry((file, caller)).or_default().push(target);
                 }
                 HotContext::InFunction(caller) => edges.entry((file, caller)).or_default().push(target),
                 _ => {}
             }
         }
     }
-    // Breadth-first, so each note names the shortest chain: (root, functions on the way).
+    // Breadth-first, so each note names the shortest chain: (root, functions on the way). The
+    // loops go first: "called from the loop at train.py:12 via `compute_loss()`" says more than
+    // "called from `compute_loss()`", which may be hot only by its name.
     let mut chains: FxHashMap<(usize, FunctionId), (String, Vec<String>)> = FxHashMap::default();
     let mut hot = HotFunctions::default();
-    while let Some((node, origin)) = queue.pop_front() {
-        let summary = &modules[node.0].semantics.functions[node.1 as usize];
-        if summary.setup || summary.intrinsic.is_some() || chains.contains_key(&node) {
-            continue;
-        }
-        let (root, via) = match origin {
-            Origin::Root(root) => (root, Vec::new()),
-            Origin::Caller(caller) => chains.get(&caller).cloned().unwrap_or_default(),
-        };
-        let name = format!("`{}()`", summary.qualname);
-        let note = if via.is_empty() {
-            format!("{name} is called from {root}")
-        } else {
-            format!("{name} is called from {root} via {}", via.join(" → "))
-        };
-        hot.notes.insert(node, note);
-        let mut path = via;
-        path.push(name);
-        chains.insert(node, (root, path));
-        for target in edges.get(&node).into_iter().flatten() {
-            queue.push_back((*target, Origin::Caller(node)));
+    for mut queue in [loop_roots, function_roots] {
+        while let Some((node, origin)) = queue.pop_front() {
+            let summary = &modules[node.0].semantics.functions[node.1 as usize];
+            if summary.setup || chains.contains_key(&node) {
+                continue;
+            }
+            let (root, via) = match origin {
+                Origin::Root(root) => (root, Vec::new()),
+                Origin::Caller(caller) => chains.get(&caller).cloned().unwrap_or_default(),
+            };
+            let name = format!("`{}()`", summary.qualname);
+            let note = if via.is_empty() {
+                format!("{name} is called from {root}")
+            } else {
+                format!("{name} is called from {root} via {}", via.join(" → "))
+            };
+            hot.notes.insert(node, note);
+            let mut path = via;
+            path.push(name);
+            chains.insert(node, (root, path));
+            for target in edges.get(&node).into_iter().flatten() {
+                queue.push_back((*target, Origin::Caller(node)));
+            }
         }
     }
     hot

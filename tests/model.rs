@@ -1,0 +1,232 @@
+//! The semantic model against its fixtures: one file per inference or exemption in
+//! `fixtures/model/`, checked with every rule at once. A line ending in `# expect: CODE[, CODE]`
+//! must be flagged with exactly those codes and every other line with nothing; a line ending in
+//! `# periodic: CODE` is flagged only with `--report-periodic`.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::fs;
+
+use common::{repo, run, stderr, stdout};
+
+/// One fixture per topic; `pkg/` is the cross-file call graph, linted as a folder.
+const TOPICS: &[&str] = &[
+    "imports",
+    "shadowing",
+    "host_values",
+    "self_attributes",
+    "devices",
+    "default_device",
+    "periodic",
+    "after_loop",
+    "except_handlers",
+    "lightning",
+    "compiled",
+    "helpers",
+    "bindings",
+    "boolean_masks",
+    "data_dependent_shapes",
+];
+
+/// (code, row) of every line `marker` marks in `source`.
+fn marked(source: &str, marker: &str) -> BTreeSet<(String, usize)> {
+    let mut expected = BTreeSet::new();
+    for (index, line) in source.lines().enumerate() {
+        let Some((_, codes)) = line.split_once(marker) else {
+            continue;
+        };
+        for code in codes
+            .split([',', ' '])
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+        {
+            assert!(
+                code.starts_with("SYNC"),
+                "line {}: `{marker}` lists `{code}`",
+                index + 1
+            );
+            expected.insert((code.to_string(), index + 1));
+        }
+    }
+    expected
+}
+
+/// Compares what was flagged with what is marked; a line of text per difference.
+fn differences(
+    path: &str,
+    expected: &BTreeSet<(String, usize)>,
+    found: &BTreeSet<(String, usize)>,
+) -> Vec<String> {
+    let missed = expected
+        .difference(found)
+        .map(|(code, row)| format!("{path}:{row}: {code} not flagged"));
+    let extra = found
+        .difference(expected)
+        .map(|(code, row)| format!("{path}:{row}: {code} flagged but not marked"));
+    missed.chain(extra).collect()
+}
+
+/// The JSON findings of `synclint check --isolated <args>`.
+fn check(args: &[&str]) -> Vec<serde_json::Value> {
+    let mut all = vec!["check", "--isolated", "--output-format", "json"];
+    all.extend_from_slice(args);
+    let output = run(&repo(), &all);
+    match serde_json::from_slice(&output.stdout) {
+        Ok(serde_json::Value::Array(rows)) => rows,
+        _ => panic!(
+            "{args:?}: not a JSON array\nstdout: {}\nstderr: {}",
+            stdout(&output),
+            stderr(&output)
+        ),
+    }
+}
+
+/// (code, row) of the findings in the file `path` ends.
+fn findings_in(rows: &[serde_json::Value], path: &str) -> BTreeSet<(String, usize)> {
+    rows.iter()
+        .filter(|row| {
+            row["filename"]
+                .as_str()
+                .is_some_and(|f| f.replace('\\', "/").ends_with(path))
+        })
+        .map(|row| {
+            (
+                row["code"].as_str().unwrap_or("invalid-syntax").to_string(),
+                row["location"]["row"].as_u64().unwrap() as usize,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_fixture_is_a_listed_topic() {
+    for entry in fs::read_dir(repo().join("fixtures/model")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            continue;
+        }
+        let stem = path.file_stem().unwrap().to_str().unwrap().to_string();
+        assert!(
+            TOPICS.contains(&stem.as_str()),
+            "fixtures/model/{stem}.py is not in TOPICS"
+        );
+    }
+}
+
+#[test]
+fn topics_flag_exactly_the_marked_lines() {
+    let mut failures = Vec::new();
+    for topic in TOPICS {
+        let path = format!("fixtures/model/{topic}.py");
+        let source =
+            fs::read_to_string(repo().join(&path)).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let expected = marked(&source, "# expect:");
+        assert!(!expected.is_empty(), "{path} marks no line");
+        let found = findings_in(&check(&[&path]), &path);
+        failures.extend(differences(&path, &expected, &found));
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+/// `--report-periodic` adds the lines under periodic guards, and only those.
+#[test]
+fn report_periodic_shows_the_periodic_lines() {
+    let mut failures = Vec::new();
+    for topic in TOPICS {
+        let path = format!("fixtures/model/{topic}.py");
+        let source = fs::read_to_string(repo().join(&path)).unwrap();
+        let periodic = marked(&source, "# periodic:");
+        if periodic.is_empty() {
+            continue;
+        }
+        let expected: BTreeSet<_> = marked(&source, "# expect:")
+            .union(&periodic)
+            .cloned()
+            .collect();
+        let rows = check(&["--report-periodic", &path]);
+        let found = findings_in(&rows, &path);
+        failures.extend(differences(&path, &expected, &found));
+        for row in &rows {
+            let line = row["location"]["row"].as_u64().unwrap() as usize;
+            let code = row["code"].as_str().unwrap_or_default().to_string();
+            let note = row["note"].as_str().unwrap_or_default();
+            if periodic.contains(&(code.clone(), line)) && !note.contains("periodic") {
+                failures.push(format!(
+                    "{path}:{line}: {code} note does not say periodic: {note}"
+                ));
+            }
+        }
+    }
+    let periodic_lines: usize = TOPICS
+        .iter()
+        .map(|t| {
+            marked(
+                &fs::read_to_string(repo().join(format!("fixtures/model/{t}.py"))).unwrap(),
+                "# periodic:",
+            )
+            .len()
+        })
+        .sum();
+    assert!(periodic_lines > 0, "no fixture marks a periodic line");
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+/// A package linted as a folder: `ops.masked_mean` is hot only through
+/// `train.py` loop -> `losses.compute_loss` -> `ops.masked_mean`.
+#[test]
+fn package_call_chain_across_files() {
+    let folder = "fixtures/model/pkg";
+    let rows = check(&[folder]);
+    let mut failures = Vec::new();
+    let mut files: Vec<_> = fs::read_dir(repo().join(folder))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let mut marked_anywhere = false;
+    for file in &files {
+        let name = file.file_name().unwrap().to_str().unwrap();
+        let path = format!("{folder}/{name}");
+        let expected = marked(&fs::read_to_string(file).unwrap(), "# expect:");
+        marked_anywhere |= !expected.is_empty();
+        failures.extend(differences(&path, &expected, &findings_in(&rows, &path)));
+    }
+    assert!(marked_anywhere, "{folder} marks no line");
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+
+    // Each finding in ops.py says how its line became hot: from the loop in train.py, through
+    // the function in losses.py that calls it.
+    let notes: Vec<&str> = rows
+        .iter()
+        .filter(|row| {
+            row["filename"]
+                .as_str()
+                .is_some_and(|f| f.ends_with("ops.py"))
+        })
+        .map(|row| row["note"].as_str().unwrap_or_default())
+        .collect();
+    for (op, via) in [
+        ("`masked_mean()`", "`compute_loss()`"),
+        ("`masked_max()`", "`compute_aux()`"),
+    ] {
+        assert!(
+            notes.iter().any(|note| note.contains(op)
+                && note.contains(via)
+                && note.contains("pkg/train.py:")),
+            "no ops.py note says {op} is called from the loop in train.py via {via}: {notes:#?}"
+        );
+    }
+}
+
+/// Linting one file of the package alone sees no caller: the helpers stay quiet.
+#[test]
+fn package_file_alone_has_no_callers() {
+    let path = "fixtures/model/pkg/ops.py";
+    let rows = check(&[path]);
+    assert!(
+        rows.is_empty(),
+        "{path} alone: {}",
+        serde_json::to_string_pretty(&rows).unwrap()
+    );
+}

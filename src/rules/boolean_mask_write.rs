@@ -1,6 +1,7 @@
 //! SYNC204: boolean-mask writes with a tensor value: `x[mask] = v`, `x[mask] += v`,
 //! `masked_fill(mask, <CUDA tensor>)`. `x[mask] = <Python scalar>` is fine (measured: no sync).
 
+use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{Expr, ExprCall, Operator, StmtAssign, StmtAugAssign};
 use ruff_text_size::Ranged;
 
@@ -43,11 +44,14 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
         format!("`{x_text}[{mask_text}] = {v}` with a tensor value waits for the GPU (a Python scalar would not)"),
         format!("write in place without a sync: `{replacement}` (a broadcastable value), or `{x_text}.masked_scatter_({mask_text}, {v})` (one value per selected element)"),
     );
-    if is_simple(x) && value.may_be_cuda() {
+    let fix_value = fixable(checker, x, mask, &assign.value).filter(|_| value.may_be_cuda());
+    if let Some(v) = fix_value {
+        let replacement = format!("{x_text}.copy_({torch}.where({mask_text}, {v}, {x_text}))");
         let mut edits = vec![Edit::replace(assign.range(), replacement.clone())];
         edits.extend(import);
-        // Right only when `v` broadcasts to `x`; `v` holding one value per selected element
-        // needs `masked_scatter_`. The shape is not known statically: unsafe.
+        // Right only when `v` broadcasts to `x` (a 0-dim value, or tensors of `x`'s shape); a
+        // value with one element per selected element has no sync-free `where` form here.
+        // Shapes are not known statically: unsafe.
         diagnostic = diagnostic.with_fix(format!("Replace with `{replacement}`"), Fix::unsafe_(edits));
     }
     checker.report(diagnostic);
@@ -78,13 +82,100 @@ pub(crate) fn aug_assign(checker: &mut Checker, assign: &StmtAugAssign) {
             format!("update in place without a sync: `{replacement}`")
         },
     );
-    if !method.is_empty() && is_simple(x) {
+    let fix_value = fixable(checker, x, mask, &assign.value).filter(|_| !method.is_empty());
+    if let Some(v) = fix_value {
+        let replacement = format!("{x_text}.{method}({torch}.where({mask_text}, {v}, {neutral}))");
         let mut edits = vec![Edit::replace(assign.range(), replacement.clone())];
         edits.extend(import);
         // Right for a broadcastable `v`; dtype promotion of `torch.where` can differ: unsafe.
         diagnostic = diagnostic.with_fix(format!("Replace with `{replacement}`"), Fix::unsafe_(edits));
     }
     checker.report(diagnostic);
+}
+
+/// The value to write with `torch.where(mask, v, ...)` for `x[mask] = value` (or `op=`), when
+/// the rewrite keeps the meaning for values that broadcast: `x` is a plain name or attribute, the
+/// mask tests `x`'s own elements (so it has `x`'s shape: a row mask of lower rank would broadcast
+/// along the wrong axis), and every boolean-mask read in `value` is `y[mask]` with the same mask,
+/// combined elementwise, and is replaced by `y` (`x[m] = y[m]` -> `torch.where(m, y, x)`). A
+/// value read through another mask, or reduced (`y[m].sum()`), has one element per selected
+/// element or a different meaning without the mask: no fix.
+fn fixable(checker: &Checker, x: &Expr, mask: &Expr, value: &Expr) -> Option<String> {
+    let x_text = checker.slice(x);
+    if !is_simple(x) || !super::boolean_mask_read::mask_is_elementwise_on(checker, mask, x_text) {
+        return None;
+    }
+    let mut replacements = Vec::new();
+    if !unmask(checker, value, checker.slice(mask), &mut replacements) {
+        return None;
+    }
+    let mut text = String::new();
+    let mut last = value.start();
+    for (range, content) in replacements {
+        text.push_str(&checker.source()[ruff_text_size::TextRange::new(last, range.start())]);
+        text.push_str(&content);
+        last = range.end();
+    }
+    text.push_str(&checker.source()[ruff_text_size::TextRange::new(last, value.end())]);
+    Some(text)
+}
+
+/// Collects the edits turning each `y[mask]` in `expr` into `y`; false when a boolean-mask read
+/// sits anywhere but under elementwise operations and shape-keeping methods.
+fn unmask(checker: &Checker, expr: &Expr, mask: &str, replacements: &mut Vec<(ruff_text_size::TextRange, String)>) -> bool {
+    /// Methods that keep the shape, so `y[m].detach()` is `y.detach()[m]`.
+    const SHAPE_KEEPING: [&str; 16] = [
+        "detach", "clone", "contiguous", "float", "half", "double", "bfloat16", "int", "long", "bool", "to", "type",
+        "abs", "neg", "sigmoid", "exp",
+    ];
+    if !reads_through_mask(checker, expr) {
+        return true;
+    }
+    match expr {
+        Expr::Subscript(subscript)
+            if checker.slice(&*subscript.slice) == mask && !reads_through_mask(checker, &subscript.value) =>
+        {
+            replacements.push((subscript.range(), super::edits::parenthesized(checker, &subscript.value)));
+            true
+        }
+        Expr::BinOp(binary) if binary.op != Operator::MatMult => {
+            unmask(checker, &binary.left, mask, replacements) && unmask(checker, &binary.right, mask, replacements)
+        }
+        Expr::UnaryOp(unary) => unmask(checker, &unary.operand, mask, replacements),
+        Expr::Call(call) => match method_call(call) {
+            Some((receiver, method)) if SHAPE_KEEPING.contains(&method) => {
+                call.arguments.args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value)).all(|arg| !reads_through_mask(checker, arg))
+                    && unmask(checker, receiver, mask, replacements)
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Does `expr` read anything through a boolean mask (`y[m]`)?
+fn reads_through_mask(checker: &Checker, expr: &Expr) -> bool {
+    struct Finder<'c, 'a> {
+        checker: &'c Checker<'a>,
+        found: bool,
+    }
+    impl<'e> Visitor<'e> for Finder<'_, '_> {
+        fn visit_expr(&mut self, expr: &'e Expr) {
+            if self.found {
+                return;
+            }
+            if let Expr::Subscript(subscript) = expr {
+                if self.checker.model().is_boolean_index(&subscript.slice) {
+                    self.found = true;
+                    return;
+                }
+            }
+            walk_expr(self, expr);
+        }
+    }
+    let mut finder = Finder { checker, found: false };
+    finder.visit_expr(expr);
+    finder.found
 }
 
 /// `x.masked_fill(mask, v)` / `torch.masked_fill(x, mask, v)` with a CUDA tensor `v`.

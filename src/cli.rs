@@ -15,7 +15,9 @@ use crate::diagnostic::{Applicability, Diagnostic};
 use crate::discovery::discover;
 use crate::fix::{FixFailure, fix_in_passes};
 use crate::linter::{FileLint, decode, lint_source};
-use crate::project::{HotFunctions, ModuleInfo, display_path, hot_note, module_path, resolve_hot_functions};
+use crate::project::{
+    HotFunctions, ModuleInfo, display_path, hot_note, module_path, resolve_hot_functions,
+};
 use crate::registry::{Rule, RuleSelector};
 use crate::render::{ColorChoice, Finding, OutputFormat, SourceText, render};
 use crate::semantic::{FunctionId, HotContext, PeriodicInner};
@@ -70,7 +72,12 @@ struct CheckArgs {
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     ignore: Vec<RuleSelector>,
     /// How to print findings.
-    #[arg(long, value_enum, default_value = "full", env = "SYNCLINT_OUTPUT_FORMAT")]
+    #[arg(
+        long,
+        value_enum,
+        default_value = "full",
+        env = "SYNCLINT_OUTPUT_FORMAT"
+    )]
     output_format: OutputFormat,
     /// Use this config file (pyproject.toml or synclint.toml) for every file.
     #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
@@ -135,7 +142,11 @@ pub fn main() -> ExitCode {
         .and_then(|n| n.parse::<usize>().ok())
         .filter(|n| *n > 0)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).stack_size(STACK_SIZE).build() {
+    let pool = match rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .stack_size(STACK_SIZE)
+        .build()
+    {
         Ok(pool) => pool,
         Err(error) => {
             eprintln!("synclint: cannot start threads: {error}");
@@ -153,7 +164,9 @@ pub fn main() -> ExitCode {
 fn rule_command(args: RuleArgs) -> u8 {
     let mut out = io::stdout().lock();
     let result = if args.all {
-        Rule::ALL.iter().try_for_each(|rule| writeln!(out, "{}\n", rule.doc().trim_end()))
+        Rule::ALL
+            .iter()
+            .try_for_each(|rule| writeln!(out, "{}\n", rule.doc().trim_end()))
     } else {
         match args.code.as_deref().and_then(Rule::from_code) {
             Some(rule) => writeln!(out, "{}", rule.doc().trim_end()),
@@ -207,8 +220,20 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
         exclude: args.exclude.clone(),
         extend_exclude: args.extend_exclude.clone(),
         respect_gitignore: args.no_respect_gitignore.then_some(false),
-        fix: if args.fix { Some(true) } else if args.no_fix { Some(false) } else { None },
-        unsafe_fixes: if args.unsafe_fixes { Some(true) } else if args.no_unsafe_fixes { Some(false) } else { None },
+        fix: if args.fix {
+            Some(true)
+        } else if args.no_fix {
+            Some(false)
+        } else {
+            None
+        },
+        unsafe_fixes: if args.unsafe_fixes {
+            Some(true)
+        } else if args.no_unsafe_fixes {
+            Some(false)
+        } else {
+            None
+        },
         report_periodic: args.report_periodic.then_some(true),
     };
     let source = if args.isolated {
@@ -225,7 +250,11 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
             return 2;
         }
     };
-    let paths = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths.clone() };
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths.clone()
+    };
     if paths.iter().any(|p| p == Path::new("-")) {
         return check_stdin(&args, &resolver, &cwd);
     }
@@ -249,10 +278,17 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
     if args.parse_only {
         let parsed: usize = files
             .par_iter()
-            .filter_map(|file| std::fs::read(&file.path).ok().and_then(|bytes| decode(bytes).ok()))
+            .filter_map(|file| {
+                std::fs::read(&file.path)
+                    .ok()
+                    .and_then(|bytes| decode(bytes).ok())
+            })
             .map(|source| crate::parse::parse(&source).module.body.len())
             .sum();
-        println!("parsed {} files ({parsed} top-level statements)", files.len());
+        println!(
+            "parsed {} files ({parsed} top-level statements)",
+            files.len()
+        );
         return 0;
     }
 
@@ -261,11 +297,24 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
         .into_par_iter()
         .map(|file| {
             let display = display_path(&file.path, &cwd);
-            let bytes = std::fs::read(&file.path).map_err(|e| miette!("{display}: cannot read: {e}"))?;
+            let bytes =
+                std::fs::read(&file.path).map_err(|e| miette!("{display}: cannot read: {e}"))?;
             let text = decode(bytes).map_err(|e| miette!("{display}: {e}"))?;
-            let lint = lint_source(&text, file.settings.rules_for(&file.path), &file.settings.hot_functions);
+            let lint = lint_source(
+                &text,
+                file.settings.rules_for(&file.path),
+                &file.settings.hot_functions,
+            );
             let (module, is_package) = module_path(&file.path);
-            Ok(Linted { path: file.path, display, settings: file.settings, source: text.into(), lint, module, is_package })
+            Ok(Linted {
+                path: file.path,
+                display,
+                settings: file.settings,
+                source: text.into(),
+                lint,
+                module,
+                is_package,
+            })
         })
         .collect();
     let mut linted = Vec::with_capacity(results.len());
@@ -287,7 +336,8 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
         .collect();
     let hot = resolve_hot_functions(&modules);
 
-    let fixing = args.fix || args.fix_only || args.diff || linted.first().is_some_and(|f| f.settings.fix);
+    let fixing =
+        args.fix || args.fix_only || args.diff || linted.first().is_some_and(|f| f.settings.fix);
     let mut outputs: Vec<FileOutput> = linted
         .par_iter()
         .enumerate()
@@ -304,12 +354,18 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
         for syntax_error in &file.lint.syntax_errors {
             errors.push(
                 miette!(
-                    labels = vec![LabeledSpan::at(syntax_error.range.start().to_usize()..syntax_error.range.end().to_usize(), "here")],
+                    labels = vec![LabeledSpan::at(
+                        syntax_error.range.start().to_usize()..syntax_error.range.end().to_usize(),
+                        "here"
+                    )],
                     "{}: syntax error: {}",
                     file.display,
                     syntax_error.message
                 )
-                .with_source_code(NamedSource::new(file.display.clone(), file.source.to_string())),
+                .with_source_code(NamedSource::new(
+                    file.display.clone(),
+                    file.source.to_string(),
+                )),
             );
         }
         if let Some(error) = output.error.take() {
@@ -330,7 +386,10 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
             }
         }
         let source_text = Arc::new(SourceText {
-            text: output.fixed_source.as_deref().map_or_else(|| file.source.clone(), Arc::from),
+            text: output
+                .fixed_source
+                .as_deref()
+                .map_or_else(|| file.source.clone(), Arc::from),
             index: match &output.fixed_source {
                 Some(fixed) => ruff_source_file::LineIndex::from_source_text(fixed),
                 None => file.lint.line_index.clone(),
@@ -346,7 +405,10 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
                 range: syntax_error.range,
                 fix: None,
                 fix_title: None,
-                source: Arc::new(SourceText { text: file.source.clone(), index: file.lint.line_index.clone() }),
+                source: Arc::new(SourceText {
+                    text: file.source.clone(),
+                    index: file.lint.line_index.clone(),
+                }),
             });
         }
         for (diagnostic, note) in std::mem::take(&mut output.remaining) {
@@ -371,7 +433,13 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
     if args.diff {
         let _ = out.write_all(diff_text.as_bytes());
         errors.print();
-        return if !errors.0.is_empty() { 2 } else if changed_files > 0 { 1 } else { 0 };
+        return if !errors.0.is_empty() {
+            2
+        } else if changed_files > 0 {
+            1
+        } else {
+            0
+        };
     }
     if args.show_fixes && fixed_total > 0 {
         let _ = writeln!(out, "Fixed {fixed_total} finding{}:", plural(fixed_total));
@@ -392,14 +460,27 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
             let shown: Vec<Finding> = findings
                 .into_iter()
                 .map(|mut f| {
-                    if f.fix.as_ref().is_some_and(|fix| fix.applicability == Applicability::Unsafe) && !unsafe_fixes {
+                    if f.fix
+                        .as_ref()
+                        .is_some_and(|fix| fix.applicability == Applicability::Unsafe)
+                        && !unsafe_fixes
+                    {
                         f.fix_title = f.fix_title.map(|t| format!("{t} (unsafe)"));
                     }
                     f
                 })
                 .collect();
-            let _ = render(&mut out, args.output_format, &shown, args.color, show_fixes_available);
-            let human = matches!(args.output_format, OutputFormat::Full | OutputFormat::Concise);
+            let _ = render(
+                &mut out,
+                args.output_format,
+                &shown,
+                args.color,
+                show_fixes_available,
+            );
+            let human = matches!(
+                args.output_format,
+                OutputFormat::Full | OutputFormat::Concise
+            );
             if human && !args.quiet {
                 print_summary(&mut out, &shown, fixed_total, unsafe_fixes);
             }
@@ -411,7 +492,11 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
         let _ = writeln!(out, "Fixed {fixed_total} finding{}.", plural(fixed_total));
     }
     errors.print();
-    let remaining = if args.fix_only { 0 } else { rule_findings.len() };
+    let remaining = if args.fix_only {
+        0
+    } else {
+        rule_findings.len()
+    };
     exit_code(&errors, remaining, args.exit_zero)
 }
 
@@ -431,21 +516,51 @@ fn plural(n: usize) -> &'static str {
 
 fn print_summary(out: &mut dyn Write, findings: &[Finding], fixed: usize, unsafe_fixes: bool) {
     let count = findings.iter().filter(|f| f.rule.is_some()).count();
-    let safe = findings.iter().filter(|f| f.fix.as_ref().is_some_and(|x| x.applicability == Applicability::Safe)).count();
-    let unsafe_ = findings.iter().filter(|f| f.fix.as_ref().is_some_and(|x| x.applicability == Applicability::Unsafe)).count();
+    let safe = findings
+        .iter()
+        .filter(|f| {
+            f.fix
+                .as_ref()
+                .is_some_and(|x| x.applicability == Applicability::Safe)
+        })
+        .count();
+    let unsafe_ = findings
+        .iter()
+        .filter(|f| {
+            f.fix
+                .as_ref()
+                .is_some_and(|x| x.applicability == Applicability::Unsafe)
+        })
+        .count();
     let _ = match (count, fixed) {
         (0, 0) => writeln!(out, "All checks passed!"),
-        (0, fixed) => writeln!(out, "Found {fixed} finding{} ({fixed} fixed, 0 remaining).", plural(fixed)),
+        (0, fixed) => writeln!(
+            out,
+            "Found {fixed} finding{} ({fixed} fixed, 0 remaining).",
+            plural(fixed)
+        ),
         (count, 0) => writeln!(out, "Found {count} finding{}.", plural(count)),
-        (count, fixed) => writeln!(out, "Found {} findings ({fixed} fixed, {count} remaining).", count + fixed),
+        (count, fixed) => writeln!(
+            out,
+            "Found {} findings ({fixed} fixed, {count} remaining).",
+            count + fixed
+        ),
     };
     if safe > 0 || (unsafe_fixes && unsafe_ > 0) {
         let n = if unsafe_fixes { safe + unsafe_ } else { safe };
-        let flags = if unsafe_fixes { "`--fix --unsafe-fixes`" } else { "`--fix`" };
+        let flags = if unsafe_fixes {
+            "`--fix --unsafe-fixes`"
+        } else {
+            "`--fix`"
+        };
         let _ = writeln!(out, "[*] {n} fixable with {flags}.");
     }
     if !unsafe_fixes && unsafe_ > 0 {
-        let _ = writeln!(out, "{unsafe_} more fix{} available with `--unsafe-fixes`.", if unsafe_ == 1 { " is" } else { "es are" });
+        let _ = writeln!(
+            out,
+            "{unsafe_} more fix{} available with `--unsafe-fixes`.",
+            if unsafe_ == 1 { " is" } else { "es are" }
+        );
     }
 }
 
@@ -461,7 +576,13 @@ fn print_statistics(out: &mut dyn Write, findings: &[&Finding]) {
     let mut rows: Vec<_> = counts.into_iter().collect();
     rows.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(&b.0)));
     for (rule, (count, fixable)) in rows {
-        let _ = writeln!(out, "{count:>6}\t{}\t{}{}", rule.code(), if fixable { "[*] " } else { "" }, rule.name());
+        let _ = writeln!(
+            out,
+            "{count:>6}\t{}\t{}{}",
+            rule.code(),
+            if fixable { "[*] " } else { "" },
+            rule.name()
+        );
     }
 }
 
@@ -476,7 +597,14 @@ struct FileOutput {
 
 /// Keeps the findings whose line is hot (resolving calls across files), and applies fixes in
 /// passes until nothing changes.
-fn process_file(index: usize, file: &Linted, modules: &[ModuleInfo], hot: &HotFunctions, fixing: bool, args: &CheckArgs) -> FileOutput {
+fn process_file(
+    index: usize,
+    file: &Linted,
+    modules: &[ModuleInfo],
+    hot: &HotFunctions,
+    fixing: bool,
+    args: &CheckArgs,
+) -> FileOutput {
     let settings = &file.settings;
     // Notes of this file's hot functions, by qualified name, so re-checked (fixed) code finds
     // them again.
@@ -486,7 +614,10 @@ fn process_file(index: usize, file: &Linted, modules: &[ModuleInfo], hot: &HotFu
         .functions
         .iter()
         .enumerate()
-        .filter_map(|(id, f)| hot.note(index, id as FunctionId).map(|note| (f.qualname.as_str(), note.to_string())))
+        .filter_map(|(id, f)| {
+            hot.note(index, id as FunctionId)
+                .map(|note| (f.qualname.as_str(), note.to_string()))
+        })
         .collect();
     let visible = |lint: &FileLint| -> Vec<(Diagnostic, String)> {
         lint.diagnostics
@@ -510,17 +641,36 @@ fn process_file(index: usize, file: &Linted, modules: &[ModuleInfo], hot: &HotFu
             })
             .collect()
     };
-    let mut output = FileOutput { remaining: visible(&file.lint), fixed_source: None, applied: Vec::new(), error: None };
+    let mut output = FileOutput {
+        remaining: visible(&file.lint),
+        fixed_source: None,
+        applied: Vec::new(),
+        error: None,
+    };
     let unsafe_ok = args.unsafe_fixes || settings.unsafe_fixes;
-    let minimum = if unsafe_ok { Applicability::Unsafe } else { Applicability::Safe };
-    let has_fix = output.remaining.iter().any(|(d, _)| d.fix.as_ref().is_some_and(|f| f.applicability >= minimum));
+    let minimum = if unsafe_ok {
+        Applicability::Unsafe
+    } else {
+        Applicability::Safe
+    };
+    let has_fix = output
+        .remaining
+        .iter()
+        .any(|(d, _)| d.fix.as_ref().is_some_and(|f| f.applicability >= minimum));
     if !fixing || !has_fix || !file.lint.syntax_errors.is_empty() {
         return output;
     }
     let rules = settings.rules_for(&file.path);
     let findings = std::mem::take(&mut output.remaining);
     let relint = |source: &str| visible(&lint_source(source, rules, &settings.hot_functions));
-    match fix_in_passes(&file.source, findings, minimum, MAX_FIX_PASSES, |(d, _)| d, relint) {
+    match fix_in_passes(
+        &file.source,
+        findings,
+        minimum,
+        MAX_FIX_PASSES,
+        |(d, _)| d,
+        relint,
+    ) {
         Ok(fixed) => {
             output.remaining = fixed.remaining;
             output.applied = fixed.applied;
@@ -531,9 +681,14 @@ fn process_file(index: usize, file: &Linted, modules: &[ModuleInfo], hot: &HotFu
         Err(failure) => {
             let why = match failure {
                 FixFailure::DoesNotParse => "a fix produced code that does not parse".to_string(),
-                FixFailure::NotConverged(passes) => format!("fixes did not converge after {passes} passes"),
+                FixFailure::NotConverged(passes) => {
+                    format!("fixes did not converge after {passes} passes")
+                }
             };
-            output.error = Some(miette!("{}: {why}; the file was left unchanged", file.display));
+            output.error = Some(miette!(
+                "{}: {why}; the file was left unchanged",
+                file.display
+            ));
             output.remaining = visible(&file.lint);
         }
     }
@@ -544,17 +699,30 @@ fn process_file(index: usize, file: &Linted, modules: &[ModuleInfo], hot: &HotFu
 /// keeping its permissions. A read-only or vanished file is an error.
 fn write_atomically(path: &Path, display: &str, contents: &str) -> Result<(), Report> {
     // Through a symbolic link: replace the file it points to, not the link.
-    let path = &std::fs::canonicalize(path).map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
-    let metadata = std::fs::metadata(path).map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
+    let path = &std::fs::canonicalize(path)
+        .map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
+    let metadata =
+        std::fs::metadata(path).map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
     if metadata.permissions().readonly() {
-        return Err(miette!("{display}: cannot write the fix: the file is read-only"));
+        return Err(miette!(
+            "{display}: cannot write the fix: the file is read-only"
+        ));
     }
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
-    temp.write_all(contents.as_bytes()).map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
-    temp.as_file().sync_all().map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
-    std::fs::set_permissions(temp.path(), metadata.permissions()).map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
-    temp.persist(path).map_err(|e| miette!("{display}: cannot write the fix: {}", e.error))?;
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut temp = tempfile::NamedTempFile::new_in(dir)
+        .map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
+    temp.write_all(contents.as_bytes())
+        .map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
+    temp.as_file()
+        .sync_all()
+        .map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
+    std::fs::set_permissions(temp.path(), metadata.permissions())
+        .map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
+    temp.persist(path)
+        .map_err(|e| miette!("{display}: cannot write the fix: {}", e.error))?;
     Ok(())
 }
 
@@ -573,7 +741,10 @@ fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
         eprintln!("{:?}", miette!("cannot read stdin: {error}"));
         return 2;
     }
-    let name = args.stdin_filename.clone().unwrap_or_else(|| PathBuf::from("-"));
+    let name = args
+        .stdin_filename
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("-"));
     let display = display_path(&name, cwd);
     let text = match decode(bytes) {
         Ok(text) => text,
@@ -582,11 +753,28 @@ fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
             return 2;
         }
     };
-    let settings = resolver.for_dir(name.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(cwd));
+    let settings = resolver.for_dir(
+        name.parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(cwd),
+    );
     let lint = lint_source(&text, settings.rules_for(&name), &settings.hot_functions);
     let (module, is_package) = module_path(&name);
-    let file = Linted { path: name, display, settings: settings.clone(), source: text.into(), lint, module, is_package };
-    let modules = [ModuleInfo { module: file.module.clone(), is_package, display: &file.display, semantics: &file.lint.semantics }];
+    let file = Linted {
+        path: name,
+        display,
+        settings: settings.clone(),
+        source: text.into(),
+        lint,
+        module,
+        is_package,
+    };
+    let modules = [ModuleInfo {
+        module: file.module.clone(),
+        is_package,
+        display: &file.display,
+        semantics: &file.lint.semantics,
+    }];
     let hot = resolve_hot_functions(&modules);
     let fixing = args.fix || args.fix_only || args.diff || settings.fix;
     let output = process_file(0, &file, &modules, &hot, fixing, args);
@@ -595,12 +783,20 @@ fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
         errors.push(error);
     }
     for syntax_error in &file.lint.syntax_errors {
-        errors.push(miette!("{}: syntax error: {}", file.display, syntax_error.message));
+        errors.push(miette!(
+            "{}: syntax error: {}",
+            file.display,
+            syntax_error.message
+        ));
     }
     let fixed = output.fixed_source.clone();
     let source_text = Arc::new(SourceText {
-        text: fixed.as_deref().map_or_else(|| file.source.clone(), Arc::from),
-        index: ruff_source_file::LineIndex::from_source_text(fixed.as_deref().unwrap_or(&file.source)),
+        text: fixed
+            .as_deref()
+            .map_or_else(|| file.source.clone(), Arc::from),
+        index: ruff_source_file::LineIndex::from_source_text(
+            fixed.as_deref().unwrap_or(&file.source),
+        ),
     });
     let findings: Vec<Finding> = output
         .remaining
@@ -623,22 +819,41 @@ fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
             let _ = stdout.write_all(unified_diff(&file.display, &file.source, fixed).as_bytes());
         }
         errors.print();
-        return if !errors.0.is_empty() { 2 } else if fixed.is_some() { 1 } else { 0 };
+        return if !errors.0.is_empty() {
+            2
+        } else if fixed.is_some() {
+            1
+        } else {
+            0
+        };
     }
     if fixing {
         // Fixed source to stdout (unchanged source when nothing applied); findings to stderr.
         let _ = stdout.write_all(fixed.as_deref().unwrap_or(&file.source).as_bytes());
         if !args.fix_only {
             let mut stderr = io::stderr().lock();
-            let _ = render(&mut stderr, args.output_format, &findings, ColorChoice::Never, true);
+            let _ = render(
+                &mut stderr,
+                args.output_format,
+                &findings,
+                ColorChoice::Never,
+                true,
+            );
         }
     } else {
         let _ = render(&mut stdout, args.output_format, &findings, args.color, true);
-        if matches!(args.output_format, OutputFormat::Full | OutputFormat::Concise) && !args.quiet {
+        if matches!(
+            args.output_format,
+            OutputFormat::Full | OutputFormat::Concise
+        ) && !args.quiet
+        {
             print_summary(&mut stdout, &findings, 0, args.unsafe_fixes);
         }
     }
     errors.print();
-    exit_code(&errors, if args.fix_only { 0 } else { findings.len() }, args.exit_zero)
+    exit_code(
+        &errors,
+        if args.fix_only { 0 } else { findings.len() },
+        args.exit_zero,
+    )
 }
-

@@ -44,9 +44,31 @@ struct Tools {
 
 /// Folders and files skipped unless named on the command line.
 pub const DEFAULT_EXCLUDE: &[&str] = &[
-    ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".env", "env", ".tox", ".nox", ".mypy_cache",
-    ".pytest_cache", ".ruff_cache", "__pycache__", "__pypackages__", "build", "dist", "node_modules",
-    "site-packages", ".eggs", "*.egg-info", ".direnv", ".ipynb_checkpoints", "_build", "buck-out",
+    ".git",
+    ".hg",
+    ".svn",
+    ".bzr",
+    ".venv",
+    "venv",
+    ".env",
+    "env",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    "__pycache__",
+    "__pypackages__",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    ".eggs",
+    "*.egg-info",
+    ".direnv",
+    ".ipynb_checkpoints",
+    "_build",
+    "buck-out",
 ];
 
 /// Options given on the command line; they win over the config file.
@@ -80,11 +102,22 @@ pub struct Settings {
 }
 
 impl Settings {
-    fn build(options: Options, root: PathBuf, config_path: Option<PathBuf>, overrides: &Overrides) -> Result<Self, Report> {
+    fn build(
+        options: Options,
+        root: PathBuf,
+        config_path: Option<PathBuf>,
+        overrides: &Overrides,
+    ) -> Result<Self, Report> {
         let selectors = |list: Option<Vec<Spanned<String>>>| -> Vec<RuleSelector> {
-            list.unwrap_or_default().iter().filter_map(|s| RuleSelector::parse(s.get_ref()).ok()).collect()
+            list.unwrap_or_default()
+                .iter()
+                .filter_map(|s| RuleSelector::parse(s.get_ref()).ok())
+                .collect()
         };
-        let select = overrides.select.clone().or_else(|| options.select.clone().map(|s| selectors(Some(s))));
+        let select = overrides
+            .select
+            .clone()
+            .or_else(|| options.select.clone().map(|s| selectors(Some(s))));
         let mut extend_select = selectors(options.extend_select.clone());
         extend_select.extend(overrides.extend_select.iter().cloned());
         let mut ignore = selectors(options.ignore.clone());
@@ -93,7 +126,8 @@ impl Settings {
 
         let mut per_file_ignores = Vec::new();
         for (pattern, codes) in options.per_file_ignores.unwrap_or_default() {
-            let glob = Glob::new(&pattern).map_err(|e| miette!("invalid per-file-ignores pattern `{pattern}`: {e}"))?;
+            let glob = Glob::new(&pattern)
+                .map_err(|e| miette!("invalid per-file-ignores pattern `{pattern}`: {e}"))?;
             per_file_ignores.push((glob.compile_matcher(), selectors(Some(codes))));
         }
         let mut exclude = GlobSetBuilder::new();
@@ -102,13 +136,20 @@ impl Settings {
             .clone()
             .or(options.exclude)
             .unwrap_or_else(|| DEFAULT_EXCLUDE.iter().map(|s| s.to_string()).collect());
-        let extra = options.extend_exclude.unwrap_or_default().into_iter().chain(overrides.extend_exclude.iter().cloned());
+        let extra = options
+            .extend_exclude
+            .unwrap_or_default()
+            .into_iter()
+            .chain(overrides.extend_exclude.iter().cloned());
         for pattern in base.into_iter().chain(extra) {
             let pattern = pattern.trim_end_matches('/').to_string();
-            let glob = Glob::new(&pattern).map_err(|e| miette!("invalid exclude pattern `{pattern}`: {e}"))?;
+            let glob = Glob::new(&pattern)
+                .map_err(|e| miette!("invalid exclude pattern `{pattern}`: {e}"))?;
             exclude.add(glob);
         }
-        let exclude = exclude.build().map_err(|e| miette!("invalid exclude patterns: {e}"))?;
+        let exclude = exclude
+            .build()
+            .map_err(|e| miette!("invalid exclude patterns: {e}"))?;
         Ok(Settings {
             root,
             config_path,
@@ -116,10 +157,19 @@ impl Settings {
             per_file_ignores,
             exclude,
             hot_functions: options.hot_functions.unwrap_or_default(),
-            respect_gitignore: overrides.respect_gitignore.or(options.respect_gitignore).unwrap_or(true),
+            respect_gitignore: overrides
+                .respect_gitignore
+                .or(options.respect_gitignore)
+                .unwrap_or(true),
             fix: overrides.fix.or(options.fix).unwrap_or(false),
-            unsafe_fixes: overrides.unsafe_fixes.or(options.unsafe_fixes).unwrap_or(false),
-            report_periodic: overrides.report_periodic.or(options.report_periodic).unwrap_or(false),
+            unsafe_fixes: overrides
+                .unsafe_fixes
+                .or(options.unsafe_fixes)
+                .unwrap_or(false),
+            report_periodic: overrides
+                .report_periodic
+                .or(options.report_periodic)
+                .unwrap_or(false),
         })
     }
 
@@ -128,7 +178,8 @@ impl Settings {
         let mut rules = self.rules;
         let relative = path.strip_prefix(&self.root).unwrap_or(path);
         for (matcher, selectors) in &self.per_file_ignores {
-            let matches = matcher.is_match(relative) || path.file_name().is_some_and(|n| matcher.is_match(n));
+            let matches =
+                matcher.is_match(relative) || path.file_name().is_some_and(|n| matcher.is_match(n));
             if matches {
                 for rule in selectors.iter().flat_map(|s| s.rules()) {
                     rules.remove(rule);
@@ -140,8 +191,13 @@ impl Settings {
 
     /// Is this path excluded (by its name or by its path relative to the root)?
     pub fn is_excluded(&self, path: &Path) -> bool {
-        let name_matches = path.file_name().is_some_and(|name| self.exclude.is_match(name));
-        name_matches || path.strip_prefix(&self.root).is_ok_and(|relative| self.exclude.is_match(relative))
+        let name_matches = path
+            .file_name()
+            .is_some_and(|name| self.exclude.is_match(name));
+        name_matches
+            || path
+                .strip_prefix(&self.root)
+                .is_ok_and(|relative| self.exclude.is_match(relative))
     }
 }
 
@@ -167,15 +223,35 @@ pub struct Resolver {
 impl Resolver {
     pub fn new(source: Source, overrides: Overrides, cwd: PathBuf) -> Result<Self, Report> {
         let fixed = match source {
-            Source::Isolated => Some(Arc::new(Settings::build(Options::default(), cwd.clone(), None, &overrides)?)),
+            Source::Isolated => Some(Arc::new(Settings::build(
+                Options::default(),
+                cwd.clone(),
+                None,
+                &overrides,
+            )?)),
             Source::Explicit(path) => {
                 let options = load(&path)?.unwrap_or_default();
-                let root = path.parent().map(Path::to_path_buf).filter(|p| !p.as_os_str().is_empty()).unwrap_or_else(|| cwd.clone());
-                Some(Arc::new(Settings::build(options, root, Some(path), &overrides)?))
+                let root = path
+                    .parent()
+                    .map(Path::to_path_buf)
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .unwrap_or_else(|| cwd.clone());
+                Some(Arc::new(Settings::build(
+                    options,
+                    root,
+                    Some(path),
+                    &overrides,
+                )?))
             }
             Source::Discover => None,
         };
-        Ok(Resolver { overrides, fixed, cwd, cache: Mutex::default(), errors: Mutex::default() })
+        Ok(Resolver {
+            overrides,
+            fixed,
+            cwd,
+            cache: Mutex::default(),
+            errors: Mutex::default(),
+        })
     }
 
     /// The settings for files in `dir`. A broken config is recorded (see [`Resolver::take_errors`])
@@ -184,7 +260,11 @@ impl Resolver {
         if let Some(fixed) = &self.fixed {
             return fixed.clone();
         }
-        let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
         if let Some(found) = self.cache.lock().expect("config cache").get(dir) {
             return found.clone();
         }
@@ -192,28 +272,48 @@ impl Resolver {
             Ok(settings) => settings,
             Err(report) => {
                 self.errors.lock().expect("config errors").push(report);
-                Arc::new(Settings::build(Options::default(), self.cwd.clone(), None, &self.overrides).expect("defaults are valid"))
+                Arc::new(
+                    Settings::build(Options::default(), self.cwd.clone(), None, &self.overrides)
+                        .expect("defaults are valid"),
+                )
             }
         };
-        self.cache.lock().expect("config cache").insert(dir.to_path_buf(), settings.clone());
+        self.cache
+            .lock()
+            .expect("config cache")
+            .insert(dir.to_path_buf(), settings.clone());
         settings
     }
 
     fn discover(&self, dir: &Path) -> Result<Arc<Settings>, Report> {
-        let absolute = if dir.is_absolute() { dir.to_path_buf() } else { self.cwd.join(dir) };
+        let absolute = if dir.is_absolute() {
+            dir.to_path_buf()
+        } else {
+            self.cwd.join(dir)
+        };
         let mut current = Some(absolute.as_path());
         while let Some(folder) = current {
             for name in ["synclint.toml", "pyproject.toml"] {
                 let candidate = folder.join(name);
                 if candidate.is_file() {
                     if let Some(options) = load(&candidate)? {
-                        return Ok(Arc::new(Settings::build(options, folder.to_path_buf(), Some(candidate), &self.overrides)?));
+                        return Ok(Arc::new(Settings::build(
+                            options,
+                            folder.to_path_buf(),
+                            Some(candidate),
+                            &self.overrides,
+                        )?));
                     }
                 }
             }
             current = folder.parent();
         }
-        Ok(Arc::new(Settings::build(Options::default(), self.cwd.clone(), None, &self.overrides)?))
+        Ok(Arc::new(Settings::build(
+            Options::default(),
+            self.cwd.clone(),
+            None,
+            &self.overrides,
+        )?))
     }
 
     pub fn take_errors(&self) -> Vec<Report> {
@@ -223,7 +323,8 @@ impl Resolver {
 
 /// Reads a config file: `Ok(None)` for a pyproject.toml without `[tool.synclint]`.
 pub fn load(path: &Path) -> Result<Option<Options>, Report> {
-    let text = std::fs::read_to_string(path).map_err(|e| miette!("cannot read config {}: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| miette!("cannot read config {}: {e}", path.display()))?;
     let named = || NamedSource::new(path.display().to_string(), text.clone());
     let is_pyproject = path.file_name().is_some_and(|n| n == "pyproject.toml");
     let parsed = if is_pyproject {
@@ -234,7 +335,11 @@ pub fn load(path: &Path) -> Result<Option<Options>, Report> {
     let options = parsed.map_err(|error| {
         let message = error.message().to_string();
         let report = match error.span() {
-            Some(span) => miette!(labels = vec![LabeledSpan::at(span, message.clone())], "invalid config in {}: {message}", path.display()),
+            Some(span) => miette!(
+                labels = vec![LabeledSpan::at(span, message.clone())],
+                "invalid config in {}: {message}",
+                path.display()
+            ),
             None => miette!("invalid config in {}: {message}", path.display()),
         };
         report.with_source_code(named())
@@ -245,8 +350,12 @@ pub fn load(path: &Path) -> Result<Option<Options>, Report> {
         for selector in lists.into_iter().flatten().chain(per_file).flatten() {
             if let Err(message) = RuleSelector::parse(selector.get_ref()) {
                 let span = selector.span();
-                return Err(miette!(labels = vec![LabeledSpan::at(span, "unknown rule")], "invalid config in {}: {message}", path.display())
-                    .with_source_code(named()));
+                return Err(miette!(
+                    labels = vec![LabeledSpan::at(span, "unknown rule")],
+                    "invalid config in {}: {message}",
+                    path.display()
+                )
+                .with_source_code(named()));
             }
         }
     }

@@ -17,7 +17,9 @@ impl Directive {
     fn covers(&self, rule: Rule) -> bool {
         match self {
             Directive::All => true,
-            Directive::Codes(codes) => codes.iter().any(|code| code.eq_ignore_ascii_case(rule.code())),
+            Directive::Codes(codes) => codes
+                .iter()
+                .any(|code| code.eq_ignore_ascii_case(rule.code())),
         }
     }
 }
@@ -52,7 +54,8 @@ impl NoqaMap {
 
     /// Is `rule` suppressed on `line` (1-based)?
     pub fn suppresses(&self, rule: Rule, line: u32) -> bool {
-        self.file.as_ref().is_some_and(|d| d.covers(rule)) || self.lines.get(&line).is_some_and(|d| d.covers(rule))
+        self.file.as_ref().is_some_and(|d| d.covers(rule))
+            || self.lines.get(&line).is_some_and(|d| d.covers(rule))
     }
 }
 
@@ -75,7 +78,11 @@ fn parse_line_directive(comment: &str) -> Option<Directive> {
             let offset = comment.len() - after.len() + "noqa".len();
             let rest = &comment[offset..];
             // `# noqa-like`, `# noqatest` are not directives.
-            if rest.chars().next().is_none_or(|c| c == ':' || c.is_whitespace()) {
+            if rest
+                .chars()
+                .next()
+                .is_none_or(|c| c == ':' || c.is_whitespace())
+            {
                 return Some(parse_codes(rest));
             }
         }
@@ -85,10 +92,18 @@ fn parse_line_directive(comment: &str) -> Option<Directive> {
 }
 
 fn parse_codes(rest: &str) -> Directive {
-    let Some(list) = rest.strip_prefix(':') else { return Directive::All };
+    let Some(list) = rest.strip_prefix(':') else {
+        return Directive::All;
+    };
     let mut codes = Vec::new();
-    for token in list.split(|c: char| c == ',' || c.is_whitespace()).filter(|t| !t.is_empty()) {
-        let is_code = token.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+    for token in list
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|t| !t.is_empty())
+    {
+        let is_code = token
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic())
             && token.chars().all(|c| c.is_ascii_alphanumeric())
             && token.chars().any(|c| c.is_ascii_digit());
         if !is_code {
@@ -96,13 +111,18 @@ fn parse_codes(rest: &str) -> Directive {
         }
         codes.push(token.to_ascii_uppercase());
     }
-    if codes.is_empty() { Directive::All } else { Directive::Codes(codes) }
+    if codes.is_empty() {
+        Directive::All
+    } else {
+        Directive::Codes(codes)
+    }
 }
 
 fn strip_prefix_ignore_case<'s>(text: &'s str, prefix: &str) -> Option<&'s str> {
     // `get` so a multi-byte character at the cut (a non-ASCII comment) is no match, not a panic.
     let head = text.get(..prefix.len())?;
-    head.eq_ignore_ascii_case(prefix).then(|| &text[prefix.len()..])
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &text[prefix.len()..])
 }
 
 #[cfg(test)]
@@ -117,7 +137,10 @@ mod tests {
             parse_line_directive("# noqa: SYNC101, SYNC203"),
             Some(Directive::Codes(vec!["SYNC101".into(), "SYNC203".into()]))
         );
-        assert_eq!(parse_line_directive("#noqa:SYNC101"), Some(Directive::Codes(vec!["SYNC101".into()])));
+        assert_eq!(
+            parse_line_directive("#noqa:SYNC101"),
+            Some(Directive::Codes(vec!["SYNC101".into()]))
+        );
         assert_eq!(
             parse_line_directive("# type: ignore  # noqa: E501 trailing words"),
             Some(Directive::Codes(vec!["E501".into()]))
@@ -128,8 +151,14 @@ mod tests {
 
     #[test]
     fn file_directives() {
-        assert_eq!(parse_file_directive("# synclint: noqa"), Some(Directive::All));
-        assert_eq!(parse_file_directive("# synclint: noqa: SYNC1"), Some(Directive::Codes(vec!["SYNC1".into()])));
+        assert_eq!(
+            parse_file_directive("# synclint: noqa"),
+            Some(Directive::All)
+        );
+        assert_eq!(
+            parse_file_directive("# synclint: noqa: SYNC1"),
+            Some(Directive::Codes(vec!["SYNC1".into()]))
+        );
         assert_eq!(parse_file_directive("# noqa"), None);
         assert_eq!(parse_file_directive("# ñandú: a non-ASCII comment"), None);
         assert_eq!(parse_line_directive("# é noqa"), None);

@@ -24,12 +24,19 @@ impl ColorChoice {
         match self {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            ColorChoice::Auto => io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+            ColorChoice::Auto => {
+                io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+            }
         }
     }
 }
 
-pub fn render(out: &mut dyn Write, findings: &[Finding], color: ColorChoice, show_fix_availability: bool) -> io::Result<()> {
+pub fn render(
+    out: &mut dyn Write,
+    findings: &[Finding],
+    color: ColorChoice,
+    show_fix_availability: bool,
+) -> io::Result<()> {
     let config = Config::default();
     let mut buffer = Vec::new();
     {
@@ -40,7 +47,11 @@ pub fn render(out: &mut dyn Write, findings: &[Finding], color: ColorChoice, sho
         };
         for finding in findings {
             let file = SimpleFile::new(finding.path.as_str(), &*finding.source.text);
-            let severity = if finding.rule.is_some() { Severity::Warning } else { Severity::Error };
+            let severity = if finding.rule.is_some() {
+                Severity::Warning
+            } else {
+                Severity::Error
+            };
             let mut notes = Vec::new();
             if let Some(help) = &finding.help {
                 notes.push(format!("help: {help}"));
@@ -48,7 +59,9 @@ pub fn render(out: &mut dyn Write, findings: &[Finding], color: ColorChoice, sho
             if let Some(note) = &finding.note {
                 notes.push(format!("note: {note}"));
             }
-            if let (true, Some(fix), Some(title)) = (show_fix_availability, &finding.fix, &finding.fix_title) {
+            if let (true, Some(fix), Some(title)) =
+                (show_fix_availability, &finding.fix, &finding.fix_title)
+            {
                 let how = match fix.applicability {
                     Applicability::Safe => "fix available with `--fix`",
                     Applicability::Unsafe => "unsafe fix available with `--fix --unsafe-fixes`",
@@ -58,7 +71,10 @@ pub fn render(out: &mut dyn Write, findings: &[Finding], color: ColorChoice, sho
             let diagnostic = Diagnostic::new(severity)
                 .with_code(finding.code())
                 .with_message(&finding.message)
-                .with_labels(vec![Label::primary((), finding.range.start().to_usize()..finding.range.end().to_usize())])
+                .with_labels(vec![Label::primary(
+                    (),
+                    finding.range.start().to_usize()..finding.range.end().to_usize(),
+                )])
                 .with_notes(notes);
             term::emit(&mut *writer, &config, &file, &diagnostic).map_err(io::Error::other)?;
         }

@@ -41,7 +41,10 @@ pub struct Location {
 impl SourceText {
     pub fn location(&self, offset: TextSize) -> Location {
         let position = self.index.line_column(offset, &self.text);
-        Location { row: position.line.get(), column: position.column.get() }
+        Location {
+            row: position.line.get(),
+            column: position.column.get(),
+        }
     }
 }
 
@@ -109,8 +112,20 @@ pub fn render(
         OutputFormat::Concise => {
             for finding in findings {
                 let start = finding.start();
-                let marker = if show_fix_availability && finding.fix.is_some() { " [*]" } else { "" };
-                writeln!(out, "{}:{}:{}: {}{marker} {}", finding.path, start.row, start.column, finding.code(), finding.message)?;
+                let marker = if show_fix_availability && finding.fix.is_some() {
+                    " [*]"
+                } else {
+                    ""
+                };
+                writeln!(
+                    out,
+                    "{}:{}:{}: {}{marker} {}",
+                    finding.path,
+                    start.row,
+                    start.column,
+                    finding.code(),
+                    finding.message
+                )?;
             }
             Ok(())
         }

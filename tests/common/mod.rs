@@ -12,13 +12,19 @@ pub fn repo() -> PathBuf {
 
 pub fn synclint() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_synclint"));
-    command.env_remove("SYNCLINT_OUTPUT_FORMAT").env("NO_COLOR", "1");
+    command
+        .env_remove("SYNCLINT_OUTPUT_FORMAT")
+        .env("NO_COLOR", "1");
     command
 }
 
 /// Runs synclint with `args` in `dir`.
 pub fn run(dir: &Path, args: &[&str]) -> Output {
-    synclint().current_dir(dir).args(args).output().expect("run synclint")
+    synclint()
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("run synclint")
 }
 
 /// Runs synclint reading `source` from stdin.
@@ -30,7 +36,12 @@ pub fn run_stdin(args: &[&str], source: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn synclint");
-    child.stdin.take().unwrap().write_all(source.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(source.as_bytes())
+        .unwrap();
     child.wait_with_output().expect("wait for synclint")
 }
 
@@ -44,8 +55,13 @@ pub fn stderr(output: &Output) -> String {
 
 /// (code, row) of every finding in JSON output.
 pub fn json_findings(output: &Output) -> Vec<(String, usize)> {
-    let value: serde_json::Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("JSON output: {e}\nstdout: {}\nstderr: {}", stdout(output), stderr(output)));
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "JSON output: {e}\nstdout: {}\nstderr: {}",
+            stdout(output),
+            stderr(output)
+        )
+    });
     value
         .as_array()
         .expect("an array")

@@ -2,7 +2,7 @@
 //! folder upwards (nearest wins), with command-line overrides on top.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
@@ -88,8 +88,11 @@ pub struct Overrides {
 /// Settings in force for the files under one config.
 #[derive(Debug)]
 pub struct Settings {
-    /// Where relative patterns are anchored: the config's folder, else the working directory.
+    /// Where relative patterns are anchored: the config's folder, else the working directory
+    /// (absolute).
     pub root: PathBuf,
+    /// Where relative file paths are resolved from before they are matched against patterns.
+    cwd: PathBuf,
     pub config_path: Option<PathBuf>,
     pub rules: RuleSet,
     per_file_ignores: Vec<(globset::GlobMatcher, Vec<RuleSelector>)>,
@@ -107,6 +110,7 @@ impl Settings {
         root: PathBuf,
         config_path: Option<PathBuf>,
         overrides: &Overrides,
+        cwd: &Path,
     ) -> Result<Self, Report> {
         let selectors = |list: Option<Vec<Spanned<String>>>| -> Vec<RuleSelector> {
             list.unwrap_or_default()
@@ -151,7 +155,8 @@ impl Settings {
             .build()
             .map_err(|e| miette!("invalid exclude patterns: {e}"))?;
         Ok(Settings {
-            root,
+            root: absolute(&root, cwd),
+            cwd: cwd.to_path_buf(),
             config_path,
             rules,
             per_file_ignores,
@@ -176,7 +181,8 @@ impl Settings {
     /// The rules for one file, after `per-file-ignores`.
     pub fn rules_for(&self, path: &Path) -> RuleSet {
         let mut rules = self.rules;
-        let relative = path.strip_prefix(&self.root).unwrap_or(path);
+        let path = absolute(path, &self.cwd);
+        let relative = path.strip_prefix(&self.root).unwrap_or(&path);
         for (matcher, selectors) in &self.per_file_ignores {
             let matches =
                 matcher.is_match(relative) || path.file_name().is_some_and(|n| matcher.is_match(n));
@@ -195,7 +201,7 @@ impl Settings {
             .file_name()
             .is_some_and(|name| self.exclude.is_match(name));
         name_matches
-            || path
+            || absolute(path, &self.cwd)
                 .strip_prefix(&self.root)
                 .is_ok_and(|relative| self.exclude.is_match(relative))
     }
@@ -215,20 +221,30 @@ pub enum Source {
 pub struct Resolver {
     overrides: Overrides,
     fixed: Option<Arc<Settings>>,
+    /// For files with no config above them, and in place of a broken config.
+    defaults: Arc<Settings>,
     cwd: PathBuf,
+    /// By absolute folder.
     cache: Mutex<FxHashMap<PathBuf, Arc<Settings>>>,
-    errors: Mutex<Vec<Report>>,
+    /// By config file, so folders that share a config share its settings.
+    by_config: Mutex<FxHashMap<PathBuf, Arc<Settings>>>,
+    /// By config file, so a broken config is reported once however many folders it governs.
+    errors: Mutex<BTreeMap<PathBuf, Report>>,
 }
 
 impl Resolver {
+    /// Fails on a broken `--config` file and on invalid command-line patterns.
     pub fn new(source: Source, overrides: Overrides, cwd: PathBuf) -> Result<Self, Report> {
+        // Built now so that an invalid `--exclude` glob is an error here, not in every folder.
+        let defaults = Arc::new(Settings::build(
+            Options::default(),
+            cwd.clone(),
+            None,
+            &overrides,
+            &cwd,
+        )?);
         let fixed = match source {
-            Source::Isolated => Some(Arc::new(Settings::build(
-                Options::default(),
-                cwd.clone(),
-                None,
-                &overrides,
-            )?)),
+            Source::Isolated => Some(defaults.clone()),
             Source::Explicit(path) => {
                 let options = load(&path)?.unwrap_or_default();
                 let root = path
@@ -241,16 +257,20 @@ impl Resolver {
                     root,
                     Some(path),
                     &overrides,
+                    &cwd,
                 )?))
             }
             Source::Discover => None,
         };
+        let (cache, by_config, errors) = (Mutex::default(), Mutex::default(), Mutex::default());
         Ok(Resolver {
             overrides,
             fixed,
+            defaults,
             cwd,
-            cache: Mutex::default(),
-            errors: Mutex::default(),
+            cache,
+            by_config,
+            errors,
         })
     }
 
@@ -260,65 +280,116 @@ impl Resolver {
         if let Some(fixed) = &self.fixed {
             return fixed.clone();
         }
-        let dir = if dir.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            dir
-        };
-        if let Some(found) = self.cache.lock().expect("config cache").get(dir) {
+        // `sub/..`, `./sub` and `/abs/sub` are one folder, looked up once.
+        let dir = absolute(dir, &self.cwd);
+        if let Some(found) = self.cache.lock().expect("config cache").get(&dir) {
             return found.clone();
         }
-        let settings = match self.discover(dir) {
-            Ok(settings) => settings,
-            Err(report) => {
-                self.errors.lock().expect("config errors").push(report);
-                Arc::new(
-                    Settings::build(Options::default(), self.cwd.clone(), None, &self.overrides)
-                        .expect("defaults are valid"),
-                )
-            }
+        let settings = match self.find_config(&dir) {
+            Some(config) => self.settings_of(config),
+            None => self.defaults.clone(),
         };
         self.cache
             .lock()
             .expect("config cache")
-            .insert(dir.to_path_buf(), settings.clone());
+            .insert(dir, settings.clone());
         settings
     }
 
-    fn discover(&self, dir: &Path) -> Result<Arc<Settings>, Report> {
-        let absolute = if dir.is_absolute() {
-            dir.to_path_buf()
-        } else {
-            self.cwd.join(dir)
-        };
-        let mut current = Some(absolute.as_path());
-        while let Some(folder) = current {
-            for name in ["synclint.toml", "pyproject.toml"] {
-                let candidate = folder.join(name);
-                if candidate.is_file() {
-                    if let Some(options) = load(&candidate)? {
-                        return Ok(Arc::new(Settings::build(
-                            options,
-                            folder.to_path_buf(),
-                            Some(candidate),
-                            &self.overrides,
-                        )?));
-                    }
-                }
-            }
-            current = folder.parent();
-        }
-        Ok(Arc::new(Settings::build(
-            Options::default(),
-            self.cwd.clone(),
-            None,
-            &self.overrides,
-        )?))
+    /// The nearest synclint.toml, or pyproject.toml with a `[tool.synclint]` table, from `dir`
+    /// upwards.
+    fn find_config(&self, dir: &Path) -> Option<PathBuf> {
+        dir.ancestors().find_map(|folder| {
+            ["synclint.toml", "pyproject.toml"]
+                .into_iter()
+                .map(|name| folder.join(name))
+                .find(|candidate| {
+                    candidate.is_file()
+                        && (!is_pyproject(candidate) || has_synclint_table(candidate))
+                })
+        })
     }
 
+    /// The settings of a config file, loaded once. A broken config is recorded and the defaults
+    /// stand in for it.
+    fn settings_of(&self, config: PathBuf) -> Arc<Settings> {
+        if let Some(found) = self.by_config.lock().expect("config cache").get(&config) {
+            return found.clone();
+        }
+        let folder = config
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| self.cwd.clone());
+        let built = load(&config).and_then(|options| {
+            Settings::build(
+                options.unwrap_or_default(),
+                folder,
+                Some(config.clone()),
+                &self.overrides,
+                &self.cwd,
+            )
+            .map_err(|report| report.wrap_err(format!("invalid config in {}", config.display())))
+        });
+        let settings = match built {
+            Ok(settings) => Arc::new(settings),
+            Err(report) => {
+                self.errors
+                    .lock()
+                    .expect("config errors")
+                    .entry(config.clone())
+                    .or_insert(report);
+                self.defaults.clone()
+            }
+        };
+        self.by_config
+            .lock()
+            .expect("config cache")
+            .entry(config)
+            .or_insert(settings)
+            .clone()
+    }
+
+    /// The broken configs met so far, ordered by path.
     pub fn take_errors(&self) -> Vec<Report> {
         std::mem::take(&mut *self.errors.lock().expect("config errors"))
+            .into_values()
+            .collect()
     }
+}
+
+fn is_pyproject(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == "pyproject.toml")
+}
+
+/// Whether a pyproject.toml configures synclint; one that cannot be read or parsed is said to,
+/// so that loading it reports why.
+fn has_synclint_table(path: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return true;
+    };
+    match text.parse::<toml::Table>() {
+        Ok(table) => table
+            .get("tool")
+            .and_then(|tool| tool.get("synclint"))
+            .is_some(),
+        Err(_) => true,
+    }
+}
+
+/// `path` made absolute against `cwd`, with `.` and `..` resolved by name (symbolic links are
+/// kept, so the paths stay the ones the user typed).
+fn absolute(path: &Path, cwd: &Path) -> PathBuf {
+    let mut result = PathBuf::new();
+    for component in cwd.join(path).components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                result.pop();
+            }
+            other => result.push(other),
+        }
+    }
+    result
 }
 
 /// Reads a config file: `Ok(None)` for a pyproject.toml without `[tool.synclint]`.
@@ -326,8 +397,7 @@ pub fn load(path: &Path) -> Result<Option<Options>, Report> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| miette!("cannot read config {}: {e}", path.display()))?;
     let named = || NamedSource::new(path.display().to_string(), text.clone());
-    let is_pyproject = path.file_name().is_some_and(|n| n == "pyproject.toml");
-    let parsed = if is_pyproject {
+    let parsed = if is_pyproject(path) {
         toml::from_str::<PyProject>(&text).map(|p| p.tool.and_then(|t| t.synclint))
     } else {
         toml::from_str::<Options>(&text).map(Some)

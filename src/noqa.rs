@@ -1,5 +1,6 @@
 //! `# noqa` suppression, in Ruff's syntax: `# noqa` (every code on the line), `# noqa: SYNC101,
-//! SYNC203`, and the file-level `# synclint: noqa` / `# synclint: noqa: SYNC101`.
+//! SYNC203`, and the file-level `# synclint: noqa` / `# synclint: noqa: SYNC101`. A listed code
+//! may be a prefix, as in `--select`: `# noqa: SYNC1` covers SYNC101 to SYNC107.
 
 use ruff_source_file::LineIndex;
 use ruff_text_size::TextRange;
@@ -17,9 +18,10 @@ impl Directive {
     fn covers(&self, rule: Rule) -> bool {
         match self {
             Directive::All => true,
+            // Codes are stored upper-case; another tool's code (`E501`) is no prefix of ours.
             Directive::Codes(codes) => codes
                 .iter()
-                .any(|code| code.eq_ignore_ascii_case(rule.code())),
+                .any(|code| rule.code().starts_with(code.as_str())),
         }
     }
 }
@@ -38,6 +40,7 @@ impl NoqaMap {
             let text = &source[*range];
             if let Some(directive) = parse_file_directive(text) {
                 map.file = Some(match (map.file.take(), directive) {
+                    (None, directive) => directive,
                     (Some(Directive::Codes(mut a)), Directive::Codes(b)) => {
                         a.extend(b);
                         Directive::Codes(a)
@@ -169,5 +172,8 @@ mod tests {
         let directive = Directive::Codes(vec!["E501".into()]);
         assert!(!directive.covers(Rule::Item));
         assert!(Directive::Codes(vec!["SYNC101".into()]).covers(Rule::Item));
+        assert!(Directive::Codes(vec!["SYNC1".into()]).covers(Rule::Item));
+        assert!(!Directive::Codes(vec!["SYNC2".into()]).covers(Rule::Item));
+        assert!(!Directive::Codes(vec!["SYNC1010".into()]).covers(Rule::Item));
     }
 }

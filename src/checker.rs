@@ -14,7 +14,7 @@ use ruff_text_size::{Ranged, TextRange, TextSize};
 use crate::diagnostic::Diagnostic;
 use crate::registry::{Rule, RuleSet};
 use crate::rules;
-use crate::semantic::model::{Analysis, Flow, ScopeKind};
+use crate::semantic::model::{Analysis, ArmOutcome, Flow, ScopeKind};
 use crate::semantic::torch_api as api;
 use crate::semantic::{
     BatchSource, Binding, BindingSource, CallSite, Callee, ClassInfo, Device, FileSemantics, FunctionInfo,
@@ -199,6 +199,8 @@ impl<'a> Checker<'a> {
         );
         let saved_returns = self.returns.take();
         let saved_yields = std::mem::replace(&mut self.yields, false);
+        // A function analysed in the middle of a conditional has branches of its own.
+        let saved_arms = std::mem::take(&mut self.model.branch_logs);
 
         self.bind_parameters(def, class.is_some(), intrinsic);
         self.visit_body(&def.body);
@@ -212,6 +214,7 @@ impl<'a> Checker<'a> {
         function.returns = Some(returns);
         function.analysis = Analysis::Done;
         self.model.flow = saved_flow;
+        self.model.branch_logs = saved_arms;
         self.returns = saved_returns;
         self.yields = saved_yields;
     }
@@ -262,11 +265,17 @@ impl<'a> Checker<'a> {
                 other => self.model.kind_of(other),
             };
         }
-        let looks_like_counter = ["idx", "_id", "step", "epoch", "iteration", "index", "rank", "size", "dim", "num"]
-            .iter()
-            .any(|suffix| name.ends_with(suffix) || name.starts_with("num_") || name.starts_with("n_"))
+        // Counters, names, modes and callables are not tensors (`batch_idx`, `layer_type`).
+        const NON_TENSOR_SUFFIXES: &[&str] = &[
+            "idx", "_id", "step", "epoch", "iteration", "index", "rank", "size", "dim", "num", "type", "name",
+            "mode", "kind", "key", "prefix", "suffix", "path", "dir", "format", "style", "config", "cfg", "fn",
+            "func", "callback", "hook", "strategy", "method", "flag", "dtype", "device", "len", "count",
+        ];
+        const NON_TENSOR_PREFIXES: &[&str] = &["num_", "n_", "use_", "return_", "is_", "do_", "output_", "with_"];
+        let names_a_non_tensor = NON_TENSOR_SUFFIXES.iter().any(|suffix| name.ends_with(suffix))
+            || NON_TENSOR_PREFIXES.iter().any(|prefix| name.starts_with(prefix))
             || matches!(name, "i" | "j" | "k" | "n" | "optimizer" | "optimizers" | "opt" | "trainer" | "pl_module");
-        if tensors_by_default && !looks_like_counter {
+        if tensors_by_default && !names_a_non_tensor {
             Kind::Tensor(TensorFacts::on(Device::Unknown))
         } else {
             Kind::Unknown
@@ -687,21 +696,37 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn with_branch(&mut self, body: &'a [Stmt]) {
-        self.model.flow.branch_depth += 1;
+    /// One arm of a conditional, visited from the state before the conditional. An arm that
+    /// ends in `raise` is an error path: it runs at most once, so it is cold.
+    fn visit_arm(&mut self, body: &'a [Stmt]) -> ArmOutcome<'a> {
+        let last = body.last();
+        let raises = matches!(last, Some(Stmt::Raise(_)));
+        let falls_through = !matches!(last, Some(Stmt::Return(_) | Stmt::Raise(_) | Stmt::Continue(_) | Stmt::Break(_)));
+        self.model.begin_arm();
+        self.model.flow.except_depth += u32::from(raises);
         self.visit_body(body);
-        self.model.flow.branch_depth -= 1;
+        self.model.flow.except_depth -= u32::from(raises);
+        self.model.end_arm(falls_through)
+    }
+
+    /// A block that may or may not run (a loop's `else`).
+    fn visit_optional(&mut self, body: &'a [Stmt]) {
+        if !body.is_empty() {
+            let arm = self.visit_arm(body);
+            self.model.merge_arms(vec![arm], false);
+        }
     }
 
     /// The body of an `if` / `elif` clause: periodic when its test is a periodic guard (the
     /// outermost guard is the one named).
-    fn with_guarded_branch(&mut self, test: &Expr, start: TextSize, body: &'a [Stmt]) {
+    fn visit_guarded_arm(&mut self, test: &Expr, start: TextSize, body: &'a [Stmt]) -> ArmOutcome<'a> {
         let saved = self.model.flow.periodic_guard;
         if saved.is_none() && is_periodic_guard(test) {
             self.model.flow.periodic_guard = Some(self.line(start));
         }
-        self.with_branch(body);
+        let arm = self.visit_arm(body);
         self.model.flow.periodic_guard = saved;
+        arm
     }
 }
 
@@ -870,7 +895,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 rules::check_stmt(self, stmt);
                 self.visit_body(&for_stmt.body);
                 self.model.flow.loops.pop();
-                self.with_branch(&for_stmt.orelse);
+                self.visit_optional(&for_stmt.orelse);
             }
             Stmt::While(while_stmt) => {
                 let line = self.line(while_stmt.start());
@@ -879,38 +904,49 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 rules::check_stmt(self, stmt);
                 self.visit_body(&while_stmt.body);
                 self.model.flow.loops.pop();
-                self.with_branch(&while_stmt.orelse);
+                self.visit_optional(&while_stmt.orelse);
             }
             Stmt::If(if_stmt) => {
                 self.visit_expr(&if_stmt.test);
                 rules::check_stmt(self, stmt);
-                self.with_guarded_branch(&if_stmt.test, if_stmt.start(), &if_stmt.body);
+                let mut arms = vec![self.visit_guarded_arm(&if_stmt.test, if_stmt.start(), &if_stmt.body)];
                 for clause in &if_stmt.elif_else_clauses {
                     match &clause.test {
                         Some(test) => {
                             self.visit_expr(test);
                             rules::check_elif(self, test);
-                            self.with_guarded_branch(test, clause.start(), &clause.body);
+                            arms.push(self.visit_guarded_arm(test, clause.start(), &clause.body));
                         }
-                        None => self.with_branch(&clause.body),
+                        None => arms.push(self.visit_arm(&clause.body)),
                     }
                 }
+                let exhaustive = if_stmt.elif_else_clauses.last().is_some_and(|clause| clause.test.is_none());
+                self.model.merge_arms(arms, exhaustive);
             }
             Stmt::Try(try_stmt) => {
-                self.with_branch(&try_stmt.body);
+                // The body usually runs to the end; handlers may run instead of its rest.
+                self.visit_body(&try_stmt.body);
+                let mut arms = Vec::new();
                 for handler in &try_stmt.handlers {
                     let ast::ExceptHandler::ExceptHandler(handler) = handler;
                     if let Some(type_) = &handler.type_ {
                         self.visit_expr(type_);
                     }
                     self.model.flow.except_depth += 1;
+                    self.model.begin_arm();
                     if let Some(name) = &handler.name {
                         self.model.bind_value(&name.id, Kind::Unknown, None);
                     }
-                    self.with_branch(&handler.body);
+                    self.visit_body(&handler.body);
+                    let falls_through = !matches!(
+                        handler.body.last(),
+                        Some(Stmt::Return(_) | Stmt::Raise(_) | Stmt::Continue(_) | Stmt::Break(_))
+                    );
+                    arms.push(self.model.end_arm(falls_through));
                     self.model.flow.except_depth -= 1;
                 }
-                self.with_branch(&try_stmt.orelse);
+                self.model.merge_arms(arms, false);
+                self.visit_body(&try_stmt.orelse);
                 self.visit_body(&try_stmt.finalbody);
             }
             Stmt::With(with_stmt) => {
@@ -941,6 +977,16 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 rules::check_stmt(self, stmt);
                 let kind = ret.value.as_deref().map_or(Kind::NoneValue, |v| self.model.kind_of(v));
                 self.returns = Some(self.returns.map_or(kind, |k| k.join(kind)));
+            }
+            Stmt::Assert(assert) => {
+                self.visit_expr(&assert.test);
+                rules::check_stmt(self, stmt);
+                // The message is built only when the assertion fails: once, not every step.
+                if let Some(msg) = &assert.msg {
+                    self.model.flow.except_depth += 1;
+                    self.visit_expr(msg);
+                    self.model.flow.except_depth -= 1;
+                }
             }
             Stmt::Global(global) => {
                 for name in &global.names {

@@ -22,7 +22,7 @@ fn index_elements(slice: &Expr) -> Vec<&Expr> {
 fn host_index<'e>(checker: &Checker, subscript: &'e ExprSubscript) -> Option<&'e Expr> {
     index_elements(&subscript.slice).into_iter().find(|index| match index {
         Expr::List(_) => true,
-        _ => matches!(checker.model().kind_of(index), Kind::Tensor(facts) if facts.device == Device::Cpu),
+        _ => matches!(checker.model().kind_of(index), Kind::Tensor(facts) if facts.device == Device::Cpu && !facts.boolean),
     })
 }
 
@@ -68,7 +68,9 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
         }
         let value_is_scalar = checker.model().kind_of(&assign.value) == Kind::Number;
         let integer_index = index_elements(&subscript.slice).into_iter().find(|index| {
-            matches!(checker.model().kind_of(index), Kind::Tensor(facts) if !facts.boolean && facts.may_be_cuda())
+            // Known to be an integer index: with a mask of unknown dtype (`h[~mask] = 0.0`) this
+            // may be a boolean-mask write, which does not sync.
+            matches!(checker.model().kind_of(index), Kind::Tensor(facts) if facts.integer && facts.may_be_cuda())
         });
         if let (true, Some(index)) = (value_is_scalar, integer_index) {
             let idx = checker.slice(index);

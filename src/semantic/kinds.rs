@@ -53,6 +53,9 @@ pub struct TensorFacts {
     pub device: Device,
     /// dtype is `torch.bool` (a mask).
     pub boolean: bool,
+    /// dtype is known to be an integer type: an index tensor (`randint`, `argmax`, `.long()`,
+    /// `topk(...).indices`).
+    pub integer: bool,
     /// Its shape depends on its data: from nonzero / unique / masked_select / `x[mask]`.
     pub data_dependent: bool,
     /// Page-locked host memory (`pin_memory()`, a `pin_memory=True` DataLoader).
@@ -66,6 +69,7 @@ impl TensorFacts {
         TensorFacts {
             device,
             boolean: false,
+            integer: false,
             data_dependent: false,
             pinned: false,
             batch: BatchSource::NotABatch,
@@ -81,24 +85,36 @@ impl TensorFacts {
         TensorFacts {
             device: self.device.join(other.device),
             boolean: self.boolean && other.boolean,
+            integer: self.integer && other.integer,
             data_dependent: self.data_dependent || other.data_dependent,
             pinned: self.pinned && other.pinned,
             batch: self.batch.join(other.batch),
         }
     }
 
-    /// A plain numeric result on the same device (arithmetic, reductions, casts).
+    /// A plain numeric result on the same device (arithmetic, reductions, casts) whose dtype
+    /// is not known to be an integer one.
     pub fn numeric(self) -> TensorFacts {
         TensorFacts {
             boolean: false,
+            integer: false,
             pinned: false,
             ..self
+        }
+    }
+
+    /// An integer (index) result on the same device.
+    pub fn integer(self) -> TensorFacts {
+        TensorFacts {
+            integer: true,
+            ..self.numeric()
         }
     }
 
     pub fn boolean(self) -> TensorFacts {
         TensorFacts {
             boolean: true,
+            integer: false,
             pinned: false,
             ..self
         }

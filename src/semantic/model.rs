@@ -152,13 +152,23 @@ pub(crate) struct Flow {
     pub all_reduced: Vec<(Name, TextRange)>,
     pub periodic_guard: Option<u32>,
     pub except_depth: u32,
-    /// Nesting of conditional blocks: assignments inside join with the previous kind.
-    pub branch_depth: u32,
     pub default_device_stack: Vec<Device>,
+}
+
+/// What one arm of a conditional (`if` body, `elif`, `else`, `except`) did to the bindings.
+pub(crate) struct ArmOutcome<'a> {
+    /// (scope, name, binding before the arm, binding at its end).
+    changes: Vec<(ScopeId, Name, Option<Binding<'a>>, Option<Binding<'a>>)>,
+    /// The arm can reach the code after the statement (it does not end in `return`, `raise`,
+    /// `continue` or `break`).
+    falls_through: bool,
 }
 
 pub struct SemanticModel<'a> {
     scopes: Vec<Scope<'a>>,
+    /// One log per conditional arm being visited: the bindings it changed, with their value
+    /// before the arm, so the next arm starts from the same state and the arms can be joined.
+    pub(crate) branch_logs: Vec<Vec<(ScopeId, Name, Option<Binding<'a>>)>>,
     pub(crate) classes: Vec<ClassInfo>,
     pub(crate) functions: Vec<FunctionInfo<'a>>,
     pub(crate) flow: Flow,
@@ -180,6 +190,7 @@ impl<'a> SemanticModel<'a> {
             }],
             classes: Vec::new(),
             functions: Vec::new(),
+            branch_logs: Vec::new(),
             flow: Flow::default(),
             default_device: Device::Cpu,
             call_sites: Vec::new(),
@@ -208,24 +219,83 @@ impl<'a> SemanticModel<'a> {
         self.scopes[self.flow.scope as usize].globals.push(name);
     }
 
-    /// Binds `name` in the current scope. Inside a conditional block the new kind is joined
-    /// with the previous one, since either may reach later code.
+    /// Binds `name` in the current scope (the module's for a `global` name).
     pub(crate) fn bind(&mut self, name: &Name, binding: Binding<'a>) {
-        let mut scope = self.flow.scope as usize;
-        if self.scopes[scope].globals.contains(name) {
-            scope = 0;
-        }
-        let conditional = self.flow.branch_depth > 0;
-        let bindings = &mut self.scopes[scope].bindings;
-        match bindings.get_mut(name) {
-            Some(previous) if conditional && previous.source == BindingSource::Value && binding.source == BindingSource::Value => {
-                previous.kind = previous.kind.join(binding.kind);
-                previous.value = binding.value;
+        let scope = if self.scopes[self.flow.scope as usize].globals.contains(name) { 0 } else { self.flow.scope };
+        self.bind_in(scope, name, Some(binding));
+    }
+
+    /// Sets (or, with `None`, removes) a binding, remembering its old value in the arm being
+    /// visited.
+    fn bind_in(&mut self, scope: ScopeId, name: &Name, binding: Option<Binding<'a>>) {
+        let bindings = &mut self.scopes[scope as usize].bindings;
+        if let Some(log) = self.branch_logs.last_mut() {
+            if !log.iter().any(|(s, n, _)| *s == scope && n == name) {
+                log.push((scope, name.clone(), bindings.get(name).cloned()));
             }
-            Some(previous) => *previous = binding,
-            None => {
+        }
+        match binding {
+            Some(binding) => {
                 bindings.insert(name.clone(), binding);
             }
+            None => {
+                bindings.remove(name);
+            }
+        }
+    }
+
+    pub(crate) fn begin_arm(&mut self) {
+        self.branch_logs.push(Vec::new());
+    }
+
+    /// Ends an arm: restores the bindings it changed, so the next arm starts from the same
+    /// state, and returns what it changed.
+    pub(crate) fn end_arm(&mut self, falls_through: bool) -> ArmOutcome<'a> {
+        let log = self.branch_logs.pop().unwrap_or_default();
+        let mut changes = Vec::with_capacity(log.len());
+        for (scope, name, before) in log {
+            let bindings = &mut self.scopes[scope as usize].bindings;
+            let after = match &before {
+                Some(before) => bindings.insert(name.clone(), before.clone()),
+                None => bindings.remove(&name),
+            };
+            changes.push((scope, name, before, after));
+        }
+        ArmOutcome { changes, falls_through }
+    }
+
+    /// After a conditional: each name an arm changed holds the join of what every path that
+    /// reaches the next line leaves in it (the state before, when no arm is taken and the arms
+    /// are not exhaustive).
+    pub(crate) fn merge_arms(&mut self, arms: Vec<ArmOutcome<'a>>, exhaustive: bool) {
+        let mut keys: Vec<(ScopeId, Name, Option<Binding<'a>>)> = Vec::new();
+        for arm in &arms {
+            for (scope, name, before, _) in &arm.changes {
+                if !keys.iter().any(|(s, n, _)| s == scope && n == name) {
+                    keys.push((*scope, name.clone(), before.clone()));
+                }
+            }
+        }
+        for (scope, name, before) in keys {
+            let mut outcomes: Vec<Option<&Binding<'a>>> = arms
+                .iter()
+                .filter(|arm| arm.falls_through)
+                .map(|arm| {
+                    arm.changes
+                        .iter()
+                        .find(|(s, n, _, _)| *s == scope && *n == name)
+                        .map_or(before.as_ref(), |(_, _, _, after)| after.as_ref())
+                })
+                .collect();
+            if !exhaustive {
+                outcomes.push(before.as_ref());
+            }
+            if outcomes.is_empty() {
+                // No path reaches the next line; keep the old state.
+                continue;
+            }
+            let merged = join_bindings(outcomes.into_iter().flatten());
+            self.bind_in(scope, &name, merged);
         }
     }
 
@@ -410,8 +480,9 @@ impl<'a> SemanticModel<'a> {
                 _ => Kind::Unknown,
             },
             Kind::TensorSequence(facts) => match attr {
-                "values" | "indices" | "L" | "inverse" | "result" | "info" | "eigenvalues" | "eigenvectors"
-                | "U" | "S" | "Vh" | "Q" | "R" | "solution" | "LU" | "pivots" | "mean" | "std" => {
+                "indices" | "pivots" => Kind::Tensor(facts.integer()),
+                "values" | "L" | "inverse" | "result" | "info" | "eigenvalues" | "eigenvectors"
+                | "U" | "S" | "Vh" | "Q" | "R" | "solution" | "LU" | "mean" | "std" => {
                     Kind::Tensor(facts.numeric())
                 }
                 _ => Kind::Unknown,
@@ -466,6 +537,7 @@ impl<'a> SemanticModel<'a> {
                 Kind::Tensor(TensorFacts {
                     device: a.device.combine(b.device),
                     boolean: bitwise && a.boolean && b.boolean,
+                    integer: a.integer && b.integer && keeps_integers(binop.op),
                     data_dependent: a.data_dependent || b.data_dependent,
                     pinned: false,
                     batch: BatchSource::NotABatch,
@@ -477,7 +549,8 @@ impl<'a> SemanticModel<'a> {
                     _ => facts.device.combine(Device::Unknown),
                 };
                 let device = if facts.device == Device::Cuda { Device::Cuda } else { device };
-                Kind::Tensor(TensorFacts { device, ..facts.numeric() })
+                let integer = facts.integer && other == Kind::Number && keeps_integers(binop.op);
+                Kind::Tensor(TensorFacts { device, integer, ..facts.numeric() })
             }
             (Kind::Number, Kind::Number) => Kind::Number,
             (Kind::NdArray, Kind::Number | Kind::NdArray) | (Kind::Number, Kind::NdArray) => Kind::NdArray,
@@ -653,11 +726,19 @@ impl<'a> SemanticModel<'a> {
                     _ => self.default_device(),
                 },
             };
-            let boolean = arguments.find_keyword("dtype").is_some_and(|k| {
-                self.qualified_name(&k.value).is_some_and(|q| q == "torch.bool")
-            });
+            let dtype = arguments.find_keyword("dtype").and_then(|k| self.qualified_name(&k.value));
+            let boolean = dtype.as_deref() == Some("torch.bool");
+            let integer = match dtype.as_deref() {
+                Some(dtype) => api::is_integer_dtype(dtype),
+                // `arange` of integers counts in int64.
+                None => {
+                    matches!(qualified, "torch.randint" | "torch.randperm" | "torch.randint_like")
+                        || (qualified == "torch.arange"
+                            && !arguments.args.iter().any(|arg| matches!(arg, Expr::NumberLiteral(n) if n.value.is_float())))
+                }
+            };
             let pinned = keyword_true("pin_memory");
-            return Kind::Tensor(TensorFacts { boolean, pinned, ..TensorFacts::on(device) });
+            return Kind::Tensor(TensorFacts { boolean, integer, pinned, ..TensorFacts::on(device) });
         }
         match qualified {
             "torch.from_numpy" => return Kind::Tensor(TensorFacts::on(Device::Cpu)),
@@ -706,7 +787,9 @@ impl<'a> SemanticModel<'a> {
             return self.torch_function_kind(name, call);
         }
         match qualified.rsplit('.').next() {
-            Some("numel" | "equal" | "allclose" | "is_tensor" | "is_floating_point" | "is_nonzero") => Kind::Number,
+            Some(name) if matches!(name, "numel" | "equal" | "allclose") || name.starts_with("is_") || name.starts_with("are_") => {
+                Kind::Number
+            }
             _ => Kind::Unknown,
         }
     }
@@ -744,9 +827,11 @@ impl<'a> SemanticModel<'a> {
             .is_some_and(|k| matches!(&k.value, Expr::BooleanLiteral(b) if b.value));
         match name {
             "where" if call.arguments.args.len() == 1 && call.arguments.keywords.is_empty() => {
-                Kind::TensorSequence(TensorFacts { data_dependent: true, ..inputs.numeric() })
+                Kind::TensorSequence(TensorFacts { data_dependent: true, ..inputs.integer() })
             }
-            "nonzero" if as_tuple => Kind::TensorSequence(TensorFacts { data_dependent: true, ..inputs.numeric() }),
+            "nonzero" if as_tuple => Kind::TensorSequence(TensorFacts { data_dependent: true, ..inputs.integer() }),
+            "nonzero" | "argwhere" => Kind::Tensor(TensorFacts { data_dependent: true, ..inputs.integer() }),
+            _ if api::returns_indices(name) => Kind::Tensor(TensorFacts { data_dependent: false, ..inputs.integer() }),
             "unique" | "unique_consecutive"
                 if call.arguments.keywords.iter().any(|k| {
                     k.arg.as_ref().is_some_and(|a| a.as_str().starts_with("return_"))
@@ -836,9 +921,14 @@ impl<'a> SemanticModel<'a> {
             "cpu" => Kind::Tensor(facts.with_device(Device::Cpu)),
             "cuda" => Kind::Tensor(facts.with_device(Device::Cuda)),
             "to" => {
-                let boolean = call.arguments.args.iter().chain(call.arguments.find_keyword("dtype").map(|k| &k.value))
-                    .any(|arg| self.qualified_name(arg).is_some_and(|q| q == "torch.bool"));
-                let facts = if boolean { facts.boolean() } else { facts };
+                let dtype = call.arguments.args.iter().chain(call.arguments.find_keyword("dtype").map(|k| &k.value))
+                    .find_map(|arg| self.qualified_name(arg).filter(|q| api::is_dtype(q)));
+                let facts = match dtype.as_deref() {
+                    Some("torch.bool") => facts.boolean(),
+                    Some(dtype) if api::is_integer_dtype(dtype) => facts.integer(),
+                    Some(_) => facts.numeric(),
+                    None => facts,
+                };
                 match self.target_device_of_to(call) {
                     Some(device) => Kind::Tensor(facts.with_device(device)),
                     None => Kind::Tensor(facts),
@@ -848,8 +938,11 @@ impl<'a> SemanticModel<'a> {
             "items" | "values" if facts.is_batch() => Kind::TensorSequence(facts),
             "get" | "pop" if facts.is_batch() => Kind::Tensor(facts),
             "nonzero" if keyword_true("as_tuple") => {
-                Kind::TensorSequence(TensorFacts { data_dependent: true, ..facts.numeric() })
+                Kind::TensorSequence(TensorFacts { data_dependent: true, ..facts.integer() })
             }
+            "nonzero" | "argwhere" => Kind::Tensor(TensorFacts { data_dependent: true, ..facts.integer() }),
+            "long" | "int" | "short" | "byte" => Kind::Tensor(TensorFacts { pinned: false, ..facts.integer() }),
+            _ if api::returns_indices(method) => Kind::Tensor(TensorFacts { data_dependent: false, ..facts.integer() }),
             _ if api::is_data_dependent_function(method) => {
                 Kind::Tensor(TensorFacts { data_dependent: true, ..facts.numeric() })
             }
@@ -935,6 +1028,29 @@ impl<'a> SemanticModel<'a> {
     }
 }
 
+/// The binding a name holds after paths that left different bindings: kinds joined, the
+/// defining expression kept only when every path has the same one.
+fn join_bindings<'a, 'b>(bindings: impl Iterator<Item = &'b Binding<'a>>) -> Option<Binding<'a>>
+where
+    'a: 'b,
+{
+    let mut merged: Option<Binding<'a>> = None;
+    for binding in bindings {
+        merged = Some(match merged {
+            None => binding.clone(),
+            Some(previous) => Binding {
+                kind: previous.kind.join(binding.kind),
+                source: if previous.source == binding.source { previous.source } else { BindingSource::Value },
+                value: match (previous.value, binding.value) {
+                    (Some(a), Some(b)) if std::ptr::eq(a, b) => Some(a),
+                    _ => None,
+                },
+            },
+        });
+    }
+    merged
+}
+
 impl Default for SemanticModel<'_> {
     fn default() -> Self {
         Self::new()
@@ -961,6 +1077,11 @@ fn canonical(qualified: String) -> String {
         }
     }
     qualified
+}
+
+/// Arithmetic that keeps an integer tensor an integer one (true division does not).
+fn keeps_integers(op: Operator) -> bool {
+    matches!(op, Operator::Add | Operator::Sub | Operator::Mult | Operator::FloorDiv | Operator::Mod)
 }
 
 /// `x.max(dim)` / `torch.max(x, dim)` return `(values, indices)`; without a dim, a tensor.

@@ -38,8 +38,14 @@ pub fn is_like_factory(qualified: &str) -> bool {
 
 /// Torch functions (or submodule functions) that do not return a tensor.
 fn returns_non_tensor(qualified: &str) -> bool {
+    let name = qualified.rsplit('.').next().unwrap_or("");
+    // `torch.is_autocast_enabled()`, `torch.are_deterministic_algorithms_enabled()`, getters
+    // and setters of global state.
+    if ["is_", "are_", "get_", "set_", "use_"].iter().any(|prefix| name.starts_with(prefix)) {
+        return true;
+    }
     matches!(
-        qualified.rsplit('.').next().unwrap_or(""),
+        name,
         "is_tensor"
             | "is_storage"
             | "is_floating_point"
@@ -210,7 +216,8 @@ pub fn method_returns_python_value(name: &str) -> bool {
         name,
         "item" | "tolist" | "dim" | "ndimension" | "numel" | "nelement" | "element_size" | "get_device"
             | "data_ptr" | "is_contiguous" | "is_floating_point" | "is_complex" | "storage_offset"
-            | "is_nonzero" | "equal" | "allclose" | "is_pinned" | "is_shared" | "requires_grad"
+            | "is_nonzero" | "equal" | "allclose" | "is_pinned" | "is_shared" | "requires_grad" | "stride"
+            | "is_same_size" | "is_set_to" | "has_names" | "is_inference" | "dim_order"
             | "__len__" | "backward"
     )
 }
@@ -254,4 +261,18 @@ pub fn is_setup_function(name: &str) -> bool {
             | "__repr__" | "__str__" | "extra_repr" | "__getstate__" | "__setstate__"
             | "_load_from_state_dict" | "load_state_dict" | "teardown" | "configure_model"
     )
+}
+
+/// Integer dtypes: tensors of these can index.
+pub fn is_integer_dtype(qualified: &str) -> bool {
+    matches!(
+        qualified,
+        "torch.long" | "torch.int64" | "torch.int" | "torch.int32" | "torch.int16" | "torch.short" | "torch.int8"
+            | "torch.uint8" | "torch.uint16" | "torch.uint32" | "torch.uint64"
+    )
+}
+
+/// Torch functions and tensor methods that return indices (an integer tensor).
+pub fn returns_indices(name: &str) -> bool {
+    matches!(name, "argmax" | "argmin" | "argsort" | "multinomial" | "searchsorted" | "bucketize" | "randperm")
 }

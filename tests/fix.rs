@@ -1,0 +1,889 @@
+//! `--fix` end to end: the binary on files in temporary folders. A before/after snapshot per fix,
+//! every fixture fixed twice (the result parses with CPython, the second pass changes nothing),
+//! bytes outside the edits kept, imports, permissions, `--diff`, `--fix-only`, `--show-fixes`,
+//! config keys and stdin.
+
+mod common;
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::{exit_code, repo, run, run_stdin, stderr, stdout};
+
+const FIX: [&str; 5] = ["check", "--isolated", "--fix", "--unsafe-fixes", "--quiet"];
+
+/// The start of every snapshot input: torch imported, a CUDA device.
+const HEADER: &str =
+    "import torch\nimport torch.nn.functional as F\n\ndevice = torch.device(\"cuda\")\n\n";
+
+fn temp_dir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("a temporary folder")
+}
+
+/// Writes `source` to `dir/name` and runs synclint with `args` and the file's name.
+fn run_on(dir: &Path, name: &str, source: &[u8], args: &[&str]) -> (Vec<u8>, Output) {
+    let path = dir.join(name);
+    fs::write(&path, source).unwrap();
+    let mut all: Vec<&str> = args.to_vec();
+    all.push(name);
+    let output = run(dir, &all);
+    (fs::read(&path).unwrap(), output)
+}
+
+/// `check --isolated --fix --unsafe-fixes` on `source`: the fixed bytes.
+fn fix_bytes(source: &[u8]) -> Vec<u8> {
+    let dir = temp_dir();
+    let (fixed, output) = run_on(dir.path(), "train.py", source, &FIX);
+    assert_ne!(
+        exit_code(&output),
+        2,
+        "synclint failed:\n{}",
+        stderr(&output)
+    );
+    fixed
+}
+
+/// Does CPython parse the file? `Err` with its message when not.
+fn python_parses(path: &Path) -> Result<(), String> {
+    let output = Command::new("python3")
+        .args([
+            "-c",
+            "import ast,sys; ast.parse(open(sys.argv[1], encoding='utf-8').read())",
+        ])
+        .arg(path)
+        .output()
+        .expect("python3 runs");
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&output.stderr).into_owned())
+    }
+}
+
+/// Fixes `body` (after [`HEADER`]) and snapshots the input and the result. Also checks that
+/// something changed, that the result parses, and that a second `--fix` changes nothing.
+fn snapshot_fix(name: &str, body: &str) {
+    let source = format!("{HEADER}{body}");
+    let dir = temp_dir();
+    let (fixed, output) = run_on(dir.path(), "train.py", source.as_bytes(), &FIX);
+    assert_ne!(
+        exit_code(&output),
+        2,
+        "{name}: synclint failed:\n{}",
+        stderr(&output)
+    );
+    let fixed = String::from_utf8(fixed).unwrap();
+    assert_ne!(
+        fixed,
+        source,
+        "{name}: nothing was fixed\n{}",
+        stdout(&output)
+    );
+    python_parses(&dir.path().join("train.py"))
+        .unwrap_or_else(|e| panic!("{name}: the fixed file does not parse:\n{e}\n{fixed}"));
+    let (again, _) = run_on(dir.path(), "train.py", fixed.as_bytes(), &FIX);
+    assert_eq!(
+        String::from_utf8(again).unwrap(),
+        fixed,
+        "{name}: a second --fix changed the file"
+    );
+    let snapshot =
+        format!("# ---- before ----\n{source}\n# ---- after `--fix --unsafe-fixes` ----\n{fixed}");
+    insta::with_settings!({ omit_expression => true }, {
+        insta::assert_snapshot!(name, snapshot);
+    });
+}
+
+// ---- 1. One snapshot per fix ----------------------------------------------------------------
+
+#[test]
+fn sync401_tensor_of_a_literal_becomes_full() {
+    snapshot_fix(
+        "SYNC401_full",
+        r#"
+def train(model, loader):
+    for batch in loader:
+        batch = batch.to(device, non_blocking=True)
+        scale = torch.tensor(0.5, device=device)
+        step = torch.tensor(3, device=device, dtype=torch.int32)
+        flag = torch.as_tensor(True, device="cuda")
+        neg = torch.tensor(-2.0, device=device, requires_grad=True)
+        table = torch.tensor([1, 2, 3], device=device)  # a list: no fix
+        loss = model(batch) * scale * step * flag * neg * table
+"#,
+    );
+}
+
+#[test]
+fn sync401_loader_batches_copy_non_blocking() {
+    snapshot_fix(
+        "SYNC401_non_blocking",
+        r#"from torch.utils.data import DataLoader
+
+
+def train(model, dataset):
+    loader = DataLoader(dataset, batch_size=32, pin_memory=True)
+    for images, labels in loader:
+        images = images.to(device)
+        labels = labels.cuda()
+        model(images, labels)
+    for step, (images, labels) in enumerate(loader):
+        images = images.to(device, non_blocking=False)
+        labels = labels.to(
+            device,
+        )
+        model(images, labels)
+"#,
+    );
+}
+
+#[test]
+fn sync203_masked_sum_keeps_the_shape() {
+    snapshot_fix(
+        "SYNC203_sum",
+        r#"
+def train(model, loader):
+    for batch in loader:
+        batch = batch.to(device, non_blocking=True)
+        x = model(batch)
+        loss = F.mse_loss(x, batch, reduction="none")
+        rows = torch.rand(x.shape[0], device=device) > 0.5
+        positive = x[x > 0].sum()
+        finite = loss[torch.isfinite(loss)].sum()
+        kept = x[~torch.isnan(x) & (x < 10)].sum()
+        row_sum = x[rows].sum()  # a row mask: no fix
+        (positive + finite + kept + row_sum).backward()
+"#,
+    );
+}
+
+#[test]
+fn sync203_masked_mean_divides_by_the_count() {
+    snapshot_fix(
+        "SYNC203_mean",
+        r#"
+def train(model, loader):
+    for batch in loader:
+        batch = batch.to(device, non_blocking=True)
+        errors = model(batch)
+        valid = errors < 10
+        avg = errors[errors > 0].mean()
+        avg_valid = errors[valid].mean()
+        (avg + avg_valid).backward()
+"#,
+    );
+}
+
+#[test]
+fn sync204_masked_assignment_becomes_where() {
+    snapshot_fix(
+        "SYNC204_assign",
+        r#"
+def train(model, loader, ema):
+    cap = torch.ones((), device=device)
+    for batch in loader:
+        batch = batch.to(device, non_blocking=True)
+        x = model(batch)
+        target = batch.float()
+        keep = target >= 0
+        x[x > 1] = cap
+        x[torch.isnan(x)] = x.mean()
+        target[keep] = x[keep].detach()
+        target[keep] = x[x > 0]  # another mask: one value per selected element, no fix
+"#,
+    );
+}
+
+#[test]
+fn sync204_masked_update_becomes_an_in_place_op() {
+    snapshot_fix(
+        "SYNC204_update",
+        r#"
+def train(model, loader):
+    bonus = torch.ones((), device=device)
+    for batch in loader:
+        batch = batch.to(device, non_blocking=True)
+        x = model(batch)
+        x[x > 0] += bonus
+        x[x < 0] -= 2 * x[x < 0]
+        x[x > 10] *= bonus
+        x[x > 20] /= bonus  # no in-place method with a neutral value: no fix
+"#,
+    );
+}
+
+#[test]
+fn sync201_write_through_nonzero_becomes_masked_fill() {
+    snapshot_fix(
+        "SYNC201_masked_fill",
+        r#"
+def train(model, loader):
+    for batch in loader:
+        batch = batch.to(device, non_blocking=True)
+        x = model(batch)
+        x[torch.nonzero(x < 0, as_tuple=True)] = 0.0
+        x[torch.where(torch.isnan(x))] = 0.0
+        x[(x > 1).nonzero(as_tuple=True)] = 1.0
+        rows = torch.rand(x.shape[0], device=device) > 0.5
+        x[torch.where(rows)] = 0.0  # a row mask: no fix
+"#,
+    );
+}
+
+#[test]
+fn sync202_count_of_unique_stays_on_the_device() {
+    snapshot_fix(
+        "SYNC202_count",
+        r#"
+def train(model, loader):
+    for tokens in loader:
+        tokens = tokens.to(device, non_blocking=True)
+        a = len(torch.unique(tokens))
+        b = torch.unique(tokens).numel()
+        c = torch.numel(torch.unique(tokens))
+        d = len(torch.unique_consecutive(tokens))
+        e = len(torch.unique(tokens + 1))
+        f = len(torch.unique(tokens, return_counts=True))  # a tuple: no fix
+        g = len(torch.unique(tokens, True, True))  # a tuple too: no fix
+        model(tokens, a, b, c, d, e, f, g)
+"#,
+    );
+}
+
+#[test]
+fn sync301_masked_loss_uses_ignore_index() {
+    snapshot_fix(
+        "SYNC301_ignore_index",
+        r#"
+criterion = torch.nn.CrossEntropyLoss()
+
+
+def train(model, loader):
+    for tokens, tags in loader:
+        tokens = tokens.to(device, non_blocking=True)
+        tags = tags.to(device, non_blocking=True)
+        logits = model(tokens)
+        keep = tags != -100
+        loss = F.cross_entropy(logits[keep], tags[keep])
+        lp = F.log_softmax(logits, dim=-1)
+        loss = loss + F.nll_loss(lp[keep], tags[keep], reduction="sum")
+        rare = tags >= 10
+        loss = loss + F.cross_entropy(logits[rare], tags[rare], label_smoothing=0.1)
+        loss = loss + criterion(logits[keep], tags[keep])  # a module: no fix
+        loss.backward()
+"#,
+    );
+}
+
+#[test]
+fn sync302_adam_becomes_fused() {
+    snapshot_fix(
+        "SYNC302_fused",
+        r#"
+def train(model, loader):
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+    opt2 = torch.optim.Adam(
+        model.parameters(),
+        lr=1e-3,
+    )
+    opt3 = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=False)
+    opt4 = torch.optim.AdamW(model.parameters(), lr=1e-3, foreach=True)  # fused would raise: no fix
+    scaler = torch.amp.GradScaler()
+    for batch in loader:
+        loss = model(batch)
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.step(opt2)
+        scaler.step(opt3)
+        scaler.step(opt4)
+        scaler.update()
+"#,
+    );
+}
+
+#[test]
+fn sync303_checked_linalg_becomes_ex() {
+    snapshot_fix(
+        "SYNC303_ex",
+        r#"
+def train(model, loader):
+    for batch in loader:
+        batch = batch.to(device, non_blocking=True)
+        a = model(batch)
+        b = torch.linalg.inv(a)
+        c = torch.inverse(a)
+        d = torch.linalg.cholesky(a, upper=True)
+        e = torch.linalg.solve(a, b, left=False)
+        w = torch.linalg.eigh(a)  # no _ex variant: no fix
+        model(b, c, d, e, w)
+"#,
+    );
+}
+
+#[test]
+fn sync304_distributions_skip_validation() {
+    snapshot_fix(
+        "SYNC304_validate_args",
+        r#"
+def train(policy, loader):
+    for obs in loader:
+        obs = obs.to(device, non_blocking=True)
+        mu, sigma = policy(obs)
+        dist = torch.distributions.Normal(mu, sigma)
+        cat = torch.distributions.Categorical(
+            logits=mu,
+        )
+        beta = torch.distributions.Beta(mu.exp(), (sigma))  # after the parentheses
+        (dist.rsample() + cat.sample() + beta.rsample()).sum().backward()
+"#,
+    );
+}
+
+#[test]
+fn sync305_clip_grad_norm_drops_the_check() {
+    snapshot_fix(
+        "SYNC305_clip",
+        r#"
+def train(model, loader, opt):
+    for batch in loader:
+        model(batch).backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, error_if_nonfinite=True)
+        torch.nn.utils.clip_grad_norm_(
+            model.parameters(),
+            max_norm=1.0,  # the usual
+            error_if_nonfinite=True,
+        )
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, 2.0, True)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), (1.0), error_if_nonfinite=True)
+        opt.step()
+"#,
+    );
+}
+
+#[test]
+fn sync105_assert_becomes_assert_async() {
+    snapshot_fix(
+        "SYNC105_assert",
+        r#"
+def train(model, loader):
+    for batch in loader:
+        batch = batch.to(device, non_blocking=True)
+        loss = model(batch)
+        assert torch.isfinite(loss).all()
+        assert loss > 0, "loss must be positive"
+        assert loss < 1e6, f"loss exploded: {loss}"  # a computed message: no fix
+        loss.backward()
+"#,
+    );
+}
+
+// ---- 2. Every fixture, fixed twice ----------------------------------------------------------
+
+#[test]
+fn fixtures_fix_to_parsing_code_and_settle() {
+    let dir = temp_dir();
+    let mut names = Vec::new();
+    for entry in fs::read_dir(repo().join("fixtures")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if (name.starts_with("SYNC") || name == "facts.py") && name.ends_with(".py") {
+            fs::copy(&path, dir.path().join(&name)).unwrap();
+            names.push(name);
+        }
+    }
+    names.sort();
+    assert!(names.len() >= 26, "fixtures: {names:?}");
+    let before: Vec<Vec<u8>> = names
+        .iter()
+        .map(|n| fs::read(dir.path().join(n)).unwrap())
+        .collect();
+
+    let output = run(
+        dir.path(),
+        &[
+            "check",
+            "--isolated",
+            "--fix",
+            "--unsafe-fixes",
+            "--exit-zero",
+            "--quiet",
+            ".",
+        ],
+    );
+    assert_eq!(exit_code(&output), 0, "first pass:\n{}", stderr(&output));
+    let mut changed = 0;
+    let mut failures = Vec::new();
+    for (name, original) in names.iter().zip(&before) {
+        let path = dir.path().join(name);
+        if fs::read(&path).unwrap() != *original {
+            changed += 1;
+        }
+        if let Err(error) = python_parses(&path) {
+            failures.push(format!("{name}: {error}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "fixed fixtures that do not parse:\n{}",
+        failures.join("\n")
+    );
+    assert!(changed >= 10, "only {changed} fixtures changed");
+
+    let fixed: Vec<Vec<u8>> = names
+        .iter()
+        .map(|n| fs::read(dir.path().join(n)).unwrap())
+        .collect();
+    let output = run(
+        dir.path(),
+        &[
+            "check",
+            "--isolated",
+            "--fix",
+            "--unsafe-fixes",
+            "--exit-zero",
+            "--quiet",
+            "--show-fixes",
+            ".",
+        ],
+    );
+    assert_eq!(exit_code(&output), 0, "second pass:\n{}", stderr(&output));
+    assert!(
+        !stdout(&output).contains("Fixed"),
+        "the second pass fixed more:\n{}",
+        stdout(&output)
+    );
+    for (name, first) in names.iter().zip(&fixed) {
+        assert_eq!(
+            fs::read(dir.path().join(name)).unwrap(),
+            *first,
+            "{name} changed on the second pass"
+        );
+    }
+}
+
+// ---- 3. Bytes, imports, permissions, modes --------------------------------------------------
+
+/// A loop body line that SYNC401 fixes, and its fixed form.
+const FIXABLE: &str = "s = torch.tensor(0.5, device=device)";
+const FIXED: &str = "s = torch.full((), 0.5, device=device)";
+
+/// A file with `line_end` line endings, `indent` indentation, and whether it ends with a newline.
+fn shaped(line_end: &str, indent: &str, final_newline: bool, fixed: bool) -> Vec<u8> {
+    let line = if fixed { FIXED } else { FIXABLE };
+    let lines = [
+        "import torch".to_string(),
+        String::new(),
+        "device = torch.device(\"cuda\")  # trailing spaces after this comment   ".to_string(),
+        "for step in range(10):".to_string(),
+        format!("{indent}{line}"),
+        format!("{indent}if step:"),
+        format!("{indent}{indent}x = 'ünïcödé'\t# tab before this comment"),
+    ];
+    let mut text = lines.join(line_end);
+    if final_newline {
+        text.push_str(line_end);
+    }
+    text.into_bytes()
+}
+
+#[test]
+fn crlf_tabs_and_no_final_newline_are_kept() {
+    for (line_end, indent, final_newline) in [
+        ("\r\n", "    ", true),
+        ("\n", "\t", true),
+        ("\n", "    ", false),
+        ("\r\n", "\t", false),
+        ("\r", "  ", true),
+    ] {
+        let source = shaped(line_end, indent, final_newline, false);
+        let expected = shaped(line_end, indent, final_newline, true);
+        assert_eq!(
+            fix_bytes(&source),
+            expected,
+            "line end {line_end:?}, indent {indent:?}, final newline {final_newline}"
+        );
+    }
+}
+
+#[test]
+fn byte_order_mark_is_kept() {
+    let mut source = "\u{feff}".as_bytes().to_vec();
+    source.extend(shaped("\r\n", "    ", true, false));
+    let mut expected = "\u{feff}".as_bytes().to_vec();
+    expected.extend(shaped("\r\n", "    ", true, true));
+    assert_eq!(fix_bytes(&source), expected);
+}
+
+#[test]
+fn missing_torch_import_is_added_once_in_the_import_block() {
+    // Three fixes need the name `torch`; the file only imports names from it.
+    let source = "\"\"\"Training.\"\"\"\r\nfrom __future__ import annotations\r\n\r\nimport os\r\nfrom torch import randn, tensor\r\n\r\n\r\ndef train(loader):\r\n    for batch in loader:\r\n        x = randn(8, device=\"cuda\")\r\n        assert x.sum() > 0\r\n        y = x[x > 0].sum()\r\n        z = tensor(1.0, device=\"cuda\")\r\n";
+    let expected = "\"\"\"Training.\"\"\"\r\nfrom __future__ import annotations\r\n\r\nimport torch\r\nimport os\r\nfrom torch import randn, tensor\r\n\r\n\r\ndef train(loader):\r\n    for batch in loader:\r\n        x = randn(8, device=\"cuda\")\r\n        torch._assert_async(x.sum() > 0)\r\n        y = torch.where(x > 0, x, 0).sum()\r\n        z = torch.full((), 1.0, device=\"cuda\")\r\n";
+    assert_eq!(
+        String::from_utf8(fix_bytes(source.as_bytes())).unwrap(),
+        expected
+    );
+}
+
+#[test]
+fn import_goes_after_header_comments_when_there_is_no_import_block() {
+    // No import statement at all: `import torch` goes after the shebang, the encoding line and
+    // the comments that head the file, before the first statement.
+    let source = "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n# Licence.\n\ndef train_step(x: Tensor):\n    assert x.sum() > 0";
+    let expected = "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n# Licence.\n\nimport torch\ndef train_step(x: Tensor):\n    torch._assert_async(x.sum() > 0)";
+    assert_eq!(
+        String::from_utf8(fix_bytes(source.as_bytes())).unwrap(),
+        expected
+    );
+}
+
+#[test]
+fn an_existing_alias_is_used_instead_of_a_new_import() {
+    let source = "import torch as th\n\nfor step in range(3):\n    x = th.randn(8, device=\"cuda\")\n    assert x.sum() > 0\n";
+    let expected = "import torch as th\n\nfor step in range(3):\n    x = th.randn(8, device=\"cuda\")\n    th._assert_async(x.sum() > 0)\n";
+    assert_eq!(
+        String::from_utf8(fix_bytes(source.as_bytes())).unwrap(),
+        expected
+    );
+}
+
+fn fixable_file(dir: &Path) -> PathBuf {
+    let path = dir.join("train.py");
+    fs::write(&path, shaped("\n", "    ", true, false)).unwrap();
+    path
+}
+
+#[test]
+fn read_only_file_is_an_error_and_unchanged() {
+    let dir = temp_dir();
+    let path = fixable_file(dir.path());
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o444)).unwrap();
+    let output = run(dir.path(), &["check", "--isolated", "--fix", "train.py"]);
+    assert_eq!(
+        exit_code(&output),
+        2,
+        "stdout:\n{}\nstderr:\n{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    assert!(stderr(&output).contains("train.py"), "{}", stderr(&output));
+    assert!(stderr(&output).contains("read-only"), "{}", stderr(&output));
+    assert_eq!(fs::read(&path).unwrap(), shaped("\n", "    ", true, false));
+    assert_eq!(
+        fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+        0o444
+    );
+}
+
+#[test]
+fn permissions_are_kept() {
+    let dir = temp_dir();
+    let path = fixable_file(dir.path());
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+    let output = run(dir.path(), &["check", "--isolated", "--fix", "train.py"]);
+    assert_eq!(
+        exit_code(&output),
+        0,
+        "{}{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    assert_eq!(fs::read(&path).unwrap(), shaped("\n", "    ", true, true));
+    assert_eq!(
+        fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+        0o755
+    );
+    // Nothing but the file is left in the folder (no temporary file).
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn a_symbolic_link_stays_a_link() {
+    let dir = temp_dir();
+    let target = fixable_file(dir.path());
+    let link = dir.path().join("link.py");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let output = run(dir.path(), &["check", "--isolated", "--fix", "link.py"]);
+    assert_eq!(
+        exit_code(&output),
+        0,
+        "{}{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(fs::read(&target).unwrap(), shaped("\n", "    ", true, true));
+}
+
+#[test]
+fn diff_prints_and_writes_nothing() {
+    let dir = temp_dir();
+    let path = fixable_file(dir.path());
+    let output = run(dir.path(), &["check", "--isolated", "--diff", "train.py"]);
+    assert_eq!(exit_code(&output), 1, "{}", stderr(&output));
+    let diff = stdout(&output);
+    assert!(diff.contains("--- train.py\n+++ train.py\n"), "{diff}");
+    assert!(
+        diff.contains(&format!("\n-    {FIXABLE}\n+    {FIXED}\n")),
+        "{diff}"
+    );
+    assert_eq!(fs::read(&path).unwrap(), shaped("\n", "    ", true, false));
+
+    // Nothing to fix (a finding without a fix is not a change): exit 0, no output.
+    fs::write(&path, "import torch\nfor step in range(3):\n    x = torch.randn(3, device=\"cuda\")\n    print(x.item())\n").unwrap();
+    let output = run(dir.path(), &["check", "--isolated", "--diff", "train.py"]);
+    assert_eq!(
+        exit_code(&output),
+        0,
+        "{}{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    assert_eq!(stdout(&output), "");
+}
+
+#[test]
+fn diff_needs_unsafe_fixes_for_unsafe_ones() {
+    let dir = temp_dir();
+    let source = "import torch\nfor step in range(3):\n    x = torch.randn(3, device=\"cuda\")\n    assert x.sum() > 0\n";
+    let (after, output) = run_on(
+        dir.path(),
+        "train.py",
+        source.as_bytes(),
+        &["check", "--isolated", "--diff"],
+    );
+    assert_eq!(exit_code(&output), 0, "{}", stdout(&output));
+    let (_, output) = run_on(
+        dir.path(),
+        "train.py",
+        &after,
+        &["check", "--isolated", "--diff", "--unsafe-fixes"],
+    );
+    assert_eq!(exit_code(&output), 1);
+    assert!(
+        stdout(&output).contains("+    torch._assert_async(x.sum() > 0)"),
+        "{}",
+        stdout(&output)
+    );
+    assert_eq!(
+        fs::read(dir.path().join("train.py")).unwrap(),
+        source.as_bytes()
+    );
+}
+
+#[test]
+fn safe_fixes_only_without_unsafe_fixes() {
+    let source = "import torch\nfor step in range(3):\n    x = torch.randn(3, device=\"cuda\")\n    s = torch.tensor(2, device=\"cuda\")\n    assert x.sum() > 0\n";
+    let dir = temp_dir();
+    let (fixed, output) = run_on(
+        dir.path(),
+        "train.py",
+        source.as_bytes(),
+        &["check", "--isolated", "--fix"],
+    );
+    assert_eq!(
+        exit_code(&output),
+        1,
+        "the unsafe finding remains: {}",
+        stdout(&output)
+    );
+    assert_eq!(
+        String::from_utf8(fixed).unwrap(),
+        "import torch\nfor step in range(3):\n    x = torch.randn(3, device=\"cuda\")\n    s = torch.full((), 2, device=\"cuda\")\n    assert x.sum() > 0\n"
+    );
+    assert!(
+        stdout(&output).contains("--unsafe-fixes"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn fix_only_exits_zero_with_unfixable_findings_left() {
+    let dir = temp_dir();
+    let source = format!(
+        "{}    print(s.item())\n",
+        String::from_utf8(shaped("\n", "    ", true, false)).unwrap()
+    );
+    let (fixed, output) = run_on(
+        dir.path(),
+        "train.py",
+        source.as_bytes(),
+        &["check", "--isolated", "--fix-only"],
+    );
+    assert_eq!(
+        exit_code(&output),
+        0,
+        "{}{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    assert!(
+        !stdout(&output).contains("SYNC101"),
+        "--fix-only reports nothing:\n{}",
+        stdout(&output)
+    );
+    assert!(String::from_utf8(fixed).unwrap().contains(FIXED));
+    // Without --fix-only the remaining finding makes the exit code 1.
+    let (_, output) = run_on(
+        dir.path(),
+        "train.py",
+        source.as_bytes(),
+        &["check", "--isolated", "--fix"],
+    );
+    assert_eq!(exit_code(&output), 1, "{}", stdout(&output));
+    assert!(stdout(&output).contains("SYNC101"), "{}", stdout(&output));
+}
+
+#[test]
+fn show_fixes_lists_what_was_fixed() {
+    let dir = temp_dir();
+    let source = "import torch\nfor step in range(3):\n    a = torch.tensor(1.0, device=\"cuda\")\n    b = torch.tensor(2.0, device=\"cuda\")\n    assert a > 0\n";
+    let (_, output) = run_on(
+        dir.path(),
+        "train.py",
+        source.as_bytes(),
+        &[
+            "check",
+            "--isolated",
+            "--fix",
+            "--unsafe-fixes",
+            "--show-fixes",
+        ],
+    );
+    assert_eq!(
+        exit_code(&output),
+        0,
+        "{}{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    let out = stdout(&output);
+    assert!(out.contains("Fixed 3 findings"), "{out}");
+    assert!(out.contains("train.py"), "{out}");
+    assert!(
+        out.contains("2 × SYNC401 (blocking-host-to-device)"),
+        "{out}"
+    );
+    assert!(out.contains("1 × SYNC105 (tensor-truthiness)"), "{out}");
+}
+
+#[test]
+fn config_keys_fix_and_unsafe_fixes() {
+    let dir = temp_dir();
+    let source = "import torch\nfor step in range(3):\n    a = torch.tensor(1.0, device=\"cuda\")\n    assert a > 0\n";
+    fs::write(dir.path().join("synclint.toml"), "fix = true\n").unwrap();
+    let (fixed, output) = run_on(dir.path(), "train.py", source.as_bytes(), &["check"]);
+    let fixed = String::from_utf8(fixed).unwrap();
+    assert!(
+        fixed.contains("torch.full((), 1.0"),
+        "fix = true applies safe fixes:\n{fixed}\n{}",
+        stderr(&output)
+    );
+    assert!(
+        fixed.contains("assert a > 0"),
+        "but not unsafe ones:\n{fixed}"
+    );
+
+    fs::write(
+        dir.path().join("synclint.toml"),
+        "fix = true\nunsafe-fixes = true\n",
+    )
+    .unwrap();
+    let (fixed, output) = run_on(dir.path(), "train.py", source.as_bytes(), &["check"]);
+    assert_eq!(
+        exit_code(&output),
+        0,
+        "{}{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    let fixed = String::from_utf8(fixed).unwrap();
+    assert!(
+        fixed.contains("torch._assert_async(a > 0)"),
+        "unsafe-fixes = true:\n{fixed}"
+    );
+
+    // The command line wins over the config.
+    let (fixed, _) = run_on(
+        dir.path(),
+        "train.py",
+        source.as_bytes(),
+        &["check", "--no-fix"],
+    );
+    assert_eq!(fixed, source.as_bytes());
+}
+
+#[test]
+fn stdin_prints_the_fixed_source() {
+    let source = String::from_utf8(shaped("\r\n", "\t", false, false)).unwrap();
+    let output = run_stdin(
+        &[
+            "check",
+            "--isolated",
+            "--fix",
+            "--stdin-filename",
+            "x.py",
+            "-",
+        ],
+        &source,
+    );
+    assert_eq!(exit_code(&output), 0, "{}", stderr(&output));
+    assert_eq!(output.stdout, shaped("\r\n", "\t", false, true));
+
+    // --diff on stdin: the diff, exit 1.
+    let output = run_stdin(
+        &[
+            "check",
+            "--isolated",
+            "--diff",
+            "--stdin-filename",
+            "x.py",
+            "-",
+        ],
+        &source,
+    );
+    assert_eq!(exit_code(&output), 1, "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("+\ts = torch.full((), 0.5, device=device)"),
+        "{}",
+        stdout(&output)
+    );
+
+    // Nothing to fix: the source unchanged.
+    let clean = "import torch\nx = 1\n";
+    let output = run_stdin(
+        &[
+            "check",
+            "--isolated",
+            "--fix",
+            "--stdin-filename",
+            "x.py",
+            "-",
+        ],
+        clean,
+    );
+    assert_eq!(exit_code(&output), 0, "{}", stderr(&output));
+    assert_eq!(stdout(&output), clean);
+}
+
+#[test]
+fn a_file_with_a_syntax_error_is_left_alone() {
+    let dir = temp_dir();
+    let source = "import torch\nfor step in range(3):\n    a = torch.tensor(1.0, device=\"cuda\")\n    b = (\n";
+    let (fixed, output) = run_on(
+        dir.path(),
+        "broken.py",
+        source.as_bytes(),
+        &["check", "--isolated", "--fix"],
+    );
+    assert_eq!(exit_code(&output), 2, "{}", stderr(&output));
+    assert_eq!(fixed, source.as_bytes());
+}

@@ -16,7 +16,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if let Some(qualified) = checker.model().qualified_name(&call.func) {
         let (message, help) = match qualified.as_str() {
             "torch.distributed.barrier" => (
-                "`dist.barrier()` blocks the host until every rank and the GPU catch up".to_string(),
+                format!("`{}()` blocks the host until every rank and the GPU catch up", checker.slice(&*call.func)),
                 "drop it from the step: collectives already order the ranks; keep barriers for setup and checkpoints".to_string(),
             ),
             "torch.distributed.broadcast_object_list" | "torch.distributed.all_gather_object"

@@ -18,13 +18,23 @@ pub(crate) fn subscript(checker: &mut Checker, subscript: &ExprSubscript) {
         return;
     }
     let x = checker.slice(&*subscript.value);
-    let mask = checker.slice(&*subscript.slice);
+    let index = checker.slice(&*subscript.slice);
+    // In `x[:, m]` the mask is `m`.
+    let mask = match subscript.slice.as_ref() {
+        Expr::Tuple(tuple) => tuple.elts.iter().find(|elt| checker.model().is_boolean_tensor(elt)).map_or(index, |m| checker.slice(m)),
+        _ => index,
+    };
+    let help = if mask == index {
+        format!("keep the shape: `torch.where({mask}, {x}, 0)` or `{x} * {mask}`")
+    } else {
+        "keep the shape: multiply by the mask (broadcast to `x`) or use `torch.where`".to_string()
+    };
     report(
         checker,
         Rule::BooleanMaskRead,
         subscript.range(),
-        format!("`{x}[{mask}]` has as many elements as `{mask}` has true values, so the host waits for the GPU"),
-        format!("keep the shape: `torch.where({mask}, {x}, 0)` or `{x} * {mask}`"),
+        format!("`{x}[{index}]` has as many elements as `{mask}` has true values, so the host waits for the GPU"),
+        help,
     );
 }
 

@@ -47,7 +47,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if !to_cpu || !receiver_may_be_on_gpu(checker, receiver) {
         return;
     }
-    let receiver_text = checker.slice(receiver);
+    let receiver_text = super::receiver_text(checker, receiver);
     let is_module = matches!(checker.model().kind_of(receiver), Kind::Module(_));
     let (message, help) = if is_module {
         (

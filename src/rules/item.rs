@@ -13,7 +13,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         return;
     }
     let Some((receiver, method)) = method_call(call) else { return };
-    let receiver_text = checker.slice(receiver);
+    let receiver_text = super::receiver_text(checker, receiver);
     match method {
         "item" if call.arguments.is_empty() && may_be_cuda(checker, receiver, true) => {
             // A metric all-reduced on this step and then read is SYNC602's finding.

@@ -19,6 +19,17 @@ fn masked<'e>(checker: &Checker, expr: &'e Expr) -> Option<(&'e Expr, &'e Expr)>
     .then_some((&*subscript.value, &*subscript.slice))
 }
 
+/// The masked read inside dtype casts: `logits[m].float()` -> `logits[m]`.
+fn strip_casts(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Call(call) if call.arguments.is_empty() => match method_call(call) {
+            Some((inner, "float" | "double" | "half" | "bfloat16" | "long" | "contiguous")) => strip_casts(inner),
+            _ => expr,
+        },
+        _ => expr,
+    }
+}
+
 /// A variable assigned a masked read first (`sel = x[mask]`).
 fn masked_variable(checker: &Checker, expr: &Expr) -> bool {
     let Expr::Name(name) = expr else { return false };
@@ -41,11 +52,18 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     let args = &call.arguments.args;
     let (Some(input), Some(target)) = (args.first(), args.get(1)) else { return };
     let (input_masked, target_masked) = (masked(checker, input), masked(checker, target));
-    if input_masked.is_none() && target_masked.is_none() && !masked_variable(checker, input) && !masked_variable(checker, target) {
+    let (input_read, target_read) = (strip_casts(input), strip_casts(target));
+    let masked_somewhere = input_masked.is_some()
+        || target_masked.is_some()
+        || masked(checker, input_read).is_some()
+        || masked(checker, target_read).is_some()
+        || masked_variable(checker, input)
+        || masked_variable(checker, target);
+    if !masked_somewhere {
         return;
     }
     // The mask reads are this finding; SYNC203 does not report them again.
-    for read in [input, target] {
+    for read in [input_read, target_read] {
         checker.supersede(Rule::BooleanMaskRead, read.range());
     }
     let loss = checker.slice(&*call.func);

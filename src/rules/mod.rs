@@ -145,6 +145,16 @@ pub(crate) fn torch_input_may_be_cuda(checker: &Checker, expr: Option<&Expr>) ->
     expr.is_some_and(|expr| !checker.model().kind_of(expr).is_known_host_value())
 }
 
+/// The source of `expr` as the receiver of a method in a message: parenthesized unless it is
+/// a name, attribute, call or subscript (`(a // b).tolist()`, not `a // b.tolist()`).
+pub(crate) fn receiver_text(checker: &Checker, expr: &Expr) -> String {
+    let text = checker.slice(expr);
+    match expr {
+        Expr::Name(_) | Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_) => text.to_string(),
+        _ => format!("({text})"),
+    }
+}
+
 /// Report helper: shorthand for the rule's finding at `range`.
 pub(crate) fn report(
     checker: &mut Checker,

@@ -32,7 +32,13 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if !checker.enabled(Rule::Nonzero) {
         return;
     }
-    let Some((condition, what)) = nonzero_condition(checker, call) else { return };
+    let Some((condition, kind)) = nonzero_condition(checker, call) else { return };
+    // Name the function as the code spells it (`nonzero`, `th.where`), methods by their kind.
+    let what = if kind.starts_with('.') {
+        kind.to_string()
+    } else {
+        checker.slice(&*call.func).to_string()
+    };
     if !torch_input_may_be_cuda(checker, Some(condition)) {
         return;
     }

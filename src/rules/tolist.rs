@@ -15,7 +15,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if !call.arguments.is_empty() || !checker.model().is_maybe_cuda_tensor(receiver) {
         return;
     }
-    let receiver_text = checker.slice(receiver);
+    let receiver_text = super::receiver_text(checker, receiver);
     report(
         checker,
         Rule::Tolist,

@@ -168,13 +168,16 @@ fn rule_command(args: RuleArgs) -> u8 {
             .iter()
             .try_for_each(|rule| writeln!(out, "{}\n", rule.doc().trim_end()))
     } else {
-        match args.code.as_deref().and_then(Rule::from_code) {
+        let Some(code) = args.code else {
+            eprintln!("synclint: name a rule (`synclint rule SYNC101`) or use `--all`");
+            return 2;
+        };
+        match Rule::from_code(&code) {
             Some(rule) => writeln!(out, "{}", rule.doc().trim_end()),
             None => {
                 let known: Vec<&str> = Rule::ALL.iter().map(|r| r.code()).collect();
                 eprintln!(
-                    "synclint: unknown rule `{}`; known rules: {}",
-                    args.code.unwrap_or_default(),
+                    "synclint: unknown rule `{code}`; known rules: {}",
                     known.join(", ")
                 );
                 return 2;
@@ -186,18 +189,80 @@ fn rule_command(args: RuleArgs) -> u8 {
 
 /// Errors that make the exit code 2, printed to stderr.
 #[derive(Default)]
-struct Errors(Vec<Report>);
+struct Errors {
+    reports: Vec<Report>,
+    /// Syntax errors printed among the findings: counted, not printed twice.
+    shown: usize,
+}
 
 impl Errors {
     fn push(&mut self, report: Report) {
-        self.0.push(report);
+        self.reports.push(report);
+    }
+
+    /// A file's syntax errors: on stderr only when the findings, which include them, are not
+    /// printed (`--statistics`, `--diff`, `--fix-only`).
+    fn push_syntax(&mut self, file: &Linted, findings_printed: bool) {
+        if findings_printed {
+            self.shown += file.lint.syntax_errors.len();
+        } else {
+            self.reports.extend(syntax_reports(file));
+        }
+    }
+
+    fn count(&self) -> usize {
+        self.reports.len() + self.shown
     }
 
     fn print(&self) {
-        for report in &self.0 {
+        for report in &self.reports {
             eprintln!("{report:?}");
         }
     }
+}
+
+/// A file's syntax errors, each with the source around it.
+fn syntax_reports(file: &Linted) -> Vec<Report> {
+    file.lint
+        .syntax_errors
+        .iter()
+        .map(|error| {
+            let span = error.range.start().to_usize()..error.range.end().to_usize();
+            miette!(
+                labels = vec![LabeledSpan::at(span, "here")],
+                "{}: syntax error: {}",
+                file.display,
+                error.message
+            )
+            .with_source_code(NamedSource::new(
+                file.display.clone(),
+                file.source.to_string(),
+            ))
+        })
+        .collect()
+}
+
+/// A file's syntax errors as findings without a rule, printed with the others.
+fn syntax_findings(file: &Linted) -> Vec<Finding> {
+    let source = Arc::new(SourceText {
+        text: file.source.clone(),
+        index: file.lint.line_index.clone(),
+    });
+    file.lint
+        .syntax_errors
+        .iter()
+        .map(|error| Finding {
+            path: file.display.clone(),
+            rule: None,
+            message: error.message.clone(),
+            help: None,
+            note: None,
+            range: error.range,
+            fix: None,
+            fix_title: None,
+            source: source.clone(),
+        })
+        .collect()
 }
 
 /// A linted file.
@@ -260,6 +325,7 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
     }
 
     let mut errors = Errors::default();
+    let findings_printed = !(args.diff || args.fix_only || args.statistics);
     let base = resolver.for_dir(&cwd);
     let (files, discovery_errors) = discover(&paths, &resolver, base.respect_gitignore, threads);
     for error in discovery_errors {
@@ -351,23 +417,7 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
     let mut diff_text = String::new();
     let mut fix_log: Vec<(String, FxHashMap<Rule, usize>)> = Vec::new();
     for (file, output) in linted.iter().zip(outputs.iter_mut()) {
-        for syntax_error in &file.lint.syntax_errors {
-            errors.push(
-                miette!(
-                    labels = vec![LabeledSpan::at(
-                        syntax_error.range.start().to_usize()..syntax_error.range.end().to_usize(),
-                        "here"
-                    )],
-                    "{}: syntax error: {}",
-                    file.display,
-                    syntax_error.message
-                )
-                .with_source_code(NamedSource::new(
-                    file.display.clone(),
-                    file.source.to_string(),
-                )),
-            );
-        }
+        errors.push_syntax(file, findings_printed);
         if let Some(error) = output.error.take() {
             errors.push(error);
         }
@@ -395,22 +445,7 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
                 None => file.lint.line_index.clone(),
             },
         });
-        for syntax_error in &file.lint.syntax_errors {
-            findings.push(Finding {
-                path: file.display.clone(),
-                rule: None,
-                message: syntax_error.message.clone(),
-                help: None,
-                note: None,
-                range: syntax_error.range,
-                fix: None,
-                fix_title: None,
-                source: Arc::new(SourceText {
-                    text: file.source.clone(),
-                    index: file.lint.line_index.clone(),
-                }),
-            });
-        }
+        findings.extend(syntax_findings(file));
         for (diagnostic, note) in std::mem::take(&mut output.remaining) {
             findings.push(Finding {
                 path: file.display.clone(),
@@ -428,12 +463,11 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
     findings.sort_by(|a, b| (&a.path, a.start(), a.code()).cmp(&(&b.path, b.start(), b.code())));
     let unsafe_fixes = args.unsafe_fixes || linted.first().is_some_and(|f| f.settings.unsafe_fixes);
     let mut out = io::stdout().lock();
-    let show_fixes_available = true;
 
     if args.diff {
         let _ = out.write_all(diff_text.as_bytes());
         errors.print();
-        return if !errors.0.is_empty() {
+        return if errors.count() > 0 {
             2
         } else if changed_files > 0 {
             1
@@ -457,36 +491,22 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
         if args.statistics {
             print_statistics(&mut out, &rule_findings);
         } else {
-            let shown: Vec<Finding> = findings
-                .into_iter()
-                .map(|mut f| {
-                    if f.fix
-                        .as_ref()
-                        .is_some_and(|fix| fix.applicability == Applicability::Unsafe)
-                        && !unsafe_fixes
-                    {
-                        f.fix_title = f.fix_title.map(|t| format!("{t} (unsafe)"));
-                    }
-                    f
-                })
-                .collect();
-            let _ = render(
-                &mut out,
-                args.output_format,
-                &shown,
-                args.color,
-                show_fixes_available,
-            );
+            let _ = render(&mut out, args.output_format, &findings, args.color);
             let human = matches!(
                 args.output_format,
                 OutputFormat::Full | OutputFormat::Concise
             );
             if human && !args.quiet {
-                print_summary(&mut out, &shown, fixed_total, unsafe_fixes);
+                print_summary(
+                    &mut out,
+                    &findings,
+                    fixed_total,
+                    unsafe_fixes,
+                    errors.count(),
+                );
             }
             errors.print();
-            let remaining = shown.iter().filter(|f| f.rule.is_some()).count();
-            return exit_code(&errors, remaining, args.exit_zero);
+            return exit_code(&errors, rule_findings.len(), args.exit_zero);
         }
     } else if !args.quiet && fixed_total > 0 && !args.show_fixes {
         let _ = writeln!(out, "Fixed {fixed_total} finding{}.", plural(fixed_total));
@@ -501,7 +521,7 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
 }
 
 fn exit_code(errors: &Errors, findings: usize, exit_zero: bool) -> u8 {
-    if !errors.0.is_empty() {
+    if errors.count() > 0 {
         2
     } else if findings > 0 && !exit_zero {
         1
@@ -514,7 +534,13 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-fn print_summary(out: &mut dyn Write, findings: &[Finding], fixed: usize, unsafe_fixes: bool) {
+fn print_summary(
+    out: &mut dyn Write,
+    findings: &[Finding],
+    fixed: usize,
+    unsafe_fixes: bool,
+    errors: usize,
+) {
     let count = findings.iter().filter(|f| f.rule.is_some()).count();
     let safe = findings
         .iter()
@@ -532,20 +558,7 @@ fn print_summary(out: &mut dyn Write, findings: &[Finding], fixed: usize, unsafe
                 .is_some_and(|x| x.applicability == Applicability::Unsafe)
         })
         .count();
-    let _ = match (count, fixed) {
-        (0, 0) => writeln!(out, "All checks passed!"),
-        (0, fixed) => writeln!(
-            out,
-            "Found {fixed} finding{} ({fixed} fixed, 0 remaining).",
-            plural(fixed)
-        ),
-        (count, 0) => writeln!(out, "Found {count} finding{}.", plural(count)),
-        (count, fixed) => writeln!(
-            out,
-            "Found {} findings ({fixed} fixed, {count} remaining).",
-            count + fixed
-        ),
-    };
+    let _ = writeln!(out, "{}", summary_line(count, fixed, errors));
     if safe > 0 || (unsafe_fixes && unsafe_ > 0) {
         let n = if unsafe_fixes { safe + unsafe_ } else { safe };
         let flags = if unsafe_fixes {
@@ -561,6 +574,29 @@ fn print_summary(out: &mut dyn Write, findings: &[Finding], fixed: usize, unsafe
             "{unsafe_} more fix{} available with `--unsafe-fixes`.",
             if unsafe_ == 1 { " is" } else { "es are" }
         );
+    }
+}
+
+/// "All checks passed!", "Found 3 findings.", "Found 4 findings (1 fixed, 3 remaining) and 2
+/// errors.": errors (syntax, unreadable files) are counted so that a failed run never reads as
+/// a clean one.
+fn summary_line(count: usize, fixed: usize, errors: usize) -> String {
+    let findings = match (count, fixed) {
+        (0, 0) if errors == 0 => return "All checks passed!".to_string(),
+        (0, 0) => return format!("Found {errors} error{}.", plural(errors)),
+        (0, fixed) => format!(
+            "Found {fixed} finding{} ({fixed} fixed, 0 remaining)",
+            plural(fixed)
+        ),
+        (count, 0) => format!("Found {count} finding{}", plural(count)),
+        (count, fixed) => format!(
+            "Found {} findings ({fixed} fixed, {count} remaining)",
+            count + fixed
+        ),
+    };
+    match errors {
+        0 => format!("{findings}."),
+        errors => format!("{findings} and {errors} error{}.", plural(errors)),
     }
 }
 
@@ -778,17 +814,12 @@ fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
     let hot = resolve_hot_functions(&modules);
     let fixing = args.fix || args.fix_only || args.diff || settings.fix;
     let output = process_file(0, &file, &modules, &hot, fixing, args);
+    let unsafe_fixes = args.unsafe_fixes || settings.unsafe_fixes;
     let mut errors = Errors::default();
     if let Some(error) = output.error {
         errors.push(error);
     }
-    for syntax_error in &file.lint.syntax_errors {
-        errors.push(miette!(
-            "{}: syntax error: {}",
-            file.display,
-            syntax_error.message
-        ));
-    }
+    errors.push_syntax(&file, !args.diff && !args.fix_only);
     let fixed = output.fixed_source.clone();
     let source_text = Arc::new(SourceText {
         text: fixed
@@ -798,28 +829,27 @@ fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
             fixed.as_deref().unwrap_or(&file.source),
         ),
     });
-    let findings: Vec<Finding> = output
-        .remaining
-        .into_iter()
-        .map(|(d, note)| Finding {
-            path: file.display.clone(),
-            rule: Some(d.rule),
-            message: d.message,
-            help: Some(d.help),
-            note: Some(note),
-            range: d.range,
-            fix: d.fix,
-            fix_title: d.fix_title,
-            source: source_text.clone(),
-        })
-        .collect();
+    let remaining = output.remaining.len();
+    let mut findings = syntax_findings(&file);
+    findings.extend(output.remaining.into_iter().map(|(d, note)| Finding {
+        path: file.display.clone(),
+        rule: Some(d.rule),
+        message: d.message,
+        help: Some(d.help),
+        note: Some(note),
+        range: d.range,
+        fix: d.fix,
+        fix_title: d.fix_title,
+        source: source_text.clone(),
+    }));
+    findings.sort_by_key(|f| (f.start(), f.code()));
     let mut stdout = io::stdout().lock();
     if args.diff {
         if let Some(fixed) = &fixed {
             let _ = stdout.write_all(unified_diff(&file.display, &file.source, fixed).as_bytes());
         }
         errors.print();
-        return if !errors.0.is_empty() {
+        return if errors.count() > 0 {
             2
         } else if fixed.is_some() {
             1
@@ -837,23 +867,56 @@ fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
                 args.output_format,
                 &findings,
                 ColorChoice::Never,
-                true,
             );
         }
     } else {
-        let _ = render(&mut stdout, args.output_format, &findings, args.color, true);
+        let _ = render(&mut stdout, args.output_format, &findings, args.color);
         if matches!(
             args.output_format,
             OutputFormat::Full | OutputFormat::Concise
         ) && !args.quiet
         {
-            print_summary(&mut stdout, &findings, 0, args.unsafe_fixes);
+            print_summary(&mut stdout, &findings, 0, unsafe_fixes, errors.count());
         }
     }
     errors.print();
     exit_code(
         &errors,
-        if args.fix_only { 0 } else { findings.len() },
+        if args.fix_only { 0 } else { remaining },
         args.exit_zero,
     )
+}
+
+#[cfg(test)]
+mod write_tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::write_atomically;
+
+    #[test]
+    fn vanished_and_read_only_files_are_errors_naming_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let gone = dir.path().join("gone.py");
+        let error = write_atomically(&gone, "pkg/gone.py", "x = 1\n").unwrap_err();
+        assert!(format!("{error}").contains("pkg/gone.py"), "{error}");
+        assert!(!gone.exists());
+
+        let locked = dir.path().join("locked.py");
+        std::fs::write(&locked, "x = 0\n").unwrap();
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let error = write_atomically(&locked, "pkg/locked.py", "x = 1\n").unwrap_err();
+        assert!(format!("{error}").contains("pkg/locked.py: cannot write the fix: the file is read-only"), "{error}");
+        assert_eq!(std::fs::read_to_string(&locked).unwrap(), "x = 0\n");
+    }
+
+    #[test]
+    fn writes_keep_the_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.py");
+        std::fs::write(&path, "x = 0\n").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o751)).unwrap();
+        write_atomically(&path, "run.py", "x = 1\r\n").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"x = 1\r\n");
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o751);
+    }
 }

@@ -2,14 +2,68 @@
 //! is hot (codespan-reporting).
 
 use std::io::{self, IsTerminal, Write};
+use std::ops::Range;
 
 use codespan_reporting::diagnostic::{Diagnostic, Label, Severity};
-use codespan_reporting::files::SimpleFile;
+use codespan_reporting::files::{self, Files};
 use codespan_reporting::term::termcolor::{Ansi, NoColor, WriteColor};
 use codespan_reporting::term::{self, Config};
+use ruff_source_file::OneIndexed;
+use ruff_text_size::TextSize;
 
-use super::Finding;
+use super::{Finding, SourceText, one_line};
 use crate::diagnostic::Applicability;
+
+/// A finding's file as codespan sees it, through ruff's line index so that rows and columns
+/// agree with the other formats: a line ends at `\n`, `\r\n` or a lone `\r` (codespan's own
+/// index knows only `\n`), and a byte-order mark is not a column of line 1.
+struct SourceFile<'a> {
+    name: &'a str,
+    source: &'a SourceText,
+}
+
+impl<'a> Files<'a> for SourceFile<'a> {
+    type FileId = ();
+    type Name = &'a str;
+    type Source = &'a str;
+
+    fn name(&'a self, (): ()) -> Result<&'a str, files::Error> {
+        Ok(self.name)
+    }
+
+    fn source(&'a self, (): ()) -> Result<&'a str, files::Error> {
+        Ok(&self.source.text)
+    }
+
+    fn line_index(&'a self, (): (), byte_index: usize) -> Result<usize, files::Error> {
+        let offset = byte_index.min(self.source.text.len());
+        let offset = TextSize::try_from(offset).map_err(|_| files::Error::IndexTooLarge {
+            given: byte_index,
+            max: self.source.text.len(),
+        })?;
+        Ok(self.source.index.line_index(offset).to_zero_indexed())
+    }
+
+    fn line_range(&'a self, (): (), line_index: usize) -> Result<Range<usize>, files::Error> {
+        let lines = self.source.index.line_count();
+        if line_index >= lines {
+            return Err(files::Error::LineTooLarge {
+                given: line_index,
+                max: lines - 1,
+            });
+        }
+        let range = self
+            .source
+            .index
+            .line_range(OneIndexed::from_zero_indexed(line_index), &self.source.text);
+        let bom = if line_index == 0 && self.source.text.starts_with('\u{feff}') {
+            '\u{feff}'.len_utf8()
+        } else {
+            0
+        };
+        Ok(range.start().to_usize() + bom..range.end().to_usize())
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ColorChoice {
@@ -31,12 +85,7 @@ impl ColorChoice {
     }
 }
 
-pub fn render(
-    out: &mut dyn Write,
-    findings: &[Finding],
-    color: ColorChoice,
-    show_fix_availability: bool,
-) -> io::Result<()> {
+pub fn render(out: &mut dyn Write, findings: &[Finding], color: ColorChoice) -> io::Result<()> {
     let config = Config::default();
     let mut buffer = Vec::new();
     {
@@ -46,7 +95,10 @@ pub fn render(
             Box::new(NoColor::new(&mut buffer))
         };
         for finding in findings {
-            let file = SimpleFile::new(finding.path.as_str(), &*finding.source.text);
+            let file = SourceFile {
+                name: &finding.path,
+                source: &finding.source,
+            };
             let severity = if finding.rule.is_some() {
                 Severity::Warning
             } else {
@@ -54,14 +106,12 @@ pub fn render(
             };
             let mut notes = Vec::new();
             if let Some(help) = &finding.help {
-                notes.push(format!("help: {help}"));
+                notes.push(format!("help: {}", one_line(help)));
             }
             if let Some(note) = &finding.note {
                 notes.push(format!("note: {note}"));
             }
-            if let (true, Some(fix), Some(title)) =
-                (show_fix_availability, &finding.fix, &finding.fix_title)
-            {
+            if let (Some(fix), Some(title)) = (&finding.fix, &finding.fix_title) {
                 let how = match fix.applicability {
                     Applicability::Safe => "fix available with `--fix`",
                     Applicability::Unsafe => "unsafe fix available with `--fix --unsafe-fixes`",
@@ -70,7 +120,7 @@ pub fn render(
             }
             let diagnostic = Diagnostic::new(severity)
                 .with_code(finding.code())
-                .with_message(&finding.message)
+                .with_message(one_line(&finding.message))
                 .with_labels(vec![Label::primary(
                     (),
                     finding.range.start().to_usize()..finding.range.end().to_usize(),

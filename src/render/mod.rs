@@ -5,6 +5,7 @@ mod github;
 mod json;
 mod sarif;
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 use std::sync::Arc;
 
@@ -76,12 +77,12 @@ impl Finding {
         self.rule.map_or("invalid-syntax", Rule::code)
     }
 
-    /// The message with its help, for formats that carry one string.
+    /// The message with its help, on one line, for formats that carry one string.
     pub fn long_message(&self) -> String {
-        let mut text = self.message.clone();
+        let mut text = one_line(&self.message).into_owned();
         if let Some(help) = &self.help {
             text.push_str("; ");
-            text.push_str(help);
+            text.push_str(&one_line(help));
         }
         if let Some(note) = &self.note {
             text.push_str(" (");
@@ -92,12 +93,18 @@ impl Finding {
     }
 }
 
-/// What the run did besides finding things, for the summary line.
-#[derive(Default)]
-pub struct Summary {
-    pub fixed: usize,
-    pub fixable_safe: usize,
-    pub fixable_unsafe: usize,
+/// `text` with each line break and the indentation around it made one space. Messages quote
+/// source, and a quoted call may span lines; `concise` and `github` print a finding per line.
+pub fn one_line(text: &str) -> Cow<'_, str> {
+    if !text.contains(['\n', '\r']) {
+        return Cow::Borrowed(text);
+    }
+    let lines: Vec<&str> = text
+        .split(['\n', '\r'])
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect();
+    Cow::Owned(lines.join(" "))
 }
 
 pub fn render(
@@ -105,18 +112,13 @@ pub fn render(
     format: OutputFormat,
     findings: &[Finding],
     color: ColorChoice,
-    show_fix_availability: bool,
 ) -> io::Result<()> {
     match format {
-        OutputFormat::Full => full::render(out, findings, color, show_fix_availability),
+        OutputFormat::Full => full::render(out, findings, color),
         OutputFormat::Concise => {
             for finding in findings {
                 let start = finding.start();
-                let marker = if show_fix_availability && finding.fix.is_some() {
-                    " [*]"
-                } else {
-                    ""
-                };
+                let marker = if finding.fix.is_some() { " [*]" } else { "" };
                 writeln!(
                     out,
                     "{}:{}:{}: {}{marker} {}",
@@ -124,7 +126,7 @@ pub fn render(
                     start.row,
                     start.column,
                     finding.code(),
-                    finding.message
+                    one_line(&finding.message)
                 )?;
             }
             Ok(())

@@ -2,9 +2,10 @@
 
 #![allow(dead_code)]
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -29,8 +30,12 @@ pub fn run(dir: &Path, args: &[&str]) -> Output {
 
 /// Runs synclint reading `source` from stdin.
 pub fn run_stdin(args: &[&str], source: &str) -> Output {
-    let mut child = synclint()
-        .args(args)
+    run_with_stdin(synclint().args(args), source.as_bytes())
+}
+
+/// Runs `command` with `source` as its stdin.
+pub fn run_with_stdin(command: &mut Command, source: &[u8]) -> Output {
+    let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -39,9 +44,9 @@ pub fn run_stdin(args: &[&str], source: &str) -> Output {
     child
         .stdin
         .take()
-        .unwrap()
-        .write_all(source.as_bytes())
-        .unwrap();
+        .expect("stdin")
+        .write_all(source)
+        .expect("write stdin");
     child.wait_with_output().expect("wait for synclint")
 }
 
@@ -55,14 +60,7 @@ pub fn stderr(output: &Output) -> String {
 
 /// (code, row) of every finding in JSON output.
 pub fn json_findings(output: &Output) -> Vec<(String, usize)> {
-    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "JSON output: {e}\nstdout: {}\nstderr: {}",
-            stdout(output),
-            stderr(output)
-        )
-    });
-    value
+    json(output)
         .as_array()
         .expect("an array")
         .iter()
@@ -77,4 +75,100 @@ pub fn json_findings(output: &Output) -> Vec<(String, usize)> {
 
 pub fn exit_code(output: &Output) -> i32 {
     output.status.code().expect("exit code")
+}
+
+/// A throwaway project folder: write files into it, then run synclint inside it.
+pub struct Project {
+    dir: tempfile::TempDir,
+}
+
+impl Project {
+    pub fn new() -> Self {
+        Project {
+            dir: tempfile::tempdir().expect("a temporary folder"),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Writes `contents` at `relative`, creating its folders.
+    pub fn write(&self, relative: &str, contents: impl AsRef<[u8]>) -> &Self {
+        let path = self.path().join(relative);
+        std::fs::create_dir_all(path.parent().expect("a parent folder")).expect("create folders");
+        std::fs::write(&path, contents).expect("write a project file");
+        self
+    }
+
+    /// Runs synclint with `args` at the project's root.
+    pub fn run(&self, args: &[&str]) -> Output {
+        run(self.path(), args)
+    }
+
+    /// Runs synclint with `args` in the project's folder `relative`.
+    pub fn run_in(&self, relative: &str, args: &[&str]) -> Output {
+        run(&self.path().join(relative), args)
+    }
+
+    /// Runs synclint at the root reading `source` from stdin.
+    pub fn run_stdin(&self, args: &[&str], source: impl AsRef<[u8]>) -> Output {
+        run_with_stdin(
+            synclint().current_dir(self.path()).args(args),
+            source.as_ref(),
+        )
+    }
+
+    /// Runs synclint at the root, failing the test if it takes longer than `limit`.
+    pub fn run_within(&self, limit: Duration, args: &[&str]) -> Output {
+        run_within(synclint().current_dir(self.path()).args(args), limit)
+    }
+}
+
+/// Runs `command`, killing it and failing the test when it outlives `limit` (a hang must not
+/// hang the test suite). Output is read while it runs, so a full pipe cannot stall it.
+pub fn run_within(command: &mut Command, limit: Duration) -> Output {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn synclint");
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            pipe.read_to_end(&mut bytes)
+                .map(|_| bytes)
+                .unwrap_or_default()
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("stdout")));
+    let stderr = drain(Box::new(child.stderr.take().expect("stderr")));
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("poll synclint") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("synclint ran longer than {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: stdout.join().expect("stdout reader"),
+        stderr: stderr.join().expect("stderr reader"),
+    }
+}
+
+/// The output parsed as JSON, with both streams in the panic message when it is not.
+pub fn json(output: &Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "JSON output: {e}\nstdout: {}\nstderr: {}",
+            stdout(output),
+            stderr(output)
+        )
+    })
 }

@@ -699,10 +699,18 @@ impl<'a> Checker<'a> {
     /// One arm of a conditional, visited from the state before the conditional. An arm that
     /// ends in `raise` is an error path: it runs at most once, so it is cold.
     fn visit_arm(&mut self, body: &'a [Stmt]) -> ArmOutcome<'a> {
+        self.visit_narrowed_arm(body, None)
+    }
+
+    /// An arm in which `isinstance` narrowed a name (`if isinstance(v, np.generic):`).
+    fn visit_narrowed_arm(&mut self, body: &'a [Stmt], narrowed: Option<(&'a Name, Kind)>) -> ArmOutcome<'a> {
         let last = body.last();
         let raises = matches!(last, Some(Stmt::Raise(_)));
         let falls_through = !matches!(last, Some(Stmt::Return(_) | Stmt::Raise(_) | Stmt::Continue(_) | Stmt::Break(_)));
         self.model.begin_arm();
+        if let Some((name, kind)) = narrowed {
+            self.model.bind_value(name, kind, None);
+        }
         self.model.flow.except_depth += u32::from(raises);
         self.visit_body(body);
         self.model.flow.except_depth -= u32::from(raises);
@@ -719,14 +727,50 @@ impl<'a> Checker<'a> {
 
     /// The body of an `if` / `elif` clause: periodic when its test is a periodic guard (the
     /// outermost guard is the one named).
-    fn visit_guarded_arm(&mut self, test: &Expr, start: TextSize, body: &'a [Stmt]) -> ArmOutcome<'a> {
+    fn visit_guarded_arm(&mut self, test: &'a Expr, start: TextSize, body: &'a [Stmt]) -> ArmOutcome<'a> {
         let saved = self.model.flow.periodic_guard;
         if saved.is_none() && is_periodic_guard(test) {
             self.model.flow.periodic_guard = Some(self.line(start));
         }
-        let arm = self.visit_arm(body);
+        let narrowed = self.isinstance_narrowing(test);
+        let arm = self.visit_narrowed_arm(body, narrowed);
         self.model.flow.periodic_guard = saved;
         arm
+    }
+
+    /// `isinstance(name, T)` tells what `name` is inside the arm.
+    fn isinstance_narrowing(&self, test: &'a Expr) -> Option<(&'a Name, Kind)> {
+        let Expr::Call(call) = test else { return None };
+        let Expr::Name(func) = call.func.as_ref() else { return None };
+        if func.id.as_str() != "isinstance" || !self.model.is_builtin("isinstance") {
+            return None;
+        }
+        let [Expr::Name(name), classes] = call.arguments.args.as_ref() else { return None };
+        let classes: Vec<&Expr> = match classes {
+            Expr::Tuple(tuple) => tuple.elts.iter().collect(),
+            other => vec![other],
+        };
+        let current = self.model.kind_of(&call.arguments.args[0]);
+        let kinds = classes.into_iter().map(|class| match class {
+            Expr::Name(builtin) if self.model.is_builtin(builtin.id.as_str()) => match builtin.id.as_str() {
+                "int" | "float" | "bool" | "complex" => Kind::Number,
+                "str" => Kind::Str,
+                "list" => Kind::List,
+                "tuple" => Kind::Tuple,
+                "dict" => Kind::Dict,
+                _ => Kind::Unknown,
+            },
+            _ => match self.model.qualified_name(class).as_deref() {
+                Some("torch.Tensor") => match current {
+                    Kind::Tensor(_) => current,
+                    _ => Kind::Tensor(TensorFacts::on(Device::Unknown)),
+                },
+                Some(q) if q.starts_with("numpy.") => Kind::NdArray,
+                _ => Kind::Unknown,
+            },
+        });
+        let kind = kinds.reduce(Kind::join)?;
+        (kind != Kind::Unknown).then_some((&name.id, kind))
     }
 }
 

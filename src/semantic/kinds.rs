@@ -86,7 +86,9 @@ impl TensorFacts {
             device: self.device.join(other.device),
             boolean: self.boolean && other.boolean,
             integer: self.integer && other.integer,
-            data_dependent: self.data_dependent || other.data_dependent,
+            // Only when every path (or element) is: a rule on data-dependent shapes stays quiet
+            // when unsure.
+            data_dependent: self.data_dependent && other.data_dependent,
             pinned: self.pinned && other.pinned,
             batch: self.batch.join(other.batch),
         }

@@ -452,24 +452,37 @@ impl<'a> SemanticModel<'a> {
     }
 
     fn attribute_kind(&self, attribute: &ast::ExprAttribute) -> Kind {
+        self.named_attribute_kind(attribute)
+            .unwrap_or_else(|| self.attribute_of(self.kind_of(&attribute.value), attribute.attr.as_str()))
+    }
+
+    /// Attributes known by name rather than by their receiver's kind: `torch.float16` (through
+    /// imports) and `self.<attr>` (as the class's methods set it).
+    fn named_attribute_kind(&self, attribute: &ast::ExprAttribute) -> Option<Kind> {
         if let Some(mut qualified) = self.qualified_name(&attribute.value) {
             qualified.push('.');
             qualified.push_str(attribute.attr.as_str());
-            return if api::is_dtype(&qualified) { Kind::Dtype } else { Kind::Unknown };
+            return Some(if api::is_dtype(&qualified) { Kind::Dtype } else { Kind::Unknown });
         }
         let attr = attribute.attr.as_str();
         if let Expr::Name(receiver) = attribute.value.as_ref() {
             if matches!(receiver.id.as_str(), "self" | "cls") && self.lookup(receiver.id.as_str()).is_some() {
                 if let Some(class) = self.flow.class {
                     // Set by this class's methods, else inherited from a local base.
-                    return self
-                        .lineage(class)
-                        .find_map(|id| self.classes[id as usize].attrs.get(attr).copied())
-                        .unwrap_or_default();
+                    return Some(
+                        self.lineage(class)
+                            .find_map(|id| self.classes[id as usize].attrs.get(attr).copied())
+                            .unwrap_or_default(),
+                    );
                 }
             }
         }
-        match self.kind_of(&attribute.value) {
+        None
+    }
+
+    /// The attribute `attr` of a value of kind `receiver`.
+    fn attribute_of(&self, receiver: Kind, attr: &str) -> Kind {
+        match receiver {
             Kind::Tensor(facts) => match attr {
                 "T" | "mT" | "H" | "mH" | "data" | "real" | "imag" => Kind::Tensor(facts),
                 "grad" => Kind::Tensor(facts.numeric()),
@@ -628,7 +641,18 @@ impl<'a> SemanticModel<'a> {
         if let Some(qualified) = self.qualified_name(&call.func) {
             return self.qualified_call_kind(&qualified, call);
         }
-        let callee = self.kind_of(&call.func);
+        // Each link of a method chain evaluates its receiver once (twice would be exponential
+        // in the chain's length).
+        let (callee, receiver) = match call.func.as_ref() {
+            Expr::Attribute(attribute) => match self.named_attribute_kind(attribute) {
+                Some(kind) => (kind, None),
+                None => {
+                    let receiver = self.kind_of(&attribute.value);
+                    (self.attribute_of(receiver, attribute.attr.as_str()), Some(receiver))
+                }
+            },
+            func => (self.kind_of(func), None),
+        };
         if let Kind::Module(_) = callee {
             return Kind::Tensor(self.device_of_inputs(call).numeric());
         }
@@ -636,7 +660,10 @@ impl<'a> SemanticModel<'a> {
             return Kind::Tensor(self.device_of_inputs(call).numeric());
         }
         match call.func.as_ref() {
-            Expr::Attribute(attribute) => self.method_call_kind(attribute, call),
+            Expr::Attribute(attribute) => {
+                let receiver = receiver.unwrap_or_else(|| self.kind_of(&attribute.value));
+                self.method_call_kind(attribute, call, receiver)
+            }
             Expr::Name(name) => match self.lookup(name.id.as_str()) {
                 None => self.builtin_call_kind(name.id.as_str(), call),
                 Some(Binding { source: BindingSource::Function(id), .. }) => {
@@ -855,9 +882,8 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
-    fn method_call_kind(&self, attribute: &ast::ExprAttribute, call: &ast::ExprCall) -> Kind {
+    fn method_call_kind(&self, attribute: &ast::ExprAttribute, call: &ast::ExprCall, receiver: Kind) -> Kind {
         let method = attribute.attr.as_str();
-        let receiver = self.kind_of(&attribute.value);
         match receiver {
             Kind::Tensor(facts) => self.tensor_method_kind(facts, method, call),
             Kind::TensorSequence(facts) if matches!(method, "items" | "values") => Kind::TensorSequence(facts),

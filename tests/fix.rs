@@ -379,6 +379,41 @@ def train(model, loader):
     );
 }
 
+#[test]
+fn fixes_keep_comments() {
+    // Removing an argument keeps the comments around it; `torch.full` is written into the call
+    // in place; an `assert` with a comment inside its test gets no fix.
+    snapshot_fix(
+        "comments",
+        r#"
+def train(model, loader, opt):
+    for batch in loader:
+        model(batch).backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), error_if_nonfinite=True, foreach=None)
+        torch.nn.utils.clip_grad_norm_(
+            model.parameters(),
+            1.0,  # max norm
+            error_if_nonfinite=True,  # strict
+            foreach=None,
+        )
+        torch.nn.utils.clip_grad_norm_(
+            model.parameters(),
+            1.0,  # max norm
+            error_if_nonfinite=True
+        )
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, error_if_nonfinite=True,)
+        s = torch.tensor(  # the scale
+            0.5,
+            device=device,  # on the GPU
+        )
+        t = torch.tensor((2), device=device)
+        assert (s > 0  # positive
+                ), "bad"
+        opt.step()
+"#,
+    );
+}
+
 // ---- 2. Every fixture, fixed twice ----------------------------------------------------------
 
 #[test]

@@ -60,14 +60,24 @@ fn factory(checker: &mut Checker, call: &ExprCall) {
     if is_number_literal(data) && only_device {
         // `torch.tensor` / `th.as_tensor`: the same module; `tensor(...)` imported from torch:
         // the name torch is bound to, or `import torch`.
-        let (torch, import) = match call.func.as_ref() {
-            Expr::Attribute(attribute) => (checker.slice(&*attribute.value).to_string(), None),
-            _ => torch_name(checker),
+        let (torch, mut edits) = match call.func.as_ref() {
+            Expr::Attribute(attribute) => (
+                checker.slice(&*attribute.value).to_string(),
+                vec![Edit::replace(attribute.attr.range(), "full")],
+            ),
+            _ => {
+                let (torch, import) = torch_name(checker);
+                let mut edits = vec![Edit::replace(call.func.range(), format!("{torch}.full"))];
+                edits.extend(import);
+                (torch, edits)
+            }
         };
+        // `()` goes before the value (and its parentheses); the rest of the call, comments and
+        // layout included, stays as it is.
+        let open = call.arguments.start() + ruff_text_size::TextSize::from(1);
+        edits.push(Edit::insert(super::edits::next_token(checker.source(), open), "(), "));
         let keywords: Vec<&str> = call.arguments.keywords.iter().map(|k| checker.slice(k)).collect();
         let replacement = format!("{torch}.full((), {}, {})", checker.slice(data), keywords.join(", "));
-        let mut edits = vec![Edit::replace(call.range(), replacement.clone())];
-        edits.extend(import);
         diagnostic = diagnostic.with_fix(format!("Replace with `{replacement}`"), Fix::safe(edits));
     }
     checker.report(diagnostic);

@@ -89,6 +89,9 @@ fn reduction_of_mask_read(checker: &mut Checker, call: &ExprCall) {
     let mut edits = vec![Edit::replace(call.range(), replacement.clone())];
     edits.extend(import);
     // The sum keeps values and dtype; the mean changes rounding and integer behaviour: unsafe.
+    if super::edits::drops_comment(checker.source(), &edits) {
+        return;
+    }
     let fix = if method == "sum" { Fix::safe(edits) } else { Fix::unsafe_(edits) };
     checker.attach_fix(Rule::BooleanMaskRead, read.range(), format!("Replace with `{replacement}`"), fix);
 }

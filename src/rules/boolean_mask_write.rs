@@ -52,7 +52,9 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
         // Right only when `v` broadcasts to `x` (a 0-dim value, or tensors of `x`'s shape); a
         // value with one element per selected element has no sync-free `where` form here.
         // Shapes are not known statically: unsafe.
-        diagnostic = diagnostic.with_fix(format!("Replace with `{replacement}`"), Fix::unsafe_(edits));
+        if !super::edits::drops_comment(checker.source(), &edits) {
+            diagnostic = diagnostic.with_fix(format!("Replace with `{replacement}`"), Fix::unsafe_(edits));
+        }
     }
     checker.report(diagnostic);
 }
@@ -88,7 +90,9 @@ pub(crate) fn aug_assign(checker: &mut Checker, assign: &StmtAugAssign) {
         let mut edits = vec![Edit::replace(assign.range(), replacement.clone())];
         edits.extend(import);
         // Right for a broadcastable `v`; dtype promotion of `torch.where` can differ: unsafe.
-        diagnostic = diagnostic.with_fix(format!("Replace with `{replacement}`"), Fix::unsafe_(edits));
+        if !super::edits::drops_comment(checker.source(), &edits) {
+            diagnostic = diagnostic.with_fix(format!("Replace with `{replacement}`"), Fix::unsafe_(edits));
+        }
     }
     checker.report(diagnostic);
 }

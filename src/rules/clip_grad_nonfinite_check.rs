@@ -41,6 +41,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         }
         None => None,
     };
+    let removal = removal.filter(|edit| !super::edits::drops_comment(checker.source(), std::slice::from_ref(edit)));
     if let Some(edit) = removal {
         // Drops an error check: unsafe.
         diagnostic = diagnostic.with_fix("Remove `error_if_nonfinite=True`", Fix::unsafe_(vec![edit]));

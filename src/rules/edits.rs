@@ -79,8 +79,8 @@ fn closing_parens(between: &str) -> usize {
     end
 }
 
-/// Removes the keyword argument `name` from `call`, with its comma. In a call written one
-/// argument per line, the keyword's whole line goes, so comments on the other lines stay.
+/// Removes the keyword argument `name` from `call`, with its comma, never deleting a comment. In
+/// a call written one argument per line, the keyword's whole line goes.
 pub(crate) fn remove_keyword(checker: &Checker, call: &ExprCall, name: &str) -> Option<Edit> {
     let source = checker.source();
     let ordered: Vec<TextRange> = call
@@ -91,34 +91,88 @@ pub(crate) fn remove_keyword(checker: &Checker, call: &ExprCall, name: &str) -> 
     let keyword = call.arguments.find_keyword(name)?;
     let index = ordered.iter().position(|range| *range == keyword.range())?;
     let close = call.arguments.end() - TextSize::from(1);
-    // Own line: only indentation before it, and only its comma (and a comment) after it.
-    let start_of_line = line_start(source, keyword.start());
-    let before = &source[TextRange::new(start_of_line, keyword.start())];
     let next_start = ordered.get(index + 1).map_or(close, |r| r.start());
     let after = &source[TextRange::new(keyword.end(), next_start)];
-    let after_line = after.find('\n');
+    // Own line: only indentation before it, and only its comma after it.
+    let start_of_line = line_start(source, keyword.start());
+    let before = &source[TextRange::new(start_of_line, keyword.start())];
     if before.trim().is_empty() && start_of_line > call.arguments.start() {
-        if let Some(newline) = after_line {
+        if let Some(newline) = after.find('\n') {
             let rest = after[..newline].trim();
-            let rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
-            if rest.is_empty() || rest.starts_with('#') {
+            if rest.is_empty() || rest == "," {
                 // The previous argument keeps its comma: `f(\n    a,\n)` is valid.
                 let end = keyword.end() + TextSize::from(newline as u32 + 1);
                 return Some(Edit::delete(TextRange::new(start_of_line, end)));
             }
         }
     }
-    let range = if index > 0 {
-        // After the previous argument's closing parentheses, if it is parenthesized.
+    // With a comma after it: the keyword, the comma and the spaces after it (`f(a, k=1, b)`).
+    let trailing = after.len() - after.trim_start_matches([' ', '\t']).len();
+    if let Some(rest) = after[trailing..].strip_prefix(',') {
+        let spaces = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+        let end = keyword.end() + TextSize::from((trailing + 1 + spaces) as u32);
+        // `f(k=1, )`: keep no dangling comma before the parenthesis.
+        let range = if index > 0 && ordered.get(index + 1).is_none() && rest.trim().is_empty() {
+            let previous = ordered[index - 1].end();
+            let parens = closing_parens(&source[TextRange::new(previous, keyword.start())]);
+            TextRange::new(previous + TextSize::from(parens as u32), keyword.end())
+        } else {
+            TextRange::new(keyword.start(), end)
+        };
+        if !source[range].contains('#') {
+            return Some(Edit::delete(range));
+        }
+        return Some(Edit::delete(TextRange::new(keyword.start(), end)));
+    }
+    // The last argument, without a trailing comma: with the comma before it, unless a comment
+    // sits in between (then the previous argument keeps its comma as a trailing one).
+    if index > 0 {
         let previous = ordered[index - 1].end();
         let parens = closing_parens(&source[TextRange::new(previous, keyword.start())]);
-        TextRange::new(previous + TextSize::from(parens as u32), keyword.end())
-    } else if let Some(next) = ordered.get(1) {
-        TextRange::new(keyword.start(), next.start())
-    } else {
-        keyword.range()
-    };
-    Some(Edit::delete(range))
+        let range = TextRange::new(previous + TextSize::from(parens as u32), keyword.end());
+        if !source[range].contains('#') {
+            return Some(Edit::delete(range));
+        }
+    }
+    Some(Edit::delete(keyword.range()))
+}
+
+/// The offset of the next token at or after `offset`: past whitespace, line continuations and
+/// comments.
+pub(crate) fn next_token(source: &str, offset: TextSize) -> TextSize {
+    let rest = &source[offset.to_usize()..];
+    let mut chars = rest.char_indices().peekable();
+    while let Some(&(index, c)) = chars.peek() {
+        match c {
+            '#' => while chars.next_if(|&(_, c)| c != '\n' && c != '\r').is_some() {},
+            '\\' => {
+                chars.next();
+            }
+            c if c.is_whitespace() => {
+                chars.next();
+            }
+            _ => return offset + TextSize::from(index as u32),
+        }
+    }
+    offset + TextSize::from(rest.len() as u32)
+}
+
+/// Would the edits delete a comment? Each `#...` in a replaced or deleted range must reappear in
+/// the edit's new text (a `#` inside a string literal copied over counts as kept). Fixes that
+/// rebuild an expression or statement from its parts check this and are not offered when a
+/// comment would be lost.
+pub(crate) fn drops_comment(source: &str, edits: &[Edit]) -> bool {
+    edits.iter().any(|edit| {
+        let text = &source[edit.range];
+        text.match_indices('#').any(|(index, _)| {
+            let comment = text[index..]
+                .split(['\n', '\r'])
+                .next()
+                .unwrap_or_default()
+                .trim_end();
+            !edit.content.contains(comment)
+        })
+    })
 }
 
 /// `expr`'s text, parenthesized unless it is an atom or a primary (a name, an attribute, a call,

@@ -77,7 +77,9 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     let functional = checker.model().qualified_name(&call.func).is_some();
     if let (true, Some((logits, mask)), Some((labels, same_mask))) = (functional, input_masked, target_masked) {
         if checker.slice(mask) == checker.slice(same_mask) {
-            if let Some(fix) = ignore_index_fix(checker, call, logits, labels, mask) {
+            let fix = ignore_index_fix(checker, call, logits, labels, mask)
+                .filter(|(_, fix)| !super::edits::drops_comment(checker.source(), &fix.edits));
+            if let Some(fix) = fix {
                 let title = fix.0;
                 diagnostic = diagnostic.with_fix(title, fix.1);
             }

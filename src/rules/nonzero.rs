@@ -80,5 +80,8 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
     }
     let replacement = format!("{x}.masked_fill_({c}, {s})");
     let edits = vec![Edit::replace(assign.range(), replacement.clone())];
+    if super::edits::drops_comment(checker.source(), &edits) {
+        return;
+    }
     checker.attach_fix(Rule::Nonzero, index.range(), format!("Replace with `{replacement}`"), Fix::safe(edits));
 }

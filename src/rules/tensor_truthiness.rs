@@ -94,9 +94,9 @@ pub(crate) fn assert(checker: &mut Checker, assert: &StmtAssert) {
     };
     let mut diagnostic =
         Diagnostic::new(Rule::TensorTruthiness, assert.test.range(), message, format!("check on the device: `{replacement}`"));
-    if fixable {
-        let mut edits = vec![Edit::replace(assert.range(), replacement.clone())];
-        edits.extend(import);
+    let mut edits = vec![Edit::replace(assert.range(), replacement.clone())];
+    edits.extend(import);
+    if fixable && !super::edits::drops_comment(checker.source(), &edits) {
         diagnostic = diagnostic.with_fix(format!("Replace with `{replacement}`"), Fix::unsafe_(edits));
     }
     checker.report(diagnostic);

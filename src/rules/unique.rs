@@ -91,5 +91,8 @@ fn count_of_unique(checker: &mut Checker, call: &ExprCall) {
     };
     let mut edits = vec![Edit::replace(call.range(), replacement.clone())];
     edits.extend(import);
+    if super::edits::drops_comment(checker.source(), &edits) {
+        return;
+    }
     checker.attach_fix(Rule::Unique, inner.range(), format!("Count on the device: `{replacement}`"), Fix::unsafe_(edits));
 }

@@ -41,9 +41,12 @@ pub fn apply_fixes<'d>(
                 || !source.is_char_boundary(edit.range.start().to_usize())
                 || !source.is_char_boundary(edit.range.end().to_usize())
         });
-        let own_overlap = edits
-            .windows(2)
-            .any(|pair| conflicts(pair[0].range, pair[1].range));
+        // Within one fix the order is known (sorted by start, an insertion first), so an
+        // insertion may sit at the start of a replacement; overlaps still conflict.
+        let own_overlap = edits.windows(2).any(|pair| {
+            let (a, b) = (pair[0].range, pair[1].range);
+            conflicts(a, b) && !(a.is_empty() && !b.is_empty() && a.start() == b.start())
+        });
         if out_of_bounds
             || own_overlap
             || edits
@@ -187,6 +190,29 @@ mod tests {
         assert_eq!(fixed.source, "01A56789");
         let fixed = apply_fixes(source, &fixes, Applicability::Unsafe).unwrap();
         assert_eq!(fixed.source, "01A567C9");
+    }
+
+    #[test]
+    fn an_insertion_before_a_replacement_of_the_same_fix() {
+        // `import torch` inserted where the replaced statement starts: both apply, in order.
+        let fix = diagnostic(
+            vec![
+                Edit::replace(range(0, 8), "torch._assert_async(t)"),
+                Edit::insert(TextSize::from(0), "import torch\n"),
+            ],
+            Applicability::Unsafe,
+        );
+        let fixed = apply_fixes("assert t\n", &[fix], Applicability::Unsafe).unwrap();
+        assert_eq!(fixed.source, "import torch\ntorch._assert_async(t)\n");
+        // Two insertions at one offset in one fix are still ambiguous.
+        let fix = diagnostic(
+            vec![
+                Edit::insert(TextSize::from(0), "a"),
+                Edit::insert(TextSize::from(0), "b"),
+            ],
+            Applicability::Safe,
+        );
+        assert!(apply_fixes("x\n", &[fix], Applicability::Safe).is_none());
     }
 
     #[test]

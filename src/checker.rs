@@ -732,10 +732,47 @@ impl<'a> Checker<'a> {
         if saved.is_none() && is_periodic_guard(test) {
             self.model.flow.periodic_guard = Some(self.line(start));
         }
-        let narrowed = self.isinstance_narrowing(test);
+        let narrowed = self.isinstance_narrowing(test).or_else(|| self.device_narrowing(test, true));
         let arm = self.visit_narrowed_arm(body, narrowed);
         self.model.flow.periodic_guard = saved;
         arm
+    }
+
+    /// `t.is_cuda`, `t.device.type == "cuda"` (and their negations) tell where `t` lives: in
+    /// the arm where the test holds (`holds`), or in the one where it does not.
+    fn device_narrowing(&self, test: &'a Expr, holds: bool) -> Option<(&'a Name, Kind)> {
+        let (name, on_cuda) = match test {
+            Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => return self.device_narrowing(&unary.operand, !holds),
+            // t.is_cuda
+            Expr::Attribute(attribute) if attribute.attr.as_str() == "is_cuda" => match attribute.value.as_ref() {
+                Expr::Name(name) => (name, true),
+                _ => return None,
+            },
+            // t.device.type == "cuda" / != "cpu"
+            Expr::Compare(compare) => {
+                let ([op], [Expr::StringLiteral(device)]) = (&*compare.ops, &*compare.comparators) else { return None };
+                let Expr::Attribute(type_) = compare.left.as_ref() else { return None };
+                let Expr::Attribute(device_attr) = type_.value.as_ref() else { return None };
+                let Expr::Name(name) = device_attr.value.as_ref() else { return None };
+                if type_.attr.as_str() != "type" || device_attr.attr.as_str() != "device" {
+                    return None;
+                }
+                let is_cuda = match device.value.to_str() {
+                    "cuda" => true,
+                    "cpu" => false,
+                    _ => return None,
+                };
+                match op {
+                    ast::CmpOp::Eq => (name, is_cuda),
+                    ast::CmpOp::NotEq => (name, !is_cuda),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        let Kind::Tensor(facts) = self.model.kind_of(&Expr::Name(name.clone())) else { return None };
+        let device = if on_cuda == holds { Device::Cuda } else { Device::Cpu };
+        Some((&name.id, Kind::Tensor(facts.with_device(device))))
     }
 
     /// `isinstance(name, T)` tells what `name` is inside the arm.
@@ -960,6 +997,11 @@ impl<'a> Visitor<'a> for Checker<'a> {
                             self.visit_expr(test);
                             rules::check_elif(self, test);
                             arms.push(self.visit_guarded_arm(test, clause.start(), &clause.body));
+                        }
+                        // `else` after a single `if t.is_cuda:` knows the opposite.
+                        None if if_stmt.elif_else_clauses.len() == 1 => {
+                            let narrowed = self.device_narrowing(&if_stmt.test, false);
+                            arms.push(self.visit_narrowed_arm(&clause.body, narrowed));
                         }
                         None => arms.push(self.visit_arm(&clause.body)),
                     }

@@ -24,6 +24,7 @@ const TOPICS: &[&str] = &[
     "lightning",
     "compiled",
     "helpers",
+    "narrowing",
     "bindings",
     "boolean_masks",
     "data_dependent_shapes",

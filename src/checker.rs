@@ -5,6 +5,8 @@
 //! assigned later are visible, as at run time), or earlier, on demand, when a call needs the
 //! function's return kind.
 
+use std::rc::Rc;
+
 use ruff_python_ast::name::Name;
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
@@ -14,7 +16,7 @@ use ruff_text_size::{Ranged, TextRange, TextSize};
 use crate::diagnostic::Diagnostic;
 use crate::registry::{Rule, RuleSet};
 use crate::rules;
-use crate::semantic::model::{Analysis, ArmOutcome, Flow, ScopeKind};
+use crate::semantic::model::{Analysis, ArmOutcome, Flow, ScopeKind, is_library};
 use crate::semantic::torch_api as api;
 use crate::semantic::{
     BatchSource, Binding, BindingSource, CallSite, Callee, ClassInfo, Device, FileSemantics, FunctionInfo,
@@ -44,6 +46,8 @@ pub struct Checker<'a> {
     /// Loaders (by constructor offset) whose batches are copied to the GPU on a hot line, with
     /// the context of the first such copy.
     loaders_copied: Vec<(BatchSource, HotContext)>,
+    /// The last call whose callee was resolved, with its qualified name: every rule asks.
+    callee: std::cell::RefCell<Option<(TextRange, Option<Rc<str>>)>>,
 }
 
 /// Everything checking a file produced.
@@ -69,6 +73,7 @@ pub fn check_module(
         module_body: &module.body,
         unpinned_loaders: Vec::new(),
         loaders_copied: Vec::new(),
+        callee: std::cell::RefCell::new(None),
     };
     checker.visit_body(&module.body);
     // Functions nobody called during the pass, in definition order (nested ones get appended).
@@ -111,6 +116,25 @@ impl<'a> Checker<'a> {
         }
         diagnostic.context = context;
         self.diagnostics.push(diagnostic);
+    }
+
+    /// The qualified name of what `call` calls (`torch.nn.functional.cross_entropy`), resolved
+    /// once per call however many rules ask.
+    pub fn callee(&self, call: &ast::ExprCall) -> Option<Rc<str>> {
+        let mut cached = self.callee.borrow_mut();
+        if let Some((range, name)) = cached.as_ref() {
+            if *range == call.range() {
+                return name.clone();
+            }
+        }
+        let name: Option<Rc<str>> = self.model.qualified_name(&call.func).map(Rc::from);
+        *cached = Some((call.range(), name.clone()));
+        name
+    }
+
+    /// Does `call` call the qualified name `qualified`?
+    pub fn is_call_to(&self, call: &ast::ExprCall, qualified: &str) -> bool {
+        self.callee(call).is_some_and(|name| &*name == qualified)
     }
 
     /// The module's top-level statements (to place a new import).
@@ -650,19 +674,19 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        if self.model.is_call_to(call, "torch.distributions.Distribution.set_default_validate_args") {
+        if self.is_call_to(call, "torch.distributions.Distribution.set_default_validate_args") {
             self.model.validation_disabled =
                 matches!(call.arguments.args.first(), Some(Expr::BooleanLiteral(b)) if !b.value);
             return;
         }
-        if let Some(qualified) = self.model.qualified_name(&call.func) {
+        if let Some(qualified) = self.callee(call) {
             if api::is_data_loader(&qualified) {
                 let pin = call.arguments.find_keyword("pin_memory").map(|k| &k.value);
                 if pin.is_none() || matches!(pin, Some(Expr::BooleanLiteral(b)) if !b.value) {
                     self.unpinned_loaders.push(call.range());
                 }
             }
-            if matches!(qualified.as_str(), "torch.distributed.all_reduce" | "torch.distributed.reduce")
+            if matches!(&*qualified, "torch.distributed.all_reduce" | "torch.distributed.reduce")
                 && call.arguments.find_keyword("async_op").is_none()
             {
                 if let Some(Expr::Name(name)) = call.arguments.args.first() {
@@ -670,7 +694,7 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        if self.model.is_call_to(call, "torch.set_default_device") {
+        if self.is_call_to(call, "torch.set_default_device") {
             if let Some(device) = call.arguments.args.first().and_then(|arg| self.model.device_of(arg)) {
                 self.model.default_device = device;
             }
@@ -818,6 +842,10 @@ struct BatchLoopFinder<'c, 'a> {
 }
 
 impl<'b> Visitor<'b> for BatchLoopFinder<'_, '_> {
+    /// Only a `for` statement can loop over a loader here (comprehensions over a loader are
+    /// not step loops, lambdas are definitions), so expressions are not walked.
+    fn visit_expr(&mut self, _: &'b Expr) {}
+
     fn visit_stmt(&mut self, stmt: &'b Stmt) {
         if self.found {
             return;
@@ -829,14 +857,6 @@ impl<'b> Visitor<'b> for BatchLoopFinder<'_, '_> {
         }
     }
 
-    fn visit_expr(&mut self, expr: &'b Expr) {
-        match expr {
-            _ if self.found => {}
-            // Comprehensions over a loader are not step loops; lambdas are definitions.
-            Expr::Lambda(_) => {}
-            _ => visitor::walk_expr(self, expr),
-        }
-    }
 }
 
 /// The names an assignment target binds.
@@ -879,17 +899,6 @@ fn looks_like_loader(iter: &Expr) -> bool {
     };
     let name = name.to_ascii_lowercase();
     name.ends_with("loader") || name.ends_with("dataloader") || name == "dl" || name.ends_with("_dl")
-}
-
-/// Imports of third-party libraries are not part of the project's call graph.
-fn is_library(qualified: &str) -> bool {
-    let root = qualified.split('.').next().unwrap_or(qualified);
-    matches!(
-        root,
-        "torch" | "numpy" | "math" | "os" | "sys" | "logging" | "time" | "json" | "re" | "typing" | "collections"
-            | "functools" | "itertools" | "dataclasses" | "transformers" | "lightning" | "pytorch_lightning"
-            | "torchvision" | "timm" | "accelerate" | "diffusers" | "torchmetrics" | "einops" | "tqdm" | "wandb"
-    )
 }
 
 /// The kind of one element of an iterable or unpacked value.

@@ -16,7 +16,7 @@ use crate::discovery::discover;
 use crate::fix::{FixFailure, fix_in_passes};
 use crate::linter::{FileLint, decode, lint_source};
 use crate::project::{
-    HotFunctions, ModuleInfo, display_path, hot_note, module_path, resolve_hot_functions,
+    HotFunctions, ModuleInfo, ModulePaths, display_path, hot_note, module_path, resolve_hot_functions,
 };
 use crate::registry::{Rule, RuleSelector};
 use crate::render::{ColorChoice, Finding, OutputFormat, SourceText, render};
@@ -366,27 +366,37 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
             let bytes =
                 std::fs::read(&file.path).map_err(|e| miette!("{display}: cannot read: {e}"))?;
             let text = decode(bytes).map_err(|e| miette!("{display}: {e}"))?;
-            let lint = lint_source(
+            let mut lint = lint_source(
                 &text,
                 file.settings.rules_for(&file.path),
                 &file.settings.hot_functions,
             );
-            let (module, is_package) = module_path(&file.path);
+            // Only files with something to report (or fix) keep their text: a large tree's
+            // clean files would otherwise all stay in memory.
+            let keep = !lint.diagnostics.is_empty() || !lint.syntax_errors.is_empty();
+            let source: Arc<str> = if keep { text.into() } else { Arc::from("") };
+            if !keep {
+                lint.line_index = ruff_source_file::LineIndex::from_source_text("");
+            }
             Ok(Linted {
                 path: file.path,
                 display,
                 settings: file.settings,
-                source: text.into(),
+                source,
                 lint,
-                module,
-                is_package,
+                module: String::new(),
+                is_package: false,
             })
         })
         .collect();
     let mut linted = Vec::with_capacity(results.len());
+    let mut module_paths = ModulePaths::default();
     for result in results {
         match result {
-            Ok(file) => linted.push(file),
+            Ok(mut file) => {
+                (file.module, file.is_package) = module_paths.module_of(&file.path);
+                linted.push(file);
+            }
             Err(report) => errors.push(report),
         }
     }

@@ -35,24 +35,47 @@ impl HotFunctions {
 /// The dotted module path of a file: its stem, prefixed by every enclosing folder that holds an
 /// `__init__.py`.
 pub fn module_path(path: &Path) -> (String, bool) {
-    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string();
-    let is_package = stem == "__init__";
-    let mut parts = if is_package { Vec::new() } else { vec![stem] };
-    let mut dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    for _ in 0..32 {
-        if !dir.join("__init__.py").is_file() {
-            break;
-        }
-        match dir.file_name().and_then(|n| n.to_str()) {
-            Some(name) => parts.push(name.to_string()),
-            None => break,
-        }
-        if !dir.pop() {
-            break;
-        }
+    ModulePaths::default().module_of(path)
+}
+
+/// Module paths of many files, looking each folder's `__init__.py` up once.
+#[derive(Default)]
+pub struct ModulePaths {
+    /// Folder -> its dotted package path, or `None` when it is not a package.
+    packages: FxHashMap<PathBuf, Option<String>>,
+}
+
+impl ModulePaths {
+    /// The dotted module path of a file, and whether it is a package's `__init__.py`.
+    pub fn module_of(&mut self, path: &Path) -> (String, bool) {
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        let is_package = stem == "__init__";
+        let package = path.parent().and_then(|dir| self.package_of(dir, 0));
+        let module = match (package, is_package) {
+            (Some(package), true) => package,
+            (Some(package), false) => format!("{package}.{stem}"),
+            (None, true) => String::new(),
+            (None, false) => stem.to_string(),
+        };
+        (module, is_package)
     }
-    parts.reverse();
-    (parts.join("."), is_package)
+
+    fn package_of(&mut self, dir: &Path, depth: u32) -> Option<String> {
+        if let Some(known) = self.packages.get(dir) {
+            return known.clone();
+        }
+        let package = if depth < 32 && dir.join("__init__.py").is_file() {
+            let name = dir.file_name().and_then(|n| n.to_str())?.to_string();
+            match dir.parent().and_then(|parent| self.package_of(parent, depth + 1)) {
+                Some(parent) => Some(format!("{parent}.{name}")),
+                None => Some(name),
+            }
+        } else {
+            None
+        };
+        self.packages.insert(dir.to_path_buf(), package.clone());
+        package
+    }
 }
 
 /// Why a function was reached: a call on a line hot by itself, or a call from a hot function.
@@ -65,11 +88,12 @@ enum Origin {
 /// Follows every call site from a hot line to the function it calls, in the same file or an
 /// imported one, until nothing new becomes hot.
 pub fn resolve_hot_functions(modules: &[ModuleInfo]) -> HotFunctions {
-    let by_module: FxHashMap<&str, usize> = modules.iter().enumerate().map(|(i, m)| (m.module.as_str(), i)).collect();
+    let index = ModuleIndex::new(modules);
+    let by_module = &index;
     let resolve = |file: usize, callee: &Callee| -> Option<(usize, FunctionId)> {
         match callee {
             Callee::Local(id) => Some((file, *id)),
-            Callee::Imported { module, name } => resolve_import(modules, &by_module, file, module, name, 0),
+            Callee::Imported { module, name } => resolve_import(modules, by_module, file, module, name, 0),
         }
     };
     // Edges from a function to what it calls, and the roots: calls on lines hot by themselves,
@@ -137,9 +161,41 @@ fn describe_reason(modules: &[ModuleInfo], file: usize, reason: HotReason, call_
     }
 }
 
+/// Modules by dotted path, and by their last component for imports that name only a tail.
+struct ModuleIndex<'m> {
+    by_path: FxHashMap<&'m str, usize>,
+    by_last: FxHashMap<&'m str, Vec<usize>>,
+}
+
+impl<'m> ModuleIndex<'m> {
+    fn new(modules: &'m [ModuleInfo]) -> Self {
+        let mut by_path = FxHashMap::default();
+        let mut by_last: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+        for (index, module) in modules.iter().enumerate() {
+            by_path.insert(module.module.as_str(), index);
+            let last = module.module.rsplit('.').next().unwrap_or_default();
+            by_last.entry(last).or_default().push(index);
+        }
+        ModuleIndex { by_path, by_last }
+    }
+
+    /// The module `absolute` names: exactly, or the one module whose path ends with it
+    /// (`from losses import f` run from a folder that is not a package root).
+    fn find(&self, modules: &[ModuleInfo], absolute: &str) -> Option<usize> {
+        if let Some(&index) = self.by_path.get(absolute) {
+            return Some(index);
+        }
+        let last = absolute.rsplit('.').next().unwrap_or(absolute);
+        let suffix = format!(".{absolute}");
+        let mut matches = self.by_last.get(last)?.iter().filter(|&&i| modules[i].module.ends_with(&suffix));
+        let first = matches.next().copied();
+        if matches.next().is_some() { None } else { first }
+    }
+}
+
 fn resolve_import(
     modules: &[ModuleInfo],
-    by_module: &FxHashMap<&str, usize>,
+    by_module: &ModuleIndex,
     file: usize,
     module: &str,
     name: &str,
@@ -149,14 +205,7 @@ fn resolve_import(
         return None;
     }
     let absolute = absolute_module(&modules[file], module)?;
-    let target = by_module.get(absolute.as_str()).copied().or_else(|| {
-        // `from losses import f` run from a folder that is not a package root: match the
-        // module's tail.
-        let suffix = format!(".{absolute}");
-        let mut matches = modules.iter().enumerate().filter(|(_, m)| m.module.ends_with(&suffix));
-        let first = matches.next().map(|(i, _)| i);
-        if matches.next().is_some() { None } else { first }
-    });
+    let target = by_module.find(modules, &absolute);
     match target {
         Some(target) => match modules[target].semantics.exports.get(name)? {
             Export::Function(id) => Some((target, *id)),

@@ -13,8 +13,8 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if !checker.enabled(Rule::BarrierInStep) {
         return;
     }
-    if let Some(qualified) = checker.model().qualified_name(&call.func) {
-        let (message, help) = match qualified.as_str() {
+    if let Some(qualified) = checker.callee(call) {
+        let (message, help) = match &*qualified {
             "torch.distributed.barrier" => (
                 format!("`{}()` blocks the host until every rank and the GPU catch up", checker.slice(&*call.func)),
                 "drop it from the step: collectives already order the ranks; keep barriers for setup and checkpoints".to_string(),

@@ -27,7 +27,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if !checker.enabled(Rule::BlockingHostToDevice) {
         return;
     }
-    let qualified = checker.model().qualified_name(&call.func);
+    let qualified = checker.callee(call);
     match qualified.as_deref() {
         Some("torch.tensor" | "torch.as_tensor") => factory(checker, call),
         Some(_) => {}

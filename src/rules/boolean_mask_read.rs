@@ -42,7 +42,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if !checker.enabled(Rule::BooleanMaskRead) {
         return;
     }
-    if checker.model().is_call_to(call, "torch.masked_select")
+    if checker.is_call_to(call, "torch.masked_select")
         || matches!(method_call(call), Some((receiver, "masked_select")) if checker.model().is_maybe_cuda_tensor(receiver))
     {
         let input = match method_call(call) {
@@ -118,7 +118,7 @@ pub(crate) fn mask_is_elementwise_on(checker: &Checker, mask: &Expr, x: &str) ->
                     return true;
                 }
             }
-            let name = checker.model().qualified_name(&call.func);
+            let name = checker.callee(call);
             name.as_deref()
                 .and_then(|name| name.strip_prefix("torch."))
                 .is_some_and(|name| TESTS.contains(&name))

@@ -188,7 +188,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         return;
     }
     let args = &call.arguments.args;
-    let (x, value) = if checker.model().is_call_to(call, "torch.masked_fill") {
+    let (x, value) = if checker.is_call_to(call, "torch.masked_fill") {
         (args.first(), args.get(2))
     } else {
         match method_call(call) {

@@ -13,7 +13,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if !checker.enabled(Rule::CheckedLinalg) {
         return;
     }
-    let qualified = checker.model().qualified_name(&call.func);
+    let qualified = checker.callee(call);
     let function = match qualified.as_deref() {
         Some(q @ ("torch.linalg.inv" | "torch.linalg.solve" | "torch.linalg.cholesky" | "torch.linalg.eigh"
         | "torch.linalg.svd" | "torch.inverse")) => q.rsplit('.').next().unwrap_or(q),

@@ -12,7 +12,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if !checker.enabled(Rule::ClipGradNonfiniteCheck) {
         return;
     }
-    let qualified = checker.model().qualified_name(&call.func);
+    let qualified = checker.callee(call);
     if !matches!(qualified.as_deref(), Some("torch.nn.utils.clip_grad_norm_" | "torch.nn.utils.clip_grad.clip_grad_norm_")) {
         return;
     }

@@ -13,7 +13,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if !checker.enabled(Rule::CtcLoss) {
         return;
     }
-    let is_ctc = checker.model().is_call_to(call, "torch.nn.functional.ctc_loss")
+    let is_ctc = checker.is_call_to(call, "torch.nn.functional.ctc_loss")
         || checker.model().kind_of(&call.func) == Kind::Module(ModuleKind::CtcLoss);
     if !is_ctc || !torch_input_may_be_cuda(checker, call.arguments.args.first()) || is_cudnn_forward(checker, call) {
         return;

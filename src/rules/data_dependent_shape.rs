@@ -46,7 +46,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     }
     let operand = match call.func.as_ref() {
         Expr::Name(name) if name.id.as_str() == "len" && checker.model().is_builtin("len") => call.arguments.args.first(),
-        _ if checker.model().is_call_to(call, "torch.numel") => call.arguments.args.first(),
+        _ if checker.is_call_to(call, "torch.numel") => call.arguments.args.first(),
         _ => None,
     };
     if let Some(operand) = operand {

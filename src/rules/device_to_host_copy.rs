@@ -21,7 +21,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if !checker.enabled(Rule::DeviceToHostCopy) {
         return;
     }
-    if checker.model().is_call_to(call, "torch.save") {
+    if checker.is_call_to(call, "torch.save") {
         if let Some(object) = call.arguments.args.first() {
             if checker.model().is_maybe_cuda_tensor(object) {
                 let text = checker.slice(object);

@@ -14,7 +14,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if !checker.enabled(Rule::DistributionValidation) || checker.model().validation_disabled() {
         return;
     }
-    let Some(qualified) = checker.model().qualified_name(&call.func) else {
+    let Some(qualified) = checker.callee(call) else {
         return sample_check(checker, call);
     };
     if !torch_api::is_distribution_class(&qualified) {

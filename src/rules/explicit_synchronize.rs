@@ -13,7 +13,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if !checker.enabled(Rule::ExplicitSynchronize) {
         return;
     }
-    let qualified = checker.model().qualified_name(&call.func);
+    let qualified = checker.callee(call);
     let what = match qualified.as_deref() {
         Some("torch.cuda.synchronize" | "torch.accelerator.synchronize" | "torch.cuda.empty_cache") => {
             checker.slice(&*call.func).to_string()

@@ -13,7 +13,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         return;
     }
     let args = &call.arguments.args;
-    let qualified = checker.model().qualified_name(&call.func);
+    let qualified = checker.callee(call);
     let (what, help) = match qualified.as_deref() {
         Some("torch.equal" | "torch.allclose") => (
             checker.slice(&*call.func).to_string(),

@@ -41,7 +41,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if !checker.enabled(Rule::MaskedLoss) {
         return;
     }
-    let is_loss = match checker.model().qualified_name(&call.func).as_deref() {
+    let is_loss = match checker.callee(call).as_deref() {
         Some("torch.nn.functional.cross_entropy" | "torch.nn.functional.nll_loss") => true,
         Some(_) => false,
         None => checker.model().kind_of(&call.func) == Kind::Module(ModuleKind::ClassIndexLoss),
@@ -74,7 +74,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         "pass the unmasked tensors with `ignore_index=` set to the value the mask drops".to_string(),
     );
     // Module calls take no `ignore_index=` (it is fixed when the module is built): no fix.
-    let functional = checker.model().qualified_name(&call.func).is_some();
+    let functional = checker.callee(call).is_some();
     if let (true, Some((logits, mask)), Some((labels, same_mask))) = (functional, input_masked, target_masked) {
         if checker.slice(mask) == checker.slice(same_mask) {
             let fix = ignore_index_fix(checker, call, logits, labels, mask)

@@ -12,7 +12,7 @@ use crate::semantic::Kind;
 
 /// The condition of a nonzero-like call, if `call` is one.
 fn nonzero_condition<'e>(checker: &Checker, call: &'e ExprCall) -> Option<(&'e Expr, &'static str)> {
-    match checker.model().qualified_name(&call.func).as_deref() {
+    match checker.callee(call).as_deref() {
         Some("torch.nonzero") => Some((argument(call, "input", 0)?, "torch.nonzero")),
         Some("torch.argwhere") => Some((argument(call, "input", 0)?, "torch.argwhere")),
         Some("torch.where") if call.arguments.args.len() == 1 && call.arguments.keywords.is_empty() => {

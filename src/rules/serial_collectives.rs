@@ -31,7 +31,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if !checker.enabled(Rule::SerialCollectives) {
         return;
     }
-    let Some(qualified) = checker.model().qualified_name(&call.func) else { return };
+    let Some(qualified) = checker.callee(call) else { return };
     let Some(collective) = qualified.strip_prefix("torch.distributed.") else { return };
     if !matches!(
         collective,

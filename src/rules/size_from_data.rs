@@ -12,7 +12,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if !checker.enabled(Rule::SizeFromData) {
         return;
     }
-    let qualified = checker.model().qualified_name(&call.func);
+    let qualified = checker.callee(call);
     match qualified.as_deref() {
         Some("torch.nn.functional.one_hot") => {
             let num_classes = argument(call, "num_classes", 1);

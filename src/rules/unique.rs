@@ -12,7 +12,7 @@ use crate::registry::Rule;
 
 /// The input of a unique-like call, if `call` is one.
 fn unique_input<'e>(checker: &Checker, call: &'e ExprCall) -> Option<(&'e Expr, &'static str)> {
-    match checker.model().qualified_name(&call.func).as_deref() {
+    match checker.callee(call).as_deref() {
         Some("torch.unique") => Some((argument(call, "input", 0)?, "torch.unique")),
         Some("torch.unique_consecutive") => Some((argument(call, "input", 0)?, "torch.unique_consecutive")),
         Some("torch.bincount") => Some((argument(call, "input", 0)?, "torch.bincount")),
@@ -62,7 +62,7 @@ fn count_of_unique(checker: &mut Checker, call: &ExprCall) {
     let inner = match call.func.as_ref() {
         Expr::Name(name) if name.id.as_str() == "len" && checker.model().is_builtin("len") => call.arguments.args.first(),
         Expr::Attribute(attribute) if attribute.attr.as_str() == "numel" && call.arguments.is_empty() => Some(&*attribute.value),
-        _ if checker.model().is_call_to(call, "torch.numel") => call.arguments.args.first(),
+        _ if checker.is_call_to(call, "torch.numel") => call.arguments.args.first(),
         _ => None,
     };
     let Some(Expr::Call(inner)) = inner else { return };

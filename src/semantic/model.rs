@@ -696,12 +696,14 @@ impl<'a> SemanticModel<'a> {
             Expr::Attribute(attribute) => attribute.attr.as_str(),
             _ => return false,
         };
-        let name = name.to_ascii_lowercase();
         const MODEL_WORDS: &[&str] = &[
             "model", "net", "encoder", "decoder", "head", "backbone", "criterion", "loss", "layer", "block",
             "module", "classifier", "embed", "proj", "mlp", "attn", "attention", "conv", "linear", "fc", "transformer",
         ];
-        MODEL_WORDS.iter().any(|word| name.contains(word))
+        let contains_ignore_case = |word: &str| {
+            name.as_bytes().windows(word.len()).any(|window| window.eq_ignore_ascii_case(word.as_bytes()))
+        };
+        MODEL_WORDS.iter().any(|word| contains_ignore_case(word))
             && call.arguments.args.iter().any(|arg| self.kind_of(arg).is_maybe_cuda_tensor())
     }
 
@@ -1038,7 +1040,8 @@ impl<'a> SemanticModel<'a> {
             .filter_map(|(name, binding)| {
                 let export = match &binding.source {
                     BindingSource::Function(id) => Export::Function(*id),
-                    BindingSource::Import(qualified) => {
+                    // A library's names are never resolved to project files.
+                    BindingSource::Import(qualified) if !is_library(qualified) => {
                         let (module, name) = qualified.rsplit_once('.')?;
                         Export::Import { module: module.to_string(), name: name.to_string() }
                     }
@@ -1081,6 +1084,17 @@ impl Default for SemanticModel<'_> {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// Imports of third-party libraries are not part of the project's call graph.
+pub(crate) fn is_library(qualified: &str) -> bool {
+    let root = qualified.split('.').next().unwrap_or(qualified);
+    matches!(
+        root,
+        "torch" | "numpy" | "math" | "os" | "sys" | "logging" | "time" | "json" | "re" | "typing" | "collections"
+            | "functools" | "itertools" | "dataclasses" | "transformers" | "lightning" | "pytorch_lightning"
+            | "torchvision" | "timm" | "accelerate" | "diffusers" | "torchmetrics" | "einops" | "tqdm" | "wandb"
+    )
 }
 
 /// `torch.nn.modules.loss.CrossEntropyLoss` and `torch.nn.CrossEntropyLoss` are the same.

@@ -25,7 +25,13 @@ pub(crate) fn subscript(checker: &mut Checker, subscript: &ExprSubscript) {
         _ => index,
     };
     let help = if mask == index {
-        format!("keep the shape: `torch.where({mask}, {x}, 0)` or `{x} * {mask}`")
+        // `x * (x > 0)`, not `x * x > 0`.
+        let factor = if matches!(subscript.slice.as_ref(), Expr::Name(_) | Expr::Attribute(_) | Expr::Call(_)) {
+            mask.to_string()
+        } else {
+            format!("({mask})")
+        };
+        format!("keep the shape: `torch.where({mask}, {x}, 0)` or `{x} * {factor}`")
     } else {
         "keep the shape: multiply by the mask (broadcast to `x`) or use `torch.where`".to_string()
     };

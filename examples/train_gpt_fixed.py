@@ -109,7 +109,8 @@ def main():
     p.add_argument("--dim", type=int, default=256)
     p.add_argument("--layers", type=int, default=4)
     p.add_argument("--heads", type=int, default=4)
-    p.add_argument("--accum", type=int, default=2, help="micro-batches per optimizer step")
+    p.add_argument("--accum", type=int, default=1,
+                   help="micro-batches per optimizer step (more than 1 breaks CUDA graphs with the tied embedding)")
     p.add_argument("--warmup", type=int, default=None, help="untimed steps (default 5, compiled 15)")
     p.add_argument("--sync-steps", type=int, default=3, help="steps run under sync debug mode")
     p.add_argument("--log-every", type=int, default=10)

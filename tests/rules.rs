@@ -192,3 +192,18 @@ fn measured_facts() {
     }
     assert!(failures.is_empty(), "{} of {} facts wrong:\n{}", failures.len(), cases.len(), failures.join("\n"));
 }
+
+/// Every rule's claim was checked on a GPU (`verify/verify_rules.py`): a new rule cannot land
+/// without a row in docs/verified-on-gpu.md whose verdict is ok.
+#[test]
+fn every_rule_is_verified_on_a_gpu() {
+    let table = fs::read_to_string(repo().join("docs/verified-on-gpu.md")).expect("docs/verified-on-gpu.md");
+    for rule in Rule::ALL {
+        let row = table
+            .lines()
+            .find(|line| line.starts_with(&format!("| {} |", rule.code())))
+            .unwrap_or_else(|| panic!("docs/verified-on-gpu.md has no row for {}", rule.code()));
+        let verdict = row.trim_end_matches('|').rsplit('|').next().unwrap_or_default().trim();
+        assert!(verdict.starts_with("ok"), "{}: verdict `{verdict}` on the GPU", rule.code());
+    }
+}

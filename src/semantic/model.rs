@@ -557,11 +557,9 @@ impl<'a> SemanticModel<'a> {
                 })
             }
             (Kind::Tensor(facts), other) | (other, Kind::Tensor(facts)) => {
-                let device = match other {
-                    Kind::Number | Kind::NdArray => facts.device,
-                    _ => facts.device.combine(Device::Unknown),
-                };
-                let device = if facts.device == Device::Cuda { Device::Cuda } else { device };
+                // The other operand is not known to be a tensor: almost always a Python number
+                // (a CPU tensor mixed with a CUDA one would raise), so the device carries over.
+                let device = facts.device;
                 let integer = facts.integer && other == Kind::Number && keeps_integers(binop.op);
                 Kind::Tensor(TensorFacts { device, integer, ..facts.numeric() })
             }

@@ -238,6 +238,7 @@ impl<'a> Checker<'a> {
         function.returns = Some(returns);
         function.analysis = Analysis::Done;
         self.model.flow = saved_flow;
+        self.model.invalidate_kinds();
         self.model.branch_logs = saved_arms;
         self.returns = saved_returns;
         self.yields = saved_yields;
@@ -453,6 +454,7 @@ impl<'a> Checker<'a> {
         let saved_class = std::mem::replace(&mut self.model.flow.class, Some(id));
         self.visit_body(&class_def.body);
         self.model.flow.scope = saved_scope;
+        self.model.invalidate_kinds();
         self.model.flow.class = saved_class;
         self.model.bind(&class_def.name.id, Binding { kind: Kind::Unknown, source: BindingSource::Class(id), value: None });
     }
@@ -521,6 +523,7 @@ impl<'a> Checker<'a> {
                     let attrs = &mut self.model.classes[class as usize].attrs;
                     let joined = attrs.get(attribute.attr.as_str()).map_or(kind, |k| k.join(kind));
                     attrs.insert(attribute.attr.id.clone(), joined);
+                    self.model.invalidate_kinds();
                 }
             }
             _ => {}
@@ -697,6 +700,7 @@ impl<'a> Checker<'a> {
         if self.is_call_to(call, "torch.set_default_device") {
             if let Some(device) = call.arguments.args.first().and_then(|arg| self.model.device_of(arg)) {
                 self.model.default_device = device;
+                self.model.invalidate_kinds();
             }
             return;
         }
@@ -715,6 +719,7 @@ impl<'a> Checker<'a> {
                     self.model.classes[class as usize]
                         .attrs
                         .insert(Name::new(name.value.to_str()), Kind::Tensor(facts.with_device(Device::Unknown)));
+                    self.model.invalidate_kinds();
                 }
             }
         }
@@ -917,6 +922,7 @@ fn element_kind(kind: Kind) -> Kind {
 
 impl<'a> Visitor<'a> for Checker<'a> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        self.model.invalidate_kinds();
         match stmt {
             Stmt::FunctionDef(def) => self.define_function(def),
             Stmt::ClassDef(class_def) => self.define_class(class_def),
@@ -1107,6 +1113,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 }
                 self.visit_expr(&lambda.body);
                 self.model.flow.scope = saved;
+                self.model.invalidate_kinds();
             }
             Expr::ListComp(ast::ExprListComp { elt, generators, .. })
             | Expr::SetComp(ast::ExprSetComp { elt, generators, .. })
@@ -1153,6 +1160,7 @@ impl<'a> Checker<'a> {
         }
         body(self);
         self.model.flow.scope = saved;
+        self.model.invalidate_kinds();
     }
 
     /// The range to report for a statement-level finding.

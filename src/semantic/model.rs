@@ -177,6 +177,9 @@ pub struct SemanticModel<'a> {
     pub(crate) call_sites: Vec<CallSite>,
     /// `Distribution.set_default_validate_args(False)` was called.
     pub(crate) validation_disabled: bool,
+    /// Kinds of call expressions already inferred since the bindings last changed: every rule
+    /// asks about the same calls, and a call's kind is the costliest to infer.
+    call_kinds: std::cell::RefCell<FxHashMap<(usize, TextRange), Kind>>,
 }
 
 impl<'a> SemanticModel<'a> {
@@ -195,6 +198,7 @@ impl<'a> SemanticModel<'a> {
             default_device: Device::Cpu,
             call_sites: Vec::new(),
             validation_disabled: false,
+            call_kinds: Default::default(),
         }
     }
 
@@ -227,7 +231,16 @@ impl<'a> SemanticModel<'a> {
 
     /// Sets (or, with `None`, removes) a binding, remembering its old value in the arm being
     /// visited.
+    /// Forgets inferred call kinds: bindings, attributes, return kinds or the scope changed.
+    pub(crate) fn invalidate_kinds(&self) {
+        let mut cache = self.call_kinds.borrow_mut();
+        if !cache.is_empty() {
+            cache.clear();
+        }
+    }
+
     fn bind_in(&mut self, scope: ScopeId, name: &Name, binding: Option<Binding<'a>>) {
+        self.invalidate_kinds();
         let bindings = &mut self.scopes[scope as usize].bindings;
         if let Some(log) = self.branch_logs.last_mut() {
             if !log.iter().any(|(s, n, _)| *s == scope && n == name) {
@@ -252,6 +265,9 @@ impl<'a> SemanticModel<'a> {
     /// state, and returns what it changed.
     pub(crate) fn end_arm(&mut self, falls_through: bool) -> ArmOutcome<'a> {
         let log = self.branch_logs.pop().unwrap_or_default();
+        if !log.is_empty() {
+            self.invalidate_kinds();
+        }
         let mut changes = Vec::with_capacity(log.len());
         for (scope, name, before) in log {
             let bindings = &mut self.scopes[scope as usize].bindings;
@@ -411,7 +427,16 @@ impl<'a> SemanticModel<'a> {
             Expr::ListComp(_) => Kind::List,
             Expr::Dict(_) | Expr::DictComp(_) => Kind::Dict,
             Expr::Attribute(attribute) => self.attribute_kind(attribute),
-            Expr::Call(call) => self.call_kind(call),
+            Expr::Call(call) => {
+                // Keyed by the node's address and range: the same node, never a look-alike.
+                let key = (expr as *const Expr as usize, call.range());
+                if let Some(kind) = self.call_kinds.borrow().get(&key) {
+                    return *kind;
+                }
+                let kind = self.call_kind(call);
+                self.call_kinds.borrow_mut().insert(key, kind);
+                kind
+            }
             Expr::Subscript(subscript) => self.subscript_kind(subscript),
             Expr::BinOp(binop) => self.binop_kind(binop),
             Expr::UnaryOp(unary) => match unary.op {

@@ -412,12 +412,15 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
         .collect();
     let hot = resolve_hot_functions(&modules);
 
-    let fixing =
-        args.fix || args.fix_only || args.diff || linted.first().is_some_and(|f| f.settings.fix);
+    // `fix = true` in a folder's config fixes that folder's files (`--fix` sets it everywhere).
+    let fix_requested = args.fix_only || args.diff;
     let mut outputs: Vec<FileOutput> = linted
         .par_iter()
         .enumerate()
-        .map(|(index, file)| process_file(index, file, &modules, &hot, fixing, &args))
+        .map(|(index, file)| {
+            let fixing = fix_requested || file.settings.fix;
+            process_file(index, file, &modules, &hot, fixing, &args)
+        })
         .collect();
     drop(modules);
 
@@ -471,7 +474,7 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
         }
     }
     findings.sort_by(|a, b| (&a.path, a.start(), a.code()).cmp(&(&b.path, b.start(), b.code())));
-    let unsafe_fixes = args.unsafe_fixes || linted.first().is_some_and(|f| f.settings.unsafe_fixes);
+    let unsafe_fixes = args.unsafe_fixes || linted.iter().any(|f| f.settings.unsafe_fixes);
     let mut out = io::stdout().lock();
 
     if args.diff {

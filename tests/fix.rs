@@ -922,3 +922,20 @@ fn a_file_with_a_syntax_error_is_left_alone() {
     assert_eq!(exit_code(&output), 2, "{}", stderr(&output));
     assert_eq!(fixed, source.as_bytes());
 }
+
+/// `fix = true` in one folder's config fixes that folder's files, not the files beside it.
+#[test]
+fn fix_setting_applies_per_folder() {
+    let dir = temp_dir();
+    let source = "import torch\ndev = torch.device(\"cuda\")\nfor step in range(3):\n    v = torch.tensor(1.0, device=dev)\n";
+    for folder in ["plain", "fixing"] {
+        fs::create_dir(dir.path().join(folder)).unwrap();
+        fs::write(dir.path().join(folder).join("train.py"), source).unwrap();
+    }
+    fs::write(dir.path().join("fixing/synclint.toml"), "fix = true\n").unwrap();
+    run(dir.path(), &["check", "plain", "fixing"]);
+    let plain = fs::read_to_string(dir.path().join("plain/train.py")).unwrap();
+    let fixed = fs::read_to_string(dir.path().join("fixing/train.py")).unwrap();
+    assert_eq!(plain, source, "the folder without `fix = true` is left alone");
+    assert!(fixed.contains("torch.full((), 1.0, device=dev)"), "{fixed}");
+}

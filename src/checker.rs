@@ -19,8 +19,8 @@ use crate::rules;
 use crate::semantic::model::{Analysis, ArmOutcome, Flow, ScopeKind, is_library};
 use crate::semantic::torch_api as api;
 use crate::semantic::{
-    BatchSource, Binding, BindingSource, CallSite, Callee, ClassInfo, Device, FileSemantics, FunctionInfo,
-    HotContext, IntrinsicHot, Kind, SemanticModel, TensorFacts,
+    BatchSource, Binding, BindingSource, CallSite, Callee, ClassInfo, Device, FileSemantics, FunctionInfo, HotContext,
+    IntrinsicHot, Kind, SemanticModel, TensorFacts,
 };
 
 /// What the checker needs from the settings.
@@ -145,8 +145,11 @@ impl<'a> Checker<'a> {
     /// Gives the finding `rule` reported at `range` a fix (a rule that sees the fixable shape
     /// only at a parent node).
     pub fn attach_fix(&mut self, rule: Rule, range: TextRange, title: String, fix: crate::diagnostic::Fix) {
-        if let Some(diagnostic) =
-            self.diagnostics.iter_mut().rev().find(|d| d.rule == rule && d.range == range && d.fix.is_none())
+        if let Some(diagnostic) = self
+            .diagnostics
+            .iter_mut()
+            .rev()
+            .find(|d| d.rule == rule && d.range == range && d.fix.is_none())
         {
             diagnostic.fix_title = Some(title);
             diagnostic.fix = Some(fix);
@@ -158,7 +161,6 @@ impl<'a> Checker<'a> {
     pub fn supersede(&mut self, rule: Rule, range: TextRange) {
         self.diagnostics.retain(|d| !(d.rule == rule && d.range == range));
     }
-
 
     fn line(&self, offset: TextSize) -> u32 {
         self.line_index.line_index(offset).get() as u32
@@ -280,7 +282,13 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn parameter_kind(&self, name: &str, annotation: Option<&Expr>, default: Option<&Expr>, tensors_by_default: bool) -> Kind {
+    fn parameter_kind(
+        &self,
+        name: &str,
+        annotation: Option<&Expr>,
+        default: Option<&Expr>,
+        tensors_by_default: bool,
+    ) -> Kind {
         if let Some(annotation) = annotation {
             return self.annotation_kind(annotation);
         }
@@ -292,14 +300,48 @@ impl<'a> Checker<'a> {
         }
         // Counters, names, modes and callables are not tensors (`batch_idx`, `layer_type`).
         const NON_TENSOR_SUFFIXES: &[&str] = &[
-            "idx", "_id", "step", "epoch", "iteration", "index", "rank", "size", "dim", "num", "type", "name",
-            "mode", "kind", "key", "prefix", "suffix", "path", "dir", "format", "style", "config", "cfg", "fn",
-            "func", "callback", "hook", "strategy", "method", "flag", "dtype", "device", "len", "count",
+            "idx",
+            "_id",
+            "step",
+            "epoch",
+            "iteration",
+            "index",
+            "rank",
+            "size",
+            "dim",
+            "num",
+            "type",
+            "name",
+            "mode",
+            "kind",
+            "key",
+            "prefix",
+            "suffix",
+            "path",
+            "dir",
+            "format",
+            "style",
+            "config",
+            "cfg",
+            "fn",
+            "func",
+            "callback",
+            "hook",
+            "strategy",
+            "method",
+            "flag",
+            "dtype",
+            "device",
+            "len",
+            "count",
         ];
         const NON_TENSOR_PREFIXES: &[&str] = &["num_", "n_", "use_", "return_", "is_", "do_", "output_", "with_"];
         let names_a_non_tensor = NON_TENSOR_SUFFIXES.iter().any(|suffix| name.ends_with(suffix))
             || NON_TENSOR_PREFIXES.iter().any(|prefix| name.starts_with(prefix))
-            || matches!(name, "i" | "j" | "k" | "n" | "optimizer" | "optimizers" | "opt" | "trainer" | "pl_module");
+            || matches!(
+                name,
+                "i" | "j" | "k" | "n" | "optimizer" | "optimizers" | "opt" | "trainer" | "pl_module"
+            );
         if tensors_by_default && !names_a_non_tensor {
             Kind::Tensor(TensorFacts::on(Device::Unknown))
         } else {
@@ -410,9 +452,18 @@ impl<'a> Checker<'a> {
             analysis: Analysis::Pending,
         });
         if let Some(class) = class {
-            self.model.classes[class as usize].methods.insert(def.name.id.clone(), id);
+            self.model.classes[class as usize]
+                .methods
+                .insert(def.name.id.clone(), id);
         }
-        self.model.bind(&def.name.id, Binding { kind: Kind::Unknown, source: BindingSource::Function(id), value: None });
+        self.model.bind(
+            &def.name.id,
+            Binding {
+                kind: Kind::Unknown,
+                source: BindingSource::Function(id),
+                value: None,
+            },
+        );
     }
 
     fn define_class(&mut self, class_def: &'a ast::StmtClassDef) {
@@ -423,7 +474,11 @@ impl<'a> Checker<'a> {
         if let Some(arguments) = &class_def.arguments {
             for base in arguments.args.iter() {
                 self.visit_expr(base);
-                bases.push(self.model.qualified_name(base).unwrap_or_else(|| self.slice(base).to_string()));
+                bases.push(
+                    self.model
+                        .qualified_name(base)
+                        .unwrap_or_else(|| self.slice(base).to_string()),
+                );
             }
         }
         let local_base = |name: &str| self.model.local_class(name).map(|id| &self.model.classes[id as usize]);
@@ -456,7 +511,14 @@ impl<'a> Checker<'a> {
         self.model.flow.scope = saved_scope;
         self.model.invalidate_kinds();
         self.model.flow.class = saved_class;
-        self.model.bind(&class_def.name.id, Binding { kind: Kind::Unknown, source: BindingSource::Class(id), value: None });
+        self.model.bind(
+            &class_def.name.id,
+            Binding {
+                kind: Kind::Unknown,
+                source: BindingSource::Class(id),
+                value: None,
+            },
+        );
     }
 
     // ---- bindings ------------------------------------------------------------------------
@@ -475,10 +537,23 @@ impl<'a> Checker<'a> {
                 let dots = ".".repeat(level as usize);
                 let separator = if module.is_empty() && level > 0 { "" } else { "." };
                 let qualified = format!("{dots}{module}{separator}{}", alias.name.id);
-                (alias.asname.as_ref().map_or_else(|| alias.name.id.clone(), |a| a.id.clone()), qualified)
+                (
+                    alias
+                        .asname
+                        .as_ref()
+                        .map_or_else(|| alias.name.id.clone(), |a| a.id.clone()),
+                    qualified,
+                )
             }
         };
-        self.model.bind(&name, Binding { kind: Kind::Unknown, source: BindingSource::Import(qualified.into()), value: None });
+        self.model.bind(
+            &name,
+            Binding {
+                kind: Kind::Unknown,
+                source: BindingSource::Import(qualified.into()),
+                value: None,
+            },
+        );
     }
 
     /// Binds an assignment target to the kind of what is assigned.
@@ -567,7 +642,11 @@ impl<'a> Checker<'a> {
                     match (func.id.as_str(), tuple.elts.as_slice()) {
                         ("enumerate", [index, item]) => {
                             self.bind_target(index, Kind::Number, None);
-                            let kind = call.arguments.args.first().map_or(Kind::Unknown, |a| self.iteration_kind(a));
+                            let kind = call
+                                .arguments
+                                .args
+                                .first()
+                                .map_or(Kind::Unknown, |a| self.iteration_kind(a));
                             self.bind_target(item, kind, None);
                             return;
                         }
@@ -592,7 +671,10 @@ impl<'a> Checker<'a> {
     /// Does this function body run whole epochs: does it loop over a data loader (outside
     /// nested definitions)?
     fn runs_epochs(&self, body: &[Stmt]) -> bool {
-        let mut finder = BatchLoopFinder { checker: self, found: false };
+        let mut finder = BatchLoopFinder {
+            checker: self,
+            found: false,
+        };
         finder.visit_body(body);
         finder.found
     }
@@ -636,14 +718,18 @@ impl<'a> Checker<'a> {
                 _ => None,
             },
             Expr::Attribute(attribute) => match attribute.value.as_ref() {
-                Expr::Name(receiver) if matches!(receiver.id.as_str(), "self" | "cls") => {
-                    self.model.method_of_current_class(attribute.attr.as_str()).map(Callee::Local)
-                }
+                Expr::Name(receiver) if matches!(receiver.id.as_str(), "self" | "cls") => self
+                    .model
+                    .method_of_current_class(attribute.attr.as_str())
+                    .map(Callee::Local),
                 value => self
                     .model
                     .qualified_name(value)
                     .filter(|module| !is_library(module))
-                    .map(|module| Callee::Imported { module, name: attribute.attr.to_string() }),
+                    .map(|module| Callee::Imported {
+                        module,
+                        name: attribute.attr.to_string(),
+                    }),
             },
             _ => None,
         };
@@ -669,7 +755,9 @@ impl<'a> Checker<'a> {
                     let to_gpu = attribute.attr.as_str() == "cuda"
                         || self.model.target_device_of_to(call).is_some_and(|d| d != Device::Cpu);
                     let context = self.model.context();
-                    if facts.is_batch() && to_gpu && context != HotContext::Cold
+                    if facts.is_batch()
+                        && to_gpu
+                        && context != HotContext::Cold
                         && !self.loaders_copied.iter().any(|(source, _)| *source == facts.batch)
                     {
                         self.loaders_copied.push((facts.batch, context));
@@ -713,12 +801,17 @@ impl<'a> Checker<'a> {
                     // It moves with the module (`model.to("cuda")`): its dtype is known, its
                     // device is not.
                     let facts = match call.arguments.args.get(1).map(|value| self.model.kind_of(value)) {
-                        Some(Kind::Tensor(facts)) => TensorFacts { pinned: false, batch: BatchSource::NotABatch, ..facts },
+                        Some(Kind::Tensor(facts)) => TensorFacts {
+                            pinned: false,
+                            batch: BatchSource::NotABatch,
+                            ..facts
+                        },
                         _ => TensorFacts::on(Device::Unknown),
                     };
-                    self.model.classes[class as usize]
-                        .attrs
-                        .insert(Name::new(name.value.to_str()), Kind::Tensor(facts.with_device(Device::Unknown)));
+                    self.model.classes[class as usize].attrs.insert(
+                        Name::new(name.value.to_str()),
+                        Kind::Tensor(facts.with_device(Device::Unknown)),
+                    );
                     self.model.invalidate_kinds();
                 }
             }
@@ -735,7 +828,10 @@ impl<'a> Checker<'a> {
     fn visit_narrowed_arm(&mut self, body: &'a [Stmt], narrowed: Option<(&'a Name, Kind)>) -> ArmOutcome<'a> {
         let last = body.last();
         let raises = matches!(last, Some(Stmt::Raise(_)));
-        let falls_through = !matches!(last, Some(Stmt::Return(_) | Stmt::Raise(_) | Stmt::Continue(_) | Stmt::Break(_)));
+        let falls_through = !matches!(
+            last,
+            Some(Stmt::Return(_) | Stmt::Raise(_) | Stmt::Continue(_) | Stmt::Break(_))
+        );
         self.model.begin_arm();
         if let Some((name, kind)) = narrowed {
             self.model.bind_value(name, kind, None);
@@ -761,7 +857,9 @@ impl<'a> Checker<'a> {
         if saved.is_none() && is_periodic_guard(test) {
             self.model.flow.periodic_guard = Some(self.line(start));
         }
-        let narrowed = self.isinstance_narrowing(test).or_else(|| self.device_narrowing(test, true));
+        let narrowed = self
+            .isinstance_narrowing(test)
+            .or_else(|| self.device_narrowing(test, true));
         let arm = self.visit_narrowed_arm(body, narrowed);
         self.model.flow.periodic_guard = saved;
         arm
@@ -771,7 +869,9 @@ impl<'a> Checker<'a> {
     /// the arm where the test holds (`holds`), or in the one where it does not.
     fn device_narrowing(&self, test: &'a Expr, holds: bool) -> Option<(&'a Name, Kind)> {
         let (name, on_cuda) = match test {
-            Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => return self.device_narrowing(&unary.operand, !holds),
+            Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => {
+                return self.device_narrowing(&unary.operand, !holds);
+            }
             // t.is_cuda
             Expr::Attribute(attribute) if attribute.attr.as_str() == "is_cuda" => match attribute.value.as_ref() {
                 Expr::Name(name) => (name, true),
@@ -779,10 +879,18 @@ impl<'a> Checker<'a> {
             },
             // t.device.type == "cuda" / != "cpu"
             Expr::Compare(compare) => {
-                let ([op], [Expr::StringLiteral(device)]) = (&*compare.ops, &*compare.comparators) else { return None };
-                let Expr::Attribute(type_) = compare.left.as_ref() else { return None };
-                let Expr::Attribute(device_attr) = type_.value.as_ref() else { return None };
-                let Expr::Name(name) = device_attr.value.as_ref() else { return None };
+                let ([op], [Expr::StringLiteral(device)]) = (&*compare.ops, &*compare.comparators) else {
+                    return None;
+                };
+                let Expr::Attribute(type_) = compare.left.as_ref() else {
+                    return None;
+                };
+                let Expr::Attribute(device_attr) = type_.value.as_ref() else {
+                    return None;
+                };
+                let Expr::Name(name) = device_attr.value.as_ref() else {
+                    return None;
+                };
                 if type_.attr.as_str() != "type" || device_attr.attr.as_str() != "device" {
                     return None;
                 }
@@ -799,7 +907,9 @@ impl<'a> Checker<'a> {
             }
             _ => return None,
         };
-        let Kind::Tensor(facts) = self.model.kind_of(&Expr::Name(name.clone())) else { return None };
+        let Kind::Tensor(facts) = self.model.kind_of(&Expr::Name(name.clone())) else {
+            return None;
+        };
         let device = if on_cuda == holds { Device::Cuda } else { Device::Cpu };
         Some((&name.id, Kind::Tensor(facts.with_device(device))))
     }
@@ -807,11 +917,15 @@ impl<'a> Checker<'a> {
     /// `isinstance(name, T)` tells what `name` is inside the arm.
     fn isinstance_narrowing(&self, test: &'a Expr) -> Option<(&'a Name, Kind)> {
         let Expr::Call(call) = test else { return None };
-        let Expr::Name(func) = call.func.as_ref() else { return None };
+        let Expr::Name(func) = call.func.as_ref() else {
+            return None;
+        };
         if func.id.as_str() != "isinstance" || !self.model.is_builtin("isinstance") {
             return None;
         }
-        let [Expr::Name(name), classes] = call.arguments.args.as_ref() else { return None };
+        let [Expr::Name(name), classes] = call.arguments.args.as_ref() else {
+            return None;
+        };
         let classes: Vec<&Expr> = match classes {
             Expr::Tuple(tuple) => tuple.elts.iter().collect(),
             other => vec![other],
@@ -861,7 +975,6 @@ impl<'b> Visitor<'b> for BatchLoopFinder<'_, '_> {
             _ => visitor::walk_stmt(self, stmt),
         }
     }
-
 }
 
 /// The names an assignment target binds.
@@ -995,7 +1108,10 @@ impl<'a> Visitor<'a> for Checker<'a> {
             }
             Stmt::While(while_stmt) => {
                 let line = self.line(while_stmt.start());
-                self.model.flow.loops.push(crate::semantic::LoopInfo { line, targets: Vec::new() });
+                self.model.flow.loops.push(crate::semantic::LoopInfo {
+                    line,
+                    targets: Vec::new(),
+                });
                 self.visit_expr(&while_stmt.test);
                 rules::check_stmt(self, stmt);
                 self.visit_body(&while_stmt.body);
@@ -1021,7 +1137,10 @@ impl<'a> Visitor<'a> for Checker<'a> {
                         None => arms.push(self.visit_arm(&clause.body)),
                     }
                 }
-                let exhaustive = if_stmt.elif_else_clauses.last().is_some_and(|clause| clause.test.is_none());
+                let exhaustive = if_stmt
+                    .elif_else_clauses
+                    .last()
+                    .is_some_and(|clause| clause.test.is_none());
                 self.model.merge_arms(arms, exhaustive);
             }
             Stmt::Try(try_stmt) => {
@@ -1060,7 +1179,11 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     }
                     if let Some(target) = &item.optional_vars {
                         let kind = self.model.kind_of(&item.context_expr);
-                        let kind = if matches!(kind, Kind::Device(_)) { Kind::Unknown } else { kind };
+                        let kind = if matches!(kind, Kind::Device(_)) {
+                            Kind::Unknown
+                        } else {
+                            kind
+                        };
                         self.bind_target(target, kind, None);
                         self.visit_expr(target);
                     }

@@ -72,12 +72,7 @@ struct CheckArgs {
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     ignore: Vec<RuleSelector>,
     /// How to print findings.
-    #[arg(
-        long,
-        value_enum,
-        default_value = "full",
-        env = "SYNCLINT_OUTPUT_FORMAT"
-    )]
+    #[arg(long, value_enum, default_value = "full", env = "SYNCLINT_OUTPUT_FORMAT")]
     output_format: OutputFormat,
     /// Use this config file (pyproject.toml or synclint.toml) for every file.
     #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
@@ -176,10 +171,7 @@ fn rule_command(args: RuleArgs) -> u8 {
             Some(rule) => writeln!(out, "{}", rule.doc().trim_end()),
             None => {
                 let known: Vec<&str> = Rule::ALL.iter().map(|r| r.code()).collect();
-                eprintln!(
-                    "synclint: unknown rule `{code}`; known rules: {}",
-                    known.join(", ")
-                );
+                eprintln!("synclint: unknown rule `{code}`; known rules: {}", known.join(", "));
                 return 2;
             }
         }
@@ -234,10 +226,7 @@ fn syntax_reports(file: &Linted) -> Vec<Report> {
                 file.display,
                 error.message
             )
-            .with_source_code(NamedSource::new(
-                file.display.clone(),
-                file.source.to_string(),
-            ))
+            .with_source_code(NamedSource::new(file.display.clone(), file.source.to_string()))
         })
         .collect()
 }
@@ -344,17 +333,10 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
     if args.parse_only {
         let parsed: usize = files
             .par_iter()
-            .filter_map(|file| {
-                std::fs::read(&file.path)
-                    .ok()
-                    .and_then(|bytes| decode(bytes).ok())
-            })
+            .filter_map(|file| std::fs::read(&file.path).ok().and_then(|bytes| decode(bytes).ok()))
             .map(|source| crate::parse::parse(&source).module.body.len())
             .sum();
-        println!(
-            "parsed {} files ({parsed} top-level statements)",
-            files.len()
-        );
+        println!("parsed {} files ({parsed} top-level statements)", files.len());
         return 0;
     }
 
@@ -363,14 +345,9 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
         .into_par_iter()
         .map(|file| {
             let display = display_path(&file.path, &cwd);
-            let bytes =
-                std::fs::read(&file.path).map_err(|e| miette!("{display}: cannot read: {e}"))?;
+            let bytes = std::fs::read(&file.path).map_err(|e| miette!("{display}: cannot read: {e}"))?;
             let text = decode(bytes).map_err(|e| miette!("{display}: {e}"))?;
-            let mut lint = lint_source(
-                &text,
-                file.settings.rules_for(&file.path),
-                &file.settings.hot_functions,
-            );
+            let mut lint = lint_source(&text, file.settings.rules_for(&file.path), &file.settings.hot_functions);
             // Only files with something to report (or fix) keep their text: a large tree's
             // clean files would otherwise all stay in memory.
             let keep = !lint.diagnostics.is_empty() || !lint.syntax_errors.is_empty();
@@ -505,18 +482,9 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
             print_statistics(&mut out, &rule_findings);
         } else {
             let _ = render(&mut out, args.output_format, &findings, args.color);
-            let human = matches!(
-                args.output_format,
-                OutputFormat::Full | OutputFormat::Concise
-            );
+            let human = matches!(args.output_format, OutputFormat::Full | OutputFormat::Concise);
             if human && !args.quiet {
-                print_summary(
-                    &mut out,
-                    &findings,
-                    fixed_total,
-                    unsafe_fixes,
-                    errors.count(),
-                );
+                print_summary(&mut out, &findings, fixed_total, unsafe_fixes, errors.count());
             }
             errors.print();
             return exit_code(&errors, rule_findings.len(), args.exit_zero);
@@ -525,11 +493,7 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
         let _ = writeln!(out, "Fixed {fixed_total} finding{}.", plural(fixed_total));
     }
     errors.print();
-    let remaining = if args.fix_only {
-        0
-    } else {
-        rule_findings.len()
-    };
+    let remaining = if args.fix_only { 0 } else { rule_findings.len() };
     exit_code(&errors, remaining, args.exit_zero)
 }
 
@@ -547,29 +511,15 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-fn print_summary(
-    out: &mut dyn Write,
-    findings: &[Finding],
-    fixed: usize,
-    unsafe_fixes: bool,
-    errors: usize,
-) {
+fn print_summary(out: &mut dyn Write, findings: &[Finding], fixed: usize, unsafe_fixes: bool, errors: usize) {
     let count = findings.iter().filter(|f| f.rule.is_some()).count();
     let safe = findings
         .iter()
-        .filter(|f| {
-            f.fix
-                .as_ref()
-                .is_some_and(|x| x.applicability == Applicability::Safe)
-        })
+        .filter(|f| f.fix.as_ref().is_some_and(|x| x.applicability == Applicability::Safe))
         .count();
     let unsafe_ = findings
         .iter()
-        .filter(|f| {
-            f.fix
-                .as_ref()
-                .is_some_and(|x| x.applicability == Applicability::Unsafe)
-        })
+        .filter(|f| f.fix.as_ref().is_some_and(|x| x.applicability == Applicability::Unsafe))
         .count();
     let _ = writeln!(out, "{}", summary_line(count, fixed, errors));
     if safe > 0 || (unsafe_fixes && unsafe_ > 0) {
@@ -597,15 +547,9 @@ fn summary_line(count: usize, fixed: usize, errors: usize) -> String {
     let findings = match (count, fixed) {
         (0, 0) if errors == 0 => return "All checks passed!".to_string(),
         (0, 0) => return format!("Found {errors} error{}.", plural(errors)),
-        (0, fixed) => format!(
-            "Found {fixed} finding{} ({fixed} fixed, 0 remaining)",
-            plural(fixed)
-        ),
+        (0, fixed) => format!("Found {fixed} finding{} ({fixed} fixed, 0 remaining)", plural(fixed)),
         (count, 0) => format!("Found {count} finding{}", plural(count)),
-        (count, fixed) => format!(
-            "Found {} findings ({fixed} fixed, {count} remaining)",
-            count + fixed
-        ),
+        (count, fixed) => format!("Found {} findings ({fixed} fixed, {count} remaining)", count + fixed),
     };
     match errors {
         0 => format!("{findings}."),
@@ -673,12 +617,18 @@ fn process_file(
             .iter()
             .filter_map(|d| {
                 let note = match d.context {
-                    HotContext::InFunction(id) | HotContext::Periodic { inner: PeriodicInner::InFunction(id), .. } => {
+                    HotContext::InFunction(id)
+                    | HotContext::Periodic {
+                        inner: PeriodicInner::InFunction(id),
+                        ..
+                    } => {
                         let qualname = lint.semantics.functions.get(id as usize).map(|f| f.qualname.as_str())?;
                         let note = function_notes.get(qualname)?;
                         match d.context {
                             HotContext::Periodic { guard_line, .. } if settings.report_periodic => {
-                                format!("hot: {note}; periodic: runs under the guard at line {guard_line}, not every step")
+                                format!(
+                                    "hot: {note}; periodic: runs under the guard at line {guard_line}, not every step"
+                                )
                             }
                             HotContext::Periodic { .. } => return None,
                             _ => format!("hot: {note}"),
@@ -712,14 +662,7 @@ fn process_file(
     let rules = settings.rules_for(&file.path);
     let findings = std::mem::take(&mut output.remaining);
     let relint = |source: &str| visible(&lint_source(source, rules, &settings.hot_functions));
-    match fix_in_passes(
-        &file.source,
-        findings,
-        minimum,
-        MAX_FIX_PASSES,
-        |(d, _)| d,
-        relint,
-    ) {
+    match fix_in_passes(&file.source, findings, minimum, MAX_FIX_PASSES, |(d, _)| d, relint) {
         Ok(fixed) => {
             output.remaining = fixed.remaining;
             output.applied = fixed.applied;
@@ -734,10 +677,7 @@ fn process_file(
                     format!("fixes did not converge after {passes} passes")
                 }
             };
-            output.error = Some(miette!(
-                "{}: {why}; the file was left unchanged",
-                file.display
-            ));
+            output.error = Some(miette!("{}: {why}; the file was left unchanged", file.display));
             output.remaining = visible(&file.lint);
         }
     }
@@ -748,21 +688,16 @@ fn process_file(
 /// keeping its permissions. A read-only or vanished file is an error.
 fn write_atomically(path: &Path, display: &str, contents: &str) -> Result<(), Report> {
     // Through a symbolic link: replace the file it points to, not the link.
-    let path = &std::fs::canonicalize(path)
-        .map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
-    let metadata =
-        std::fs::metadata(path).map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
+    let path = &std::fs::canonicalize(path).map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
+    let metadata = std::fs::metadata(path).map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
     if metadata.permissions().readonly() {
-        return Err(miette!(
-            "{display}: cannot write the fix: the file is read-only"
-        ));
+        return Err(miette!("{display}: cannot write the fix: the file is read-only"));
     }
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let mut temp = tempfile::NamedTempFile::new_in(dir)
-        .map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
+    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
     temp.write_all(contents.as_bytes())
         .map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
     temp.as_file()
@@ -790,10 +725,7 @@ fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
         eprintln!("{:?}", miette!("cannot read stdin: {error}"));
         return 2;
     }
-    let name = args
-        .stdin_filename
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("-"));
+    let name = args.stdin_filename.clone().unwrap_or_else(|| PathBuf::from("-"));
     let display = display_path(&name, cwd);
     let text = match decode(bytes) {
         Ok(text) => text,
@@ -802,11 +734,7 @@ fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
             return 2;
         }
     };
-    let settings = resolver.for_dir(
-        name.parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(cwd),
-    );
+    let settings = resolver.for_dir(name.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(cwd));
     let lint = lint_source(&text, settings.rules_for(&name), &settings.hot_functions);
     let (module, is_package) = module_path(&name);
     let file = Linted {
@@ -835,12 +763,8 @@ fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
     errors.push_syntax(&file, !args.diff && !args.fix_only);
     let fixed = output.fixed_source.clone();
     let source_text = Arc::new(SourceText {
-        text: fixed
-            .as_deref()
-            .map_or_else(|| file.source.clone(), Arc::from),
-        index: ruff_source_file::LineIndex::from_source_text(
-            fixed.as_deref().unwrap_or(&file.source),
-        ),
+        text: fixed.as_deref().map_or_else(|| file.source.clone(), Arc::from),
+        index: ruff_source_file::LineIndex::from_source_text(fixed.as_deref().unwrap_or(&file.source)),
     });
     let remaining = output.remaining.len();
     let mut findings = syntax_findings(&file);
@@ -875,29 +799,16 @@ fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
         let _ = stdout.write_all(fixed.as_deref().unwrap_or(&file.source).as_bytes());
         if !args.fix_only {
             let mut stderr = io::stderr().lock();
-            let _ = render(
-                &mut stderr,
-                args.output_format,
-                &findings,
-                ColorChoice::Never,
-            );
+            let _ = render(&mut stderr, args.output_format, &findings, ColorChoice::Never);
         }
     } else {
         let _ = render(&mut stdout, args.output_format, &findings, args.color);
-        if matches!(
-            args.output_format,
-            OutputFormat::Full | OutputFormat::Concise
-        ) && !args.quiet
-        {
+        if matches!(args.output_format, OutputFormat::Full | OutputFormat::Concise) && !args.quiet {
             print_summary(&mut stdout, &findings, 0, unsafe_fixes, errors.count());
         }
     }
     errors.print();
-    exit_code(
-        &errors,
-        if args.fix_only { 0 } else { remaining },
-        args.exit_zero,
-    )
+    exit_code(&errors, if args.fix_only { 0 } else { remaining }, args.exit_zero)
 }
 
 #[cfg(test)]
@@ -918,7 +829,10 @@ mod write_tests {
         std::fs::write(&locked, "x = 0\n").unwrap();
         std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o444)).unwrap();
         let error = write_atomically(&locked, "pkg/locked.py", "x = 1\n").unwrap_err();
-        assert!(format!("{error}").contains("pkg/locked.py: cannot write the fix: the file is read-only"), "{error}");
+        assert!(
+            format!("{error}").contains("pkg/locked.py: cannot write the fix: the file is read-only"),
+            "{error}"
+        );
         assert_eq!(std::fs::read_to_string(&locked).unwrap(), "x = 0\n");
     }
 

@@ -130,8 +130,7 @@ impl Settings {
 
         let mut per_file_ignores = Vec::new();
         for (pattern, codes) in options.per_file_ignores.unwrap_or_default() {
-            let glob = Glob::new(&pattern)
-                .map_err(|e| miette!("invalid per-file-ignores pattern `{pattern}`: {e}"))?;
+            let glob = Glob::new(&pattern).map_err(|e| miette!("invalid per-file-ignores pattern `{pattern}`: {e}"))?;
             per_file_ignores.push((glob.compile_matcher(), selectors(Some(codes))));
         }
         let mut exclude = GlobSetBuilder::new();
@@ -147,13 +146,10 @@ impl Settings {
             .chain(overrides.extend_exclude.iter().cloned());
         for pattern in base.into_iter().chain(extra) {
             let pattern = pattern.trim_end_matches('/').to_string();
-            let glob = Glob::new(&pattern)
-                .map_err(|e| miette!("invalid exclude pattern `{pattern}`: {e}"))?;
+            let glob = Glob::new(&pattern).map_err(|e| miette!("invalid exclude pattern `{pattern}`: {e}"))?;
             exclude.add(glob);
         }
-        let exclude = exclude
-            .build()
-            .map_err(|e| miette!("invalid exclude patterns: {e}"))?;
+        let exclude = exclude.build().map_err(|e| miette!("invalid exclude patterns: {e}"))?;
         Ok(Settings {
             root: absolute(&root, cwd),
             cwd: cwd.to_path_buf(),
@@ -167,14 +163,8 @@ impl Settings {
                 .or(options.respect_gitignore)
                 .unwrap_or(true),
             fix: overrides.fix.or(options.fix).unwrap_or(false),
-            unsafe_fixes: overrides
-                .unsafe_fixes
-                .or(options.unsafe_fixes)
-                .unwrap_or(false),
-            report_periodic: overrides
-                .report_periodic
-                .or(options.report_periodic)
-                .unwrap_or(false),
+            unsafe_fixes: overrides.unsafe_fixes.or(options.unsafe_fixes).unwrap_or(false),
+            report_periodic: overrides.report_periodic.or(options.report_periodic).unwrap_or(false),
         })
     }
 
@@ -184,8 +174,7 @@ impl Settings {
         let path = absolute(path, &self.cwd);
         let relative = path.strip_prefix(&self.root).unwrap_or(&path);
         for (matcher, selectors) in &self.per_file_ignores {
-            let matches =
-                matcher.is_match(relative) || path.file_name().is_some_and(|n| matcher.is_match(n));
+            let matches = matcher.is_match(relative) || path.file_name().is_some_and(|n| matcher.is_match(n));
             if matches {
                 for rule in selectors.iter().flat_map(|s| s.rules()) {
                     rules.remove(rule);
@@ -197,9 +186,7 @@ impl Settings {
 
     /// Is this path excluded (by its name or by its path relative to the root)?
     pub fn is_excluded(&self, path: &Path) -> bool {
-        let name_matches = path
-            .file_name()
-            .is_some_and(|name| self.exclude.is_match(name));
+        let name_matches = path.file_name().is_some_and(|name| self.exclude.is_match(name));
         name_matches
             || absolute(path, &self.cwd)
                 .strip_prefix(&self.root)
@@ -252,13 +239,7 @@ impl Resolver {
                     .map(Path::to_path_buf)
                     .filter(|p| !p.as_os_str().is_empty())
                     .unwrap_or_else(|| cwd.clone());
-                Some(Arc::new(Settings::build(
-                    options,
-                    root,
-                    Some(path),
-                    &overrides,
-                    &cwd,
-                )?))
+                Some(Arc::new(Settings::build(options, root, Some(path), &overrides, &cwd)?))
             }
             Source::Discover => None,
         };
@@ -289,10 +270,7 @@ impl Resolver {
             Some(config) => self.settings_of(config),
             None => self.defaults.clone(),
         };
-        self.cache
-            .lock()
-            .expect("config cache")
-            .insert(dir, settings.clone());
+        self.cache.lock().expect("config cache").insert(dir, settings.clone());
         settings
     }
 
@@ -303,10 +281,7 @@ impl Resolver {
             ["synclint.toml", "pyproject.toml"]
                 .into_iter()
                 .map(|name| folder.join(name))
-                .find(|candidate| {
-                    candidate.is_file()
-                        && (!is_pyproject(candidate) || has_synclint_table(candidate))
-                })
+                .find(|candidate| candidate.is_file() && (!is_pyproject(candidate) || has_synclint_table(candidate)))
         })
     }
 
@@ -368,10 +343,7 @@ fn has_synclint_table(path: &Path) -> bool {
         return true;
     };
     match text.parse::<toml::Table>() {
-        Ok(table) => table
-            .get("tool")
-            .and_then(|tool| tool.get("synclint"))
-            .is_some(),
+        Ok(table) => table.get("tool").and_then(|tool| tool.get("synclint")).is_some(),
         Err(_) => true,
     }
 }
@@ -394,8 +366,7 @@ fn absolute(path: &Path, cwd: &Path) -> PathBuf {
 
 /// Reads a config file: `Ok(None)` for a pyproject.toml without `[tool.synclint]`.
 pub fn load(path: &Path) -> Result<Option<Options>, Report> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| miette!("cannot read config {}: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(|e| miette!("cannot read config {}: {e}", path.display()))?;
     let named = || NamedSource::new(path.display().to_string(), text.clone());
     let parsed = if is_pyproject(path) {
         toml::from_str::<PyProject>(&text).map(|p| p.tool.and_then(|t| t.synclint))

@@ -19,7 +19,12 @@ pub struct DiscoveryError {
     pub message: String,
 }
 
-pub fn discover(paths: &[PathBuf], resolver: &Arc<Resolver>, respect_gitignore: bool, threads: usize) -> (Vec<DiscoveredFile>, Vec<DiscoveryError>) {
+pub fn discover(
+    paths: &[PathBuf],
+    resolver: &Arc<Resolver>,
+    respect_gitignore: bool,
+    threads: usize,
+) -> (Vec<DiscoveredFile>, Vec<DiscoveryError>) {
     let files = Mutex::new(Vec::new());
     let errors = Mutex::new(Vec::new());
     let mut roots = Vec::new();
@@ -27,7 +32,10 @@ pub fn discover(paths: &[PathBuf], resolver: &Arc<Resolver>, respect_gitignore: 
         match std::fs::metadata(path) {
             Ok(metadata) if metadata.is_file() => {
                 let dir = path.parent().unwrap_or(Path::new("."));
-                files.lock().expect("files").push(DiscoveredFile { path: path.clone(), settings: resolver.for_dir(dir) });
+                files.lock().expect("files").push(DiscoveredFile {
+                    path: path.clone(),
+                    settings: resolver.for_dir(dir),
+                });
             }
             Ok(_) => roots.push(path.clone()),
             Err(error) => errors.lock().expect("errors").push(DiscoveryError {
@@ -69,7 +77,10 @@ pub fn discover(paths: &[PathBuf], resolver: &Arc<Resolver>, respect_gitignore: 
                         if is_file && entry.path().extension().is_some_and(|ext| ext == "py") {
                             let dir = entry.path().parent().unwrap_or(Path::new("."));
                             let settings = resolver.for_dir(dir);
-                            files.lock().expect("files").push(DiscoveredFile { path: entry.into_path(), settings });
+                            files.lock().expect("files").push(DiscoveredFile {
+                                path: entry.into_path(),
+                                settings,
+                            });
                         }
                     }
                     Err(error) => errors.lock().expect("errors").push(walk_error(error)),
@@ -97,10 +108,15 @@ fn walk_error(error: ignore::Error) -> DiscoveryError {
     }
     fn message_of(error: &ignore::Error) -> String {
         match error {
-            ignore::Error::WithPath { err, .. } | ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => message_of(err),
+            ignore::Error::WithPath { err, .. }
+            | ignore::Error::WithDepth { err, .. }
+            | ignore::Error::WithLineNumber { err, .. } => message_of(err),
             ignore::Error::Loop { ancestor, .. } => format!("symlink loop back to {}", ancestor.display()),
             other => other.to_string(),
         }
     }
-    DiscoveryError { path: path_of(&error), message: message_of(&error) }
+    DiscoveryError {
+        path: path_of(&error),
+        message: message_of(&error),
+    }
 }

@@ -47,12 +47,7 @@ pub fn apply_fixes<'d>(
             let (a, b) = (pair[0].range, pair[1].range);
             conflicts(a, b) && !(a.is_empty() && !b.is_empty() && a.start() == b.start())
         });
-        if out_of_bounds
-            || own_overlap
-            || edits
-                .iter()
-                .any(|edit| taken.iter().any(|t| conflicts(*t, edit.range)))
-        {
+        if out_of_bounds || own_overlap || edits.iter().any(|edit| taken.iter().any(|t| conflicts(*t, edit.range))) {
             continue;
         }
         taken.extend(edits.iter().map(|edit| edit.range));
@@ -151,10 +146,7 @@ mod tests {
 
     fn diagnostic(edits: Vec<Edit>, applicability: Applicability) -> Diagnostic {
         let mut d = Diagnostic::new(Rule::Item, TextRange::default(), "m", "h");
-        d.fix = Some(Fix {
-            applicability,
-            edits,
-        });
+        d.fix = Some(Fix { applicability, edits });
         d.context = HotContext::Cold;
         d
     }
@@ -168,10 +160,7 @@ mod tests {
         let source = "a = 1\r\n\tb = 2\r\n";
         let fixed = apply_fixes(
             source,
-            &[diagnostic(
-                vec![Edit::replace(range(4, 5), "x")],
-                Applicability::Safe,
-            )],
+            &[diagnostic(vec![Edit::replace(range(4, 5), "x")], Applicability::Safe)],
             Applicability::Safe,
         )
         .unwrap();
@@ -274,48 +263,24 @@ mod tests {
     fn reports_fixes_that_never_settle() {
         // Each pass flips `0` and `1`: never converges.
         let flip = |source: &str| {
-            let next = if source.starts_with("a = 0") {
-                "1"
-            } else {
-                "0"
-            };
+            let next = if source.starts_with("a = 0") { "1" } else { "0" };
             vec![replacing(4, 5, next)]
         };
-        let result = fix_in_passes(
-            "a = 0\n",
-            flip("a = 0"),
-            Applicability::Safe,
-            10,
-            |d| d,
-            flip,
-        );
+        let result = fix_in_passes("a = 0\n", flip("a = 0"), Applicability::Safe, 10, |d| d, flip);
         assert_eq!(result.err(), Some(FixFailure::NotConverged(10)));
     }
 
     #[test]
     fn a_fix_that_changes_nothing_converges() {
         let same = |_: &str| vec![replacing(4, 5, "1")];
-        let fixed = fix_in_passes(
-            "a = 1\n",
-            same("a = 1"),
-            Applicability::Safe,
-            10,
-            |d| d,
-            same,
-        )
-        .unwrap();
+        let fixed = fix_in_passes("a = 1\n", same("a = 1"), Applicability::Safe, 10, |d| d, same).unwrap();
         assert_eq!(fixed.source, "a = 1\n");
         assert!(fixed.applied.is_empty());
     }
 
     #[test]
     fn unsafe_fixes_wait_for_unsafe_minimum() {
-        let unsafe_fix = || {
-            vec![diagnostic(
-                vec![Edit::replace(range(4, 5), "2")],
-                Applicability::Unsafe,
-            )]
-        };
+        let unsafe_fix = || vec![diagnostic(vec![Edit::replace(range(4, 5), "2")], Applicability::Unsafe)];
         let fixed = fix_in_passes(
             "a = 1\n",
             unsafe_fix(),
@@ -342,17 +307,11 @@ mod tests {
     fn edits_in_one_fix_apply_together() {
         // Two findings: the second's edits overlap the first's, so none of its edits apply.
         let first = diagnostic(
-            vec![
-                Edit::replace(range(0, 1), "x"),
-                Edit::insert(range(6, 6).start(), "# "),
-            ],
+            vec![Edit::replace(range(0, 1), "x"), Edit::insert(range(6, 6).start(), "# ")],
             Applicability::Safe,
         );
         let second = diagnostic(
-            vec![
-                Edit::replace(range(0, 1), "y"),
-                Edit::replace(range(10, 11), "9"),
-            ],
+            vec![Edit::replace(range(0, 1), "y"), Edit::replace(range(10, 11), "9")],
             Applicability::Safe,
         );
         let fixed = apply_fixes("a = 1\nb = 2\n", &[first, second], Applicability::Safe).unwrap();
@@ -364,8 +323,7 @@ mod tests {
     fn keeps_multibyte_text_and_a_bom() {
         let source = "\u{feff}s = 'é'\r\nt = 1";
         let at = source.find('1').unwrap() as u32;
-        let fixed =
-            apply_fixes(source, &[replacing(at, at + 1, "2")], Applicability::Safe).unwrap();
+        let fixed = apply_fixes(source, &[replacing(at, at + 1, "2")], Applicability::Safe).unwrap();
         assert_eq!(fixed.source, "\u{feff}s = 'é'\r\nt = 2");
     }
 }

@@ -2,7 +2,6 @@
 
 use ruff_source_file::LineIndex;
 
-
 use crate::checker::{CheckOptions, check_module};
 use crate::diagnostic::Diagnostic;
 use crate::noqa::NoqaMap;
@@ -23,7 +22,10 @@ pub struct FileLint {
 pub fn lint_source(source: &str, rules: RuleSet, hot_functions: &[String]) -> FileLint {
     let parsed = parse(source);
     let line_index = LineIndex::from_source_text(source);
-    let options = CheckOptions { rules: &rules, hot_functions };
+    let options = CheckOptions {
+        rules: &rules,
+        hot_functions,
+    };
     let result = check_module(&parsed.module, source, &line_index, &options);
     let noqa = NoqaMap::from_comments(source, &parsed.comments, &line_index);
     let mut diagnostics: Vec<Diagnostic> = result
@@ -50,7 +52,11 @@ pub struct DecodeError {
 
 impl std::fmt::Display for DecodeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "not valid UTF-8 (first invalid byte at offset {}, line {}); synclint reads UTF-8 source only", self.byte, self.line)
+        write!(
+            f,
+            "not valid UTF-8 (first invalid byte at offset {}, line {}); synclint reads UTF-8 source only",
+            self.byte, self.line
+        )
     }
 }
 

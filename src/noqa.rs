@@ -19,9 +19,7 @@ impl Directive {
         match self {
             Directive::All => true,
             // Codes are stored upper-case; another tool's code (`E501`) is no prefix of ours.
-            Directive::Codes(codes) => codes
-                .iter()
-                .any(|code| rule.code().starts_with(code.as_str())),
+            Directive::Codes(codes) => codes.iter().any(|code| rule.code().starts_with(code.as_str())),
         }
     }
 }
@@ -57,8 +55,7 @@ impl NoqaMap {
 
     /// Is `rule` suppressed on `line` (1-based)?
     pub fn suppresses(&self, rule: Rule, line: u32) -> bool {
-        self.file.as_ref().is_some_and(|d| d.covers(rule))
-            || self.lines.get(&line).is_some_and(|d| d.covers(rule))
+        self.file.as_ref().is_some_and(|d| d.covers(rule)) || self.lines.get(&line).is_some_and(|d| d.covers(rule))
     }
 }
 
@@ -81,11 +78,7 @@ fn parse_line_directive(comment: &str) -> Option<Directive> {
             let offset = comment.len() - after.len() + "noqa".len();
             let rest = &comment[offset..];
             // `# noqa-like`, `# noqatest` are not directives.
-            if rest
-                .chars()
-                .next()
-                .is_none_or(|c| c == ':' || c.is_whitespace())
-            {
+            if rest.chars().next().is_none_or(|c| c == ':' || c.is_whitespace()) {
                 return Some(parse_codes(rest));
             }
         }
@@ -103,10 +96,7 @@ fn parse_codes(rest: &str) -> Directive {
         .split(|c: char| c == ',' || c.is_whitespace())
         .filter(|t| !t.is_empty())
     {
-        let is_code = token
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic())
+        let is_code = token.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
             && token.chars().all(|c| c.is_ascii_alphanumeric())
             && token.chars().any(|c| c.is_ascii_digit());
         if !is_code {
@@ -124,8 +114,7 @@ fn parse_codes(rest: &str) -> Directive {
 fn strip_prefix_ignore_case<'s>(text: &'s str, prefix: &str) -> Option<&'s str> {
     // `get` so a multi-byte character at the cut (a non-ASCII comment) is no match, not a panic.
     let head = text.get(..prefix.len())?;
-    head.eq_ignore_ascii_case(prefix)
-        .then(|| &text[prefix.len()..])
+    head.eq_ignore_ascii_case(prefix).then(|| &text[prefix.len()..])
 }
 
 #[cfg(test)]
@@ -154,10 +143,7 @@ mod tests {
 
     #[test]
     fn file_directives() {
-        assert_eq!(
-            parse_file_directive("# synclint: noqa"),
-            Some(Directive::All)
-        );
+        assert_eq!(parse_file_directive("# synclint: noqa"), Some(Directive::All));
         assert_eq!(
             parse_file_directive("# synclint: noqa: SYNC1"),
             Some(Directive::Codes(vec!["SYNC1".into()]))

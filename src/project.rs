@@ -104,7 +104,9 @@ pub fn resolve_hot_functions(modules: &[ModuleInfo]) -> HotFunctions {
     let mut function_roots: VecDeque<((usize, FunctionId), Origin)> = VecDeque::new();
     for (file, module) in modules.iter().enumerate() {
         for site in &module.semantics.call_sites {
-            let Some(target) = resolve(file, &site.callee) else { continue };
+            let Some(target) = resolve(file, &site.callee) else {
+                continue;
+            };
             let origin = |reason| Origin::Root(describe_reason(modules, file, reason, site.line));
             match site.context {
                 HotContext::Hot(reason @ HotReason::Loop { .. }) => loop_roots.push_back((target, origin(reason))),
@@ -187,7 +189,11 @@ impl<'m> ModuleIndex<'m> {
         }
         let last = absolute.rsplit('.').next().unwrap_or(absolute);
         let suffix = format!(".{absolute}");
-        let mut matches = self.by_last.get(last)?.iter().filter(|&&i| modules[i].module.ends_with(&suffix));
+        let mut matches = self
+            .by_last
+            .get(last)?
+            .iter()
+            .filter(|&&i| modules[i].module.ends_with(&suffix));
         let first = matches.next().copied();
         if matches.next().is_some() { None } else { first }
     }
@@ -271,7 +277,10 @@ fn describe_hot(modules: &[ModuleInfo], file: usize, reason: HotReason) -> Strin
 
 /// Paths shown relative to the working directory, with `/` separators.
 pub fn display_path(path: &Path, cwd: &Path) -> String {
-    let relative: PathBuf = path.strip_prefix(cwd).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf());
+    let relative: PathBuf = path
+        .strip_prefix(cwd)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|_| path.to_path_buf());
     let text = relative.to_string_lossy().replace('\\', "/");
     text.strip_prefix("./").map(str::to_string).unwrap_or(text)
 }

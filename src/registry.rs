@@ -59,7 +59,10 @@ define_rules! {
 
 impl Rule {
     pub fn from_code(code: &str) -> Option<Rule> {
-        Rule::ALL.iter().copied().find(|rule| rule.code().eq_ignore_ascii_case(code))
+        Rule::ALL
+            .iter()
+            .copied()
+            .find(|rule| rule.code().eq_ignore_ascii_case(code))
     }
 
     /// The first paragraph of the doc's "What it does" section, on one line.
@@ -78,7 +81,11 @@ impl Rule {
 
     /// Where the rule's doc lives online (Ruff's JSON carries a `url`).
     pub fn url(self) -> String {
-        format!("https://github.com/synclint/synclint/blob/main/rules/{}-{}.md", self.code(), self.name())
+        format!(
+            "https://github.com/synclint/synclint/blob/main/rules/{}-{}.md",
+            self.code(),
+            self.name()
+        )
     }
 }
 
@@ -138,7 +145,9 @@ impl RuleSelector {
         if upper == "ALL" || Rule::ALL.iter().any(|rule| rule.code().starts_with(&upper)) && !upper.is_empty() {
             Ok(RuleSelector(upper))
         } else {
-            Err(format!("unknown rule selector `{text}` (expected a code like SYNC101, a prefix like SYNC1, or ALL)"))
+            Err(format!(
+                "unknown rule selector `{text}` (expected a code like SYNC101, a prefix like SYNC1, or ALL)"
+            ))
         }
     }
 
@@ -164,7 +173,11 @@ impl std::str::FromStr for RuleSelector {
 
 /// Applies `select` (or all rules), then `extend_select`, then `ignore`, where a more specific
 /// selector beats a less specific one (`--ignore SYNC1 --extend-select SYNC101` keeps SYNC101).
-pub fn resolve_rules(select: Option<&[RuleSelector]>, extend_select: &[RuleSelector], ignore: &[RuleSelector]) -> RuleSet {
+pub fn resolve_rules(
+    select: Option<&[RuleSelector]>,
+    extend_select: &[RuleSelector],
+    ignore: &[RuleSelector],
+) -> RuleSet {
     let mut decisions: Vec<(usize, bool, &RuleSelector)> = Vec::new();
     match select {
         Some(select) => decisions.extend(select.iter().map(|s| (s.specificity(), true, s))),
@@ -175,7 +188,11 @@ pub fn resolve_rules(select: Option<&[RuleSelector]>, extend_select: &[RuleSelec
     // Stable sort by specificity: later (more specific) decisions override earlier ones; at the
     // same specificity, ignore (listed last) wins.
     decisions.sort_by_key(|(specificity, _, _)| *specificity);
-    let mut set = if select.is_none() { RuleSet::all() } else { RuleSet::empty() };
+    let mut set = if select.is_none() {
+        RuleSet::all()
+    } else {
+        RuleSet::empty()
+    };
     for (_, enable, selector) in decisions {
         for rule in selector.rules() {
             if enable { set.insert(rule) } else { set.remove(rule) }

@@ -7,9 +7,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use common::{
-    Project, exit_code, json, json_findings, repo, run, run_stdin, stderr, stdout, synclint,
-};
+use common::{Project, exit_code, json, json_findings, repo, run, run_stdin, stderr, stdout, synclint};
 use synclint::registry::Rule;
 
 /// A hot loop with one finding: SYNC101 at 2:5.
@@ -72,18 +70,12 @@ fn json_locations(output: &std::process::Output) -> Vec<(String, String, u64, u6
 
 /// The path of every finding in JSON output, in output order.
 fn paths(output: &std::process::Output) -> Vec<String> {
-    json_locations(output)
-        .into_iter()
-        .map(|(_, path, _, _)| path)
-        .collect()
+    json_locations(output).into_iter().map(|(_, path, _, _)| path).collect()
 }
 
 /// The codes found, as a set.
 fn codes(output: &std::process::Output) -> BTreeSet<String> {
-    json_findings(output)
-        .into_iter()
-        .map(|(code, _)| code)
-        .collect()
+    json_findings(output).into_iter().map(|(code, _)| code).collect()
 }
 
 fn set(codes: &[&str]) -> BTreeSet<String> {
@@ -158,10 +150,7 @@ fn json_output_has_ruffs_shape() {
                     matches!(fix["applicability"].as_str(), Some("safe" | "unsafe")),
                     "{fix}"
                 );
-                assert!(
-                    fix["message"].as_str().is_some_and(|m| !m.is_empty()),
-                    "{fix}"
-                );
+                assert!(fix["message"].as_str().is_some_and(|m| !m.is_empty()), "{fix}");
                 let edits = fix["edits"].as_array().expect("edits");
                 assert!(!edits.is_empty());
                 for edit in edits {
@@ -219,10 +208,7 @@ fn parse_github_line(line: &str) -> Option<(String, Vec<(String, String)>, Strin
     let (properties, message) = rest.split_once("::")?;
     let properties: Vec<(String, String)> = properties
         .split(',')
-        .map(|pair| {
-            pair.split_once('=')
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-        })
+        .map(|pair| pair.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())))
         .collect::<Option<_>>()?;
     let title = properties.iter().find(|(k, _)| k == "title")?.1.clone();
     Some((title, properties, message.to_string()))
@@ -240,11 +226,7 @@ fn github_output() {
         let (title, properties, message) =
             parse_github_line(line).unwrap_or_else(|| panic!("not a workflow command: {line}"));
         let keys: Vec<&str> = properties.iter().map(|(k, _)| k.as_str()).collect();
-        assert_eq!(
-            keys,
-            ["title", "file", "line", "col", "endLine", "endColumn"],
-            "{line}"
-        );
+        assert_eq!(keys, ["title", "file", "line", "col", "endLine", "endColumn"], "{line}");
         let code = title
             .strip_prefix("synclint (")
             .and_then(|t| t.strip_suffix(')'))
@@ -252,10 +234,7 @@ fn github_output() {
         assert!(Rule::from_code(code).is_some(), "{line}");
         assert!(message.starts_with(&format!("{code} ")), "{line}");
         for (key, value) in &properties[2..] {
-            assert!(
-                value.parse::<u32>().is_ok_and(|n| n >= 1),
-                "{key}={value} in {line}"
-            );
+            assert!(value.parse::<u32>().is_ok_and(|n| n >= 1), "{key}={value} in {line}");
         }
         assert!(properties[1].1.ends_with(".py"), "{line}");
     }
@@ -288,27 +267,15 @@ fn sarif_output() {
         let rule_id = result["ruleId"].as_str().expect("ruleId");
         let index = result["ruleIndex"].as_u64().expect("ruleIndex") as usize;
         assert_eq!(all[index], rule_id);
-        assert!(
-            result["message"]["text"]
-                .as_str()
-                .is_some_and(|t| !t.is_empty())
-        );
+        assert!(result["message"]["text"].as_str().is_some_and(|t| !t.is_empty()));
         let location = &result["locations"][0]["physicalLocation"];
         assert!(
             location["artifactLocation"]["uri"]
                 .as_str()
                 .is_some_and(|u| u.ends_with(".py"))
         );
-        assert!(
-            location["region"]["startLine"]
-                .as_u64()
-                .is_some_and(|n| n >= 1)
-        );
-        assert!(
-            location["region"]["startColumn"]
-                .as_u64()
-                .is_some_and(|n| n >= 1)
-        );
+        assert!(location["region"]["startLine"].as_u64().is_some_and(|n| n >= 1));
+        assert!(location["region"]["startColumn"].as_u64().is_some_and(|n| n >= 1));
     }
 }
 
@@ -322,11 +289,7 @@ fn output_format_from_the_environment() {
         .args(["check", "--isolated", "a.py"])
         .output()
         .unwrap();
-    assert!(
-        stdout(&output).starts_with("a.py:2:5: SYNC101 "),
-        "{}",
-        stdout(&output)
-    );
+    assert!(stdout(&output).starts_with("a.py:2:5: SYNC101 "), "{}", stdout(&output));
 }
 
 // Exit codes ---------------------------------------------------------------------------------
@@ -334,16 +297,11 @@ fn output_format_from_the_environment() {
 #[test]
 fn exit_codes() {
     let project = Project::new();
-    project
-        .write("clean.py", CLEAN)
-        .write("dirty.py", ONE_FINDING);
+    project.write("clean.py", CLEAN).write("dirty.py", ONE_FINDING);
     let clean = project.run(&["check", "--isolated", "clean.py"]);
     assert_eq!(exit_code(&clean), 0);
     assert_eq!(stdout(&clean), "All checks passed!\n");
-    assert_eq!(
-        exit_code(&project.run(&["check", "--isolated", "dirty.py"])),
-        1
-    );
+    assert_eq!(exit_code(&project.run(&["check", "--isolated", "dirty.py"])), 1);
     let exit_zero = project.run(&["check", "--isolated", "--exit-zero", "dirty.py"]);
     assert_eq!(exit_code(&exit_zero), 0);
     assert!(stdout(&exit_zero).contains("Found 1 finding."));
@@ -352,9 +310,7 @@ fn exit_codes() {
 #[test]
 fn exit_zero_does_not_hide_errors() {
     let project = Project::new();
-    project
-        .write("dirty.py", ONE_FINDING)
-        .write("broken.py", "def (:\n");
+    project.write("dirty.py", ONE_FINDING).write("broken.py", "def (:\n");
     let output = project.run(&["check", "--isolated", "--exit-zero", "."]);
     assert_eq!(exit_code(&output), 2);
 }
@@ -366,11 +322,7 @@ fn unknown_select_code_is_a_usage_error() {
     for flag in ["--select", "--ignore", "--extend-select"] {
         let output = project.run(&["check", "--isolated", flag, "SYNC999", "a.py"]);
         assert_eq!(exit_code(&output), 2, "{flag}");
-        assert!(
-            stderr(&output).contains("SYNC999"),
-            "{flag}: {}",
-            stderr(&output)
-        );
+        assert!(stderr(&output).contains("SYNC999"), "{flag}: {}", stderr(&output));
         assert!(stdout(&output).is_empty(), "{flag}: nothing is linted");
     }
 }
@@ -388,20 +340,12 @@ fn unknown_path() {
         "a.py",
     ]);
     assert_eq!(exit_code(&output), 2);
-    assert!(
-        stderr(&output).contains("missing.py"),
-        "{}",
-        stderr(&output)
-    );
+    assert!(stderr(&output).contains("missing.py"), "{}", stderr(&output));
     assert!(
         stdout(&output).contains("a.py:2:5: SYNC101"),
         "the other path is still linted"
     );
-    assert!(
-        !stdout(&output).contains("All checks passed"),
-        "{}",
-        stdout(&output)
-    );
+    assert!(!stdout(&output).contains("All checks passed"), "{}", stdout(&output));
 }
 
 // noqa -------------------------------------------------------------------------------------
@@ -438,21 +382,14 @@ fn line_noqa() {
 
 #[test]
 fn file_noqa() {
-    let body =
-        "for b in loader:\n    model(b).item()\n    model(b).cpu()\n    torch.nonzero(model(b))\n";
+    let body = "for b in loader:\n    model(b).item()\n    model(b).cpu()\n    torch.nonzero(model(b))\n";
     let cases: &[(&str, &[&str])] = &[
         ("# synclint: noqa\n", &[]),
         ("# synclint: noqa: SYNC1\n", &["SYNC201"]),
         ("# synclint: noqa: SYNC103\n", &["SYNC101", "SYNC201"]),
         ("# synclint: noqa: SYNC101, SYNC201\n", &["SYNC103"]),
-        (
-            "# synclint: noqa: SYNC101\n# synclint: noqa: SYNC103\n",
-            &["SYNC201"],
-        ),
-        (
-            "# synclint: noqa: E501\n",
-            &["SYNC101", "SYNC103", "SYNC201"],
-        ),
+        ("# synclint: noqa: SYNC101\n# synclint: noqa: SYNC103\n", &["SYNC201"]),
+        ("# synclint: noqa: E501\n", &["SYNC101", "SYNC103", "SYNC201"]),
         // Not a file-level directive: a plain `# noqa` covers only its own line.
         ("# noqa\n", &["SYNC101", "SYNC103", "SYNC201"]),
     ];
@@ -478,12 +415,7 @@ fn pyproject_is_found_from_the_file_upwards() {
     // From the root, from the file's folder, and from outside the project.
     for (cwd, path) in [("", "pkg/deep/a.py"), ("pkg/deep", "a.py"), ("pkg", "deep")] {
         let output = project.run_in(cwd, &["check", "--output-format", "json", path]);
-        assert_eq!(
-            codes(&output),
-            set(&["SYNC103"]),
-            "from {cwd:?}: {}",
-            stderr(&output)
-        );
+        assert_eq!(codes(&output), set(&["SYNC103"]), "from {cwd:?}: {}", stderr(&output));
     }
     let outside = synclint()
         .current_dir(std::env::temp_dir())
@@ -509,10 +441,7 @@ fn pyproject_without_a_synclint_table_is_skipped() {
 fn nearest_config_wins() {
     let project = Project::new();
     project
-        .write(
-            "pyproject.toml",
-            "[tool.synclint]\nselect = [\"SYNC101\"]\n",
-        )
+        .write("pyproject.toml", "[tool.synclint]\nselect = [\"SYNC101\"]\n")
         .write("sub/synclint.toml", "select = [\"SYNC103\"]\n")
         .write("a.py", TWO_FINDINGS)
         .write("sub/a.py", TWO_FINDINGS)
@@ -531,18 +460,14 @@ fn nearest_config_wins() {
     ];
     assert_eq!(found, expected.map(|(p, c)| (p.to_string(), c.to_string())));
     // From inside the nested folder, a file above it still gets the parent's config.
-    let from_sub = project.run_in(
-        "sub",
-        &["check", "--output-format", "json", "../a.py", "deeper/a.py"],
-    );
+    let from_sub = project.run_in("sub", &["check", "--output-format", "json", "../a.py", "deeper/a.py"]);
     let found: Vec<(String, String)> = json_locations(&from_sub)
         .into_iter()
         .map(|(code, path, _, _)| (path, code))
         .collect();
     assert_eq!(
         found,
-        [("../a.py", "SYNC101"), ("deeper/a.py", "SYNC103")]
-            .map(|(p, c)| (p.to_string(), c.to_string()))
+        [("../a.py", "SYNC101"), ("deeper/a.py", "SYNC103")].map(|(p, c)| (p.to_string(), c.to_string()))
     );
 }
 
@@ -559,15 +484,12 @@ fn a_folder_above_the_nested_config_does_not_use_it() {
 
 #[test]
 fn select_ignore_and_extend_select() {
-    let source = "import torch\nfor b in loader:\n    model(b).item()\n    model(b).cpu()\n    torch.nonzero(model(b))\n";
+    let source =
+        "import torch\nfor b in loader:\n    model(b).item()\n    model(b).cpu()\n    torch.nonzero(model(b))\n";
     let cases: &[(&str, &[&str], &[&str])] = &[
         ("", &[], &["SYNC101", "SYNC103", "SYNC201"]),
         ("select = [\"SYNC1\"]\n", &[], &["SYNC101", "SYNC103"]),
-        (
-            "select = [\"SYNC1\"]\nignore = [\"SYNC103\"]\n",
-            &[],
-            &["SYNC101"],
-        ),
+        ("select = [\"SYNC1\"]\nignore = [\"SYNC103\"]\n", &[], &["SYNC101"]),
         (
             "select = [\"SYNC101\"]\nextend-select = [\"SYNC2\"]\n",
             &[],
@@ -575,21 +497,13 @@ fn select_ignore_and_extend_select() {
         ),
         ("ignore = [\"SYNC2\"]\n", &[], &["SYNC101", "SYNC103"]),
         // Command-line options on top of the config.
-        (
-            "select = [\"SYNC1\"]\n",
-            &["--select", "SYNC201"],
-            &["SYNC201"],
-        ),
+        ("select = [\"SYNC1\"]\n", &["--select", "SYNC201"], &["SYNC201"]),
         (
             "select = [\"SYNC1\"]\n",
             &["--extend-select", "SYNC201"],
             &["SYNC101", "SYNC103", "SYNC201"],
         ),
-        (
-            "select = [\"SYNC1\"]\n",
-            &["--ignore", "SYNC101,SYNC103"],
-            &[],
-        ),
+        ("select = [\"SYNC1\"]\n", &["--ignore", "SYNC101,SYNC103"], &[]),
     ];
     for (config, flags, expected) in cases {
         let project = Project::new();
@@ -647,12 +561,7 @@ fn per_file_ignores() {
     let from_tests = project.run_in("tests", &["check", "--output-format", "json", "test_a.py"]);
     assert_eq!(codes(&from_tests), set(&["SYNC103"]));
     let absolute = project.path().join("tests/test_a.py");
-    let output = project.run(&[
-        "check",
-        "--output-format",
-        "json",
-        absolute.to_str().unwrap(),
-    ]);
+    let output = project.run(&["check", "--output-format", "json", absolute.to_str().unwrap()]);
     assert_eq!(codes(&output), set(&["SYNC103"]));
 }
 
@@ -673,36 +582,15 @@ fn exclude_and_extend_exclude() {
     for args in [vec!["."], vec![]] {
         let mut full_args = vec!["check", "--output-format", "json"];
         full_args.extend(args.iter().copied());
-        assert_eq!(
-            paths(&project.run(&full_args)),
-            ["src/keep.py"],
-            "args {args:?}"
-        );
+        assert_eq!(paths(&project.run(&full_args)), ["src/keep.py"], "args {args:?}");
     }
     // Folders named on the command line are walked; what is excluded inside them is skipped.
-    let named = project.run(&[
-        "check",
-        "--output-format",
-        "json",
-        "src",
-        "generated",
-        "build",
-    ]);
-    assert_eq!(
-        paths(&named),
-        ["build/out.py", "generated/gen.py", "src/keep.py"]
-    );
+    let named = project.run(&["check", "--output-format", "json", "src", "generated", "build"]);
+    assert_eq!(paths(&named), ["build/out.py", "generated/gen.py", "src/keep.py"]);
     // --exclude replaces the defaults: build/ is linted, the config's extensions still apply.
     let replaced = project.run(&["check", "--output-format", "json", "--exclude", "src", "."]);
     assert_eq!(paths(&replaced), ["build/out.py"]);
-    let cli_extend = project.run(&[
-        "check",
-        "--output-format",
-        "json",
-        "--extend-exclude",
-        "keep.py",
-        ".",
-    ]);
+    let cli_extend = project.run(&["check", "--output-format", "json", "--extend-exclude", "keep.py", "."]);
     assert!(paths(&cli_extend).is_empty(), "{:?}", paths(&cli_extend));
     // A config's `exclude` replaces the defaults too.
     project.write("pyproject.toml", "[tool.synclint]\nexclude = [\"src\"]\n");
@@ -717,10 +605,7 @@ fn hot_functions() {
                   class Trainer:\n    def apply(self, model, x):\n        return model(x).item()\n";
     project.write("a.py", source);
     let cold = project.run(&["check", "--output-format", "json", "a.py"]);
-    assert!(
-        json_findings(&cold).is_empty(),
-        "neither function is hot by itself"
-    );
+    assert!(json_findings(&cold).is_empty(), "neither function is hot by itself");
     project.write(
         "pyproject.toml",
         "[tool.synclint]\nhot-functions = [\"my_update\", \"Trainer.apply\"]\n",
@@ -730,10 +615,7 @@ fn hot_functions() {
         json_findings(&output),
         [("SYNC101".to_string(), 2), ("SYNC101".to_string(), 6)]
     );
-    let note = json(&output)[0]["note"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let note = json(&output)[0]["note"].as_str().unwrap_or_default().to_string();
     assert!(note.contains("hot-functions"), "the note says why: {note}");
 }
 
@@ -746,10 +628,7 @@ fn respect_gitignore_in_config() {
         .write("a.py", ONE_FINDING);
     let respected = project.run(&["check", "--output-format", "json", "."]);
     assert_eq!(json_locations(&respected).len(), 1);
-    project.write(
-        "pyproject.toml",
-        "[tool.synclint]\nrespect-gitignore = false\n",
-    );
+    project.write("pyproject.toml", "[tool.synclint]\nrespect-gitignore = false\n");
     let ignored = project.run(&["check", "--output-format", "json", "."]);
     assert_eq!(json_locations(&ignored).len(), 2);
 }
@@ -758,10 +637,7 @@ fn respect_gitignore_in_config() {
 fn explicit_config_and_isolated() {
     let project = Project::new();
     project
-        .write(
-            "pyproject.toml",
-            "[tool.synclint]\nselect = [\"SYNC101\"]\n",
-        )
+        .write("pyproject.toml", "[tool.synclint]\nselect = [\"SYNC101\"]\n")
         .write("configs/only-copies.toml", "select = [\"SYNC103\"]\n")
         .write("sub/synclint.toml", "select = [\"SYNC2\"]\n")
         .write("a.py", TWO_FINDINGS)
@@ -784,11 +660,7 @@ fn explicit_config_and_isolated() {
     assert_eq!(json_findings(&isolated).len(), 4);
     let missing = project.run(&["check", "--config", "nope.toml", "."]);
     assert_eq!(exit_code(&missing), 2);
-    assert!(
-        stderr(&missing).contains("nope.toml"),
-        "{}",
-        stderr(&missing)
-    );
+    assert!(stderr(&missing).contains("nope.toml"), "{}", stderr(&missing));
 }
 
 /// Asserts a broken config fails the run with its path and the offending line on stderr,
@@ -803,19 +675,9 @@ fn assert_config_error(file: &str, config: &str, line: &str, message: &str) {
     let err = stderr(&output);
     assert_eq!(exit_code(&output), 2, "{err}");
     assert!(err.contains(file), "names the config: {err}");
-    assert_eq!(
-        err.matches("invalid config").count(),
-        1,
-        "reported once: {err}"
-    );
-    assert!(
-        err.contains(line),
-        "shows the offending line {line:?}: {err}"
-    );
-    assert!(
-        err.contains(message),
-        "says what is wrong ({message}): {err}"
-    );
+    assert_eq!(err.matches("invalid config").count(), 1, "reported once: {err}");
+    assert!(err.contains(line), "shows the offending line {line:?}: {err}");
+    assert!(err.contains(message), "says what is wrong ({message}): {err}");
     assert!(
         !stdout(&output).contains("SYNC101"),
         "nothing is linted with a broken config"
@@ -872,12 +734,7 @@ fn unknown_rule_in_config() {
 
 #[test]
 fn invalid_toml() {
-    assert_config_error(
-        "synclint.toml",
-        "select = [\"SYNC1\"\n",
-        "1 │ select",
-        "invalid config",
-    );
+    assert_config_error("synclint.toml", "select = [\"SYNC1\"\n", "1 │ select", "invalid config");
 }
 
 #[test]
@@ -887,16 +744,8 @@ fn invalid_glob_patterns() {
     for flag in ["--exclude", "--extend-exclude"] {
         let output = project.run(&["check", flag, "[abc", "."]);
         assert_eq!(exit_code(&output), 2, "{flag}: {}", stderr(&output));
-        assert!(
-            stderr(&output).contains("[abc"),
-            "{flag}: {}",
-            stderr(&output)
-        );
-        assert!(
-            !stderr(&output).contains("panicked"),
-            "{flag}: {}",
-            stderr(&output)
-        );
+        assert!(stderr(&output).contains("[abc"), "{flag}: {}", stderr(&output));
+        assert!(!stderr(&output).contains("panicked"), "{flag}: {}", stderr(&output));
     }
     for config in [
         "extend-exclude = [\"[x\"]\n",
@@ -906,10 +755,7 @@ fn invalid_glob_patterns() {
         let output = project.run(&["check", "."]);
         let err = stderr(&output);
         assert_eq!(exit_code(&output), 2, "{config}: {err}");
-        assert!(
-            err.contains("synclint.toml") && err.contains("[x"),
-            "{config}: {err}"
-        );
+        assert!(err.contains("synclint.toml") && err.contains("[x"), "{config}: {err}");
         assert!(!err.contains("panicked"), "{config}: {err}");
     }
 }
@@ -982,10 +828,7 @@ fn a_named_file_is_always_linted() {
     let project = Project::new();
     project
         .write(".gitignore", "ignored.py\n")
-        .write(
-            "pyproject.toml",
-            "[tool.synclint]\nextend-exclude = [\"skip_me.py\"]\n",
-        )
+        .write("pyproject.toml", "[tool.synclint]\nextend-exclude = [\"skip_me.py\"]\n")
         .write("ignored.py", ONE_FINDING)
         .write("skip_me.py", ONE_FINDING)
         .write("build/out.py", ONE_FINDING)
@@ -1003,13 +846,7 @@ fn a_named_file_is_always_linted() {
     ]);
     assert_eq!(
         paths(&output),
-        [
-            ".venv/m.py",
-            "build/out.py",
-            "ignored.py",
-            "script",
-            "skip_me.py"
-        ]
+        [".venv/m.py", "build/out.py", "ignored.py", "script", "skip_me.py"]
     );
 }
 
@@ -1032,9 +869,7 @@ fn only_python_files_in_folders() {
 #[test]
 fn broken_symlink_and_symlink_loop() {
     let project = Project::new();
-    project
-        .write("a.py", ONE_FINDING)
-        .write("sub/b.py", ONE_FINDING);
+    project.write("a.py", ONE_FINDING).write("sub/b.py", ONE_FINDING);
     std::os::unix::fs::symlink("nowhere.py", project.path().join("broken.py")).unwrap();
     std::os::unix::fs::symlink("..", project.path().join("sub/loop")).unwrap();
     let output = project.run_within(
@@ -1107,8 +942,7 @@ fn a_syntax_error_beside_a_good_file() {
         "each syntax error shown once: {shown}"
     );
 
-    let rows =
-        json_locations(&project.run(&["check", "--isolated", "--output-format", "json", "."]));
+    let rows = json_locations(&project.run(&["check", "--isolated", "--output-format", "json", "."]));
     assert!(
         rows.contains(&("invalid-syntax".to_string(), "bad.py".to_string(), 8, 5)),
         "{rows:?}"
@@ -1144,11 +978,7 @@ fn a_non_utf8_file() {
     assert!(err.contains("line 1"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
     assert!(stdout(&output).contains("good.py:2:5: SYNC101"));
-    assert!(
-        !stdout(&output).contains("All checks passed"),
-        "{}",
-        stdout(&output)
-    );
+    assert!(!stdout(&output).contains("All checks passed"), "{}", stdout(&output));
 }
 
 #[test]
@@ -1174,10 +1004,7 @@ fn crlf_and_bom() {
         .write("cr.py", lf.replace('\n', "\r"))
         .write("bom.py", format!("\u{feff}{lf}"))
         .write("bom_crlf.py", format!("\u{feff}{crlf}"))
-        .write(
-            "bom_first_line.py",
-            "\u{feff}for b in loader: model(b).item()\n",
-        );
+        .write("bom_first_line.py", "\u{feff}for b in loader: model(b).item()\n");
     let output = project.run(&["check", "--isolated", "--output-format", "json", "."]);
     let mut found = json_locations(&output);
     found.retain(|(_, path, _, _)| path != "bom_first_line.py");
@@ -1190,32 +1017,16 @@ fn crlf_and_bom() {
         assert_eq!(rows, [(4, 5), (7, 19)], "{path}");
     }
     // The BOM is not a column, in any format.
-    let first = project.run(&[
-        "check",
-        "--isolated",
-        "--output-format",
-        "concise",
-        "bom_first_line.py",
-    ]);
+    let first = project.run(&["check", "--isolated", "--output-format", "concise", "bom_first_line.py"]);
     assert!(
         stdout(&first).starts_with("bom_first_line.py:1:18: SYNC101"),
         "{}",
         stdout(&first)
     );
     let full = project.run(&["check", "--isolated", "bom_first_line.py"]);
-    assert!(
-        stdout(&full).contains("bom_first_line.py:1:18"),
-        "{}",
-        stdout(&full)
-    );
+    assert!(stdout(&full).contains("bom_first_line.py:1:18"), "{}", stdout(&full));
     assert!(!stdout(&full).contains('\u{feff}'), "{}", stdout(&full));
-    let github = project.run(&[
-        "check",
-        "--isolated",
-        "--output-format",
-        "github",
-        "bom_first_line.py",
-    ]);
+    let github = project.run(&["check", "--isolated", "--output-format", "github", "bom_first_line.py"]);
     assert!(
         stdout(&github).contains("line=1,col=18,endLine=1,endColumn=33"),
         "{}",
@@ -1237,18 +1048,8 @@ fn crlf_and_bom() {
 #[test]
 fn a_finding_that_spans_lines() {
     let project = Project::new();
-    project.write(
-        "a.py",
-        "for b in loader:\n    model(\n        b\n    ).item()\n",
-    );
-    let concise = project.run(&[
-        "check",
-        "--isolated",
-        "--output-format",
-        "concise",
-        "-q",
-        "a.py",
-    ]);
+    project.write("a.py", "for b in loader:\n    model(\n        b\n    ).item()\n");
+    let concise = project.run(&["check", "--isolated", "--output-format", "concise", "-q", "a.py"]);
     assert_eq!(
         stdout(&concise),
         "a.py:2:5: SYNC101 `model( b ).item()` waits for the GPU to finish all queued work\n"
@@ -1272,18 +1073,9 @@ fn a_finding_that_spans_lines() {
 fn deeply_nested_expressions() {
     let depth = 5000;
     let shapes = [
-        (
-            "parentheses",
-            format!("{}b{}", "(".repeat(depth), ")".repeat(depth)),
-        ),
-        (
-            "calls",
-            format!("{}b{}", "f(".repeat(depth), ")".repeat(depth)),
-        ),
-        (
-            "lists",
-            format!("{}b{}", "[".repeat(depth), "]".repeat(depth)),
-        ),
+        ("parentheses", format!("{}b{}", "(".repeat(depth), ")".repeat(depth))),
+        ("calls", format!("{}b{}", "f(".repeat(depth), ")".repeat(depth))),
+        ("lists", format!("{}b{}", "[".repeat(depth), "]".repeat(depth))),
         ("subscripts", format!("b{}", "[0]".repeat(depth))),
         ("attributes", format!("b{}", ".a".repeat(depth))),
         ("unary", format!("{}b", "not ".repeat(depth))),
@@ -1292,9 +1084,7 @@ fn deeply_nested_expressions() {
     let project = Project::new();
     for (name, expression) in &shapes {
         // At module level, inside a hot loop, followed by a finding that must still be found.
-        let source = format!(
-            "x = {expression}\nfor b in loader:\n    y = {expression}\n    model(b).item()\n"
-        );
+        let source = format!("x = {expression}\nfor b in loader:\n    y = {expression}\n    model(b).item()\n");
         project.write(&format!("{name}.py"), source);
     }
     project.write(
@@ -1324,10 +1114,7 @@ fn a_long_method_chain() {
     let project = Project::new();
     project.write(
         "chain.py",
-        format!(
-            "for b in loader:\n    y = model(b){}\n",
-            ".float()".repeat(200)
-        ),
+        format!("for b in loader:\n    y = model(b){}\n", ".float()".repeat(200)),
     );
     let output = project.run_within(
         Duration::from_secs(30),
@@ -1339,9 +1126,7 @@ fn a_long_method_chain() {
 #[test]
 fn an_unreadable_file() {
     let project = Project::new();
-    project
-        .write("good.py", ONE_FINDING)
-        .write("secret.py", ONE_FINDING);
+    project.write("good.py", ONE_FINDING).write("secret.py", ONE_FINDING);
     let secret = project.path().join("secret.py");
     set_mode(&secret, 0o000);
     if std::fs::read(&secret).is_ok() {
@@ -1401,15 +1186,8 @@ fn stdin() {
         json_locations(&json_output),
         [("SYNC101".to_string(), "train.py".to_string(), 2, 5)]
     );
-    let unnamed = run_stdin(
-        &["check", "--isolated", "--output-format", "concise", "-"],
-        ONE_FINDING,
-    );
-    assert!(
-        stdout(&unnamed).starts_with("-:2:5: SYNC101"),
-        "{}",
-        stdout(&unnamed)
-    );
+    let unnamed = run_stdin(&["check", "--isolated", "--output-format", "concise", "-"], ONE_FINDING);
+    assert!(stdout(&unnamed).starts_with("-:2:5: SYNC101"), "{}", stdout(&unnamed));
     let clean = run_stdin(&["-", "--isolated"], CLEAN);
     assert_eq!(exit_code(&clean), 0);
 }
@@ -1417,21 +1195,12 @@ fn stdin() {
 #[test]
 fn stdin_uses_the_config_of_its_file_name() {
     let project = Project::new();
-    project
-        .write("sub/synclint.toml", "select = [\"SYNC103\"]\n")
-        .write(
-            "pyproject.toml",
-            "[tool.synclint.per-file-ignores]\n\"tests/*\" = [\"SYNC1\"]\n",
-        );
+    project.write("sub/synclint.toml", "select = [\"SYNC103\"]\n").write(
+        "pyproject.toml",
+        "[tool.synclint.per-file-ignores]\n\"tests/*\" = [\"SYNC1\"]\n",
+    );
     let run_named = |name: &str| {
-        let args = [
-            "check",
-            "--output-format",
-            "json",
-            "--stdin-filename",
-            name,
-            "-",
-        ];
+        let args = ["check", "--output-format", "json", "--stdin-filename", name, "-"];
         codes(&project.run_stdin(&args, TWO_FINDINGS))
     };
     assert_eq!(run_named("train.py"), set(&["SYNC101", "SYNC103"]));
@@ -1463,10 +1232,7 @@ fn stdin_errors() {
         "{rows:?}"
     );
 
-    let latin1 = Project::new().run_stdin(
-        &["-", "--isolated", "--stdin-filename", "latin1.py"],
-        b"x = '\xe9'\n",
-    );
+    let latin1 = Project::new().run_stdin(&["-", "--isolated", "--stdin-filename", "latin1.py"], b"x = '\xe9'\n");
     assert_eq!(exit_code(&latin1), 2);
     assert!(
         stderr(&latin1).contains("latin1.py") && stderr(&latin1).contains("UTF-8"),
@@ -1481,11 +1247,7 @@ fn stdin_errors() {
 fn rule_command() {
     let one = run(&repo(), &["rule", "SYNC101"]);
     assert_eq!(exit_code(&one), 0);
-    assert!(
-        stdout(&one).starts_with("# SYNC101: item\n"),
-        "{}",
-        stdout(&one)
-    );
+    assert!(stdout(&one).starts_with("# SYNC101: item\n"), "{}", stdout(&one));
     assert!(stdout(&one).contains("## Example"));
     assert_eq!(
         stdout(&run(&repo(), &["rule", "sync101"])),
@@ -1512,20 +1274,14 @@ fn rule_command() {
         assert!(!stderr(&output).is_empty(), "{args:?}");
     }
     assert!(stderr(&run(&repo(), &["rule", "SYNC999"])).contains("SYNC999"));
-    assert!(
-        stderr(&run(&repo(), &["rule"])).contains("--all"),
-        "says how to use it"
-    );
+    assert!(stderr(&run(&repo(), &["rule"])).contains("--all"), "says how to use it");
 }
 
 #[test]
 fn version() {
     let output = run(&repo(), &["--version"]);
     assert_eq!(exit_code(&output), 0);
-    assert_eq!(
-        stdout(&output),
-        format!("synclint {}\n", env!("CARGO_PKG_VERSION"))
-    );
+    assert_eq!(stdout(&output), format!("synclint {}\n", env!("CARGO_PKG_VERSION")));
 }
 
 #[test]
@@ -1544,27 +1300,13 @@ fn statistics() {
 fn quiet() {
     let project = training_project();
     let loud = project.run(&["check", "--isolated", "--output-format", "concise", "."]);
-    let quiet = project.run(&[
-        "check",
-        "--isolated",
-        "--output-format",
-        "concise",
-        "--quiet",
-        ".",
-    ]);
+    let quiet = project.run(&["check", "--isolated", "--output-format", "concise", "--quiet", "."]);
     assert_eq!(exit_code(&quiet), 1);
     assert!(stdout(&loud).contains("Found 6 findings."));
     assert!(!stdout(&quiet).contains("Found"), "{}", stdout(&quiet));
     assert!(!stdout(&quiet).contains("fixable"), "{}", stdout(&quiet));
     assert_eq!(stdout(&quiet).lines().count(), 6);
-    let short = project.run(&[
-        "check",
-        "--isolated",
-        "--output-format",
-        "concise",
-        "-q",
-        ".",
-    ]);
+    let short = project.run(&["check", "--isolated", "--output-format", "concise", "-q", "."]);
     assert_eq!(stdout(&short), stdout(&quiet));
     let clean = Project::new();
     clean.write("a.py", CLEAN);
@@ -1581,10 +1323,7 @@ fn many_files_project() -> Project {
     ] {
         project.write(name, TWO_FINDINGS);
     }
-    project.write(
-        "a/b/v.py",
-        "for b in loader:\n    model(b).cpu(); model(b).item()\n",
-    );
+    project.write("a/b/v.py", "for b in loader:\n    model(b).cpu(); model(b).item()\n");
     project
 }
 
@@ -1612,25 +1351,15 @@ fn threads_do_not_change_the_output() {
         (exit_code(&output), stdout(&output), stderr(&output))
     };
     for format in ["full", "concise", "json", "github", "sarif"] {
-        assert_eq!(
-            with_threads("1", format),
-            with_threads("2", format),
-            "{format}"
-        );
-        assert_eq!(
-            with_threads("1", format),
-            with_threads("8", format),
-            "{format}"
-        );
+        assert_eq!(with_threads("1", format), with_threads("2", format), "{format}");
+        assert_eq!(with_threads("1", format), with_threads("8", format), "{format}");
     }
 }
 
 #[test]
 fn the_same_output_twice() {
     let project = training_project();
-    project
-        .write("bad.py", "def (:\n")
-        .write("sub/a.py", TWO_FINDINGS);
+    project.write("bad.py", "def (:\n").write("sub/a.py", TWO_FINDINGS);
     for format in ["full", "concise", "json", "github", "sarif"] {
         let first = project.run(&["check", "--isolated", "--output-format", format, "."]);
         let second = project.run(&["check", "--isolated", "--output-format", format, "."]);
@@ -1643,9 +1372,7 @@ fn the_same_output_twice() {
 #[test]
 fn the_default_path_is_the_working_directory() {
     let project = Project::new();
-    project
-        .write("a.py", ONE_FINDING)
-        .write("sub/b.py", ONE_FINDING);
+    project.write("a.py", ONE_FINDING).write("sub/b.py", ONE_FINDING);
     let implicit = project.run(&["check", "--isolated", "--output-format", "concise"]);
     let explicit = project.run(&["check", "--isolated", "--output-format", "concise", "."]);
     let bare = project.run(&["--isolated", "--output-format", "concise"]);

@@ -15,8 +15,7 @@ use common::{exit_code, repo, run, run_stdin, stderr, stdout};
 const FIX: [&str; 5] = ["check", "--isolated", "--fix", "--unsafe-fixes", "--quiet"];
 
 /// The start of every snapshot input: torch imported, a CUDA device.
-const HEADER: &str =
-    "import torch\nimport torch.nn.functional as F\n\ndevice = torch.device(\"cuda\")\n\n";
+const HEADER: &str = "import torch\nimport torch.nn.functional as F\n\ndevice = torch.device(\"cuda\")\n\n";
 
 fn temp_dir() -> tempfile::TempDir {
     tempfile::tempdir().expect("a temporary folder")
@@ -36,12 +35,7 @@ fn run_on(dir: &Path, name: &str, source: &[u8], args: &[&str]) -> (Vec<u8>, Out
 fn fix_bytes(source: &[u8]) -> Vec<u8> {
     let dir = temp_dir();
     let (fixed, output) = run_on(dir.path(), "train.py", source, &FIX);
-    assert_ne!(
-        exit_code(&output),
-        2,
-        "synclint failed:\n{}",
-        stderr(&output)
-    );
+    assert_ne!(exit_code(&output), 2, "synclint failed:\n{}", stderr(&output));
     fixed
 }
 
@@ -68,19 +62,9 @@ fn snapshot_fix(name: &str, body: &str) {
     let source = format!("{HEADER}{body}");
     let dir = temp_dir();
     let (fixed, output) = run_on(dir.path(), "train.py", source.as_bytes(), &FIX);
-    assert_ne!(
-        exit_code(&output),
-        2,
-        "{name}: synclint failed:\n{}",
-        stderr(&output)
-    );
+    assert_ne!(exit_code(&output), 2, "{name}: synclint failed:\n{}", stderr(&output));
     let fixed = String::from_utf8(fixed).unwrap();
-    assert_ne!(
-        fixed,
-        source,
-        "{name}: nothing was fixed\n{}",
-        stdout(&output)
-    );
+    assert_ne!(fixed, source, "{name}: nothing was fixed\n{}", stdout(&output));
     python_parses(&dir.path().join("train.py"))
         .unwrap_or_else(|e| panic!("{name}: the fixed file does not parse:\n{e}\n{fixed}"));
     let (again, _) = run_on(dir.path(), "train.py", fixed.as_bytes(), &FIX);
@@ -89,8 +73,7 @@ fn snapshot_fix(name: &str, body: &str) {
         fixed,
         "{name}: a second --fix changed the file"
     );
-    let snapshot =
-        format!("# ---- before ----\n{source}\n# ---- after `--fix --unsafe-fixes` ----\n{fixed}");
+    let snapshot = format!("# ---- before ----\n{source}\n# ---- after `--fix --unsafe-fixes` ----\n{fixed}");
     insta::with_settings!({ omit_expression => true }, {
         insta::assert_snapshot!(name, snapshot);
     });
@@ -430,10 +413,7 @@ fn fixtures_fix_to_parsing_code_and_settle() {
     }
     names.sort();
     assert!(names.len() >= 26, "fixtures: {names:?}");
-    let before: Vec<Vec<u8>> = names
-        .iter()
-        .map(|n| fs::read(dir.path().join(n)).unwrap())
-        .collect();
+    let before: Vec<Vec<u8>> = names.iter().map(|n| fs::read(dir.path().join(n)).unwrap()).collect();
 
     let output = run(
         dir.path(),
@@ -466,10 +446,7 @@ fn fixtures_fix_to_parsing_code_and_settle() {
     );
     assert!(changed >= 10, "only {changed} fixtures changed");
 
-    let fixed: Vec<Vec<u8>> = names
-        .iter()
-        .map(|n| fs::read(dir.path().join(n)).unwrap())
-        .collect();
+    let fixed: Vec<Vec<u8>> = names.iter().map(|n| fs::read(dir.path().join(n)).unwrap()).collect();
     let output = run(
         dir.path(),
         &[
@@ -556,10 +533,7 @@ fn missing_torch_import_is_added_once_in_the_import_block() {
     // Three fixes need the name `torch`; the file only imports names from it.
     let source = "\"\"\"Training.\"\"\"\r\nfrom __future__ import annotations\r\n\r\nimport os\r\nfrom torch import randn, tensor\r\n\r\n\r\ndef train(loader):\r\n    for batch in loader:\r\n        x = randn(8, device=\"cuda\")\r\n        assert x.sum() > 0\r\n        y = x[x > 0].sum()\r\n        z = tensor(1.0, device=\"cuda\")\r\n";
     let expected = "\"\"\"Training.\"\"\"\r\nfrom __future__ import annotations\r\n\r\nimport torch\r\nimport os\r\nfrom torch import randn, tensor\r\n\r\n\r\ndef train(loader):\r\n    for batch in loader:\r\n        x = randn(8, device=\"cuda\")\r\n        torch._assert_async(x.sum() > 0)\r\n        y = torch.where(x > 0, x, 0).sum()\r\n        z = torch.full((), 1.0, device=\"cuda\")\r\n";
-    assert_eq!(
-        String::from_utf8(fix_bytes(source.as_bytes())).unwrap(),
-        expected
-    );
+    assert_eq!(String::from_utf8(fix_bytes(source.as_bytes())).unwrap(), expected);
 }
 
 #[test]
@@ -568,20 +542,15 @@ fn import_goes_after_header_comments_when_there_is_no_import_block() {
     // the comments that head the file, before the first statement.
     let source = "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n# Licence.\n\ndef train_step(x: Tensor):\n    assert x.sum() > 0";
     let expected = "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n# Licence.\n\nimport torch\ndef train_step(x: Tensor):\n    torch._assert_async(x.sum() > 0)";
-    assert_eq!(
-        String::from_utf8(fix_bytes(source.as_bytes())).unwrap(),
-        expected
-    );
+    assert_eq!(String::from_utf8(fix_bytes(source.as_bytes())).unwrap(), expected);
 }
 
 #[test]
 fn an_existing_alias_is_used_instead_of_a_new_import() {
-    let source = "import torch as th\n\nfor step in range(3):\n    x = th.randn(8, device=\"cuda\")\n    assert x.sum() > 0\n";
+    let source =
+        "import torch as th\n\nfor step in range(3):\n    x = th.randn(8, device=\"cuda\")\n    assert x.sum() > 0\n";
     let expected = "import torch as th\n\nfor step in range(3):\n    x = th.randn(8, device=\"cuda\")\n    th._assert_async(x.sum() > 0)\n";
-    assert_eq!(
-        String::from_utf8(fix_bytes(source.as_bytes())).unwrap(),
-        expected
-    );
+    assert_eq!(String::from_utf8(fix_bytes(source.as_bytes())).unwrap(), expected);
 }
 
 fn fixable_file(dir: &Path) -> PathBuf {
@@ -606,10 +575,7 @@ fn read_only_file_is_an_error_and_unchanged() {
     assert!(stderr(&output).contains("train.py"), "{}", stderr(&output));
     assert!(stderr(&output).contains("read-only"), "{}", stderr(&output));
     assert_eq!(fs::read(&path).unwrap(), shaped("\n", "    ", true, false));
-    assert_eq!(
-        fs::metadata(&path).unwrap().permissions().mode() & 0o777,
-        0o444
-    );
+    assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o444);
 }
 
 #[test]
@@ -618,18 +584,9 @@ fn permissions_are_kept() {
     let path = fixable_file(dir.path());
     fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
     let output = run(dir.path(), &["check", "--isolated", "--fix", "train.py"]);
-    assert_eq!(
-        exit_code(&output),
-        0,
-        "{}{}",
-        stdout(&output),
-        stderr(&output)
-    );
+    assert_eq!(exit_code(&output), 0, "{}{}", stdout(&output), stderr(&output));
     assert_eq!(fs::read(&path).unwrap(), shaped("\n", "    ", true, true));
-    assert_eq!(
-        fs::metadata(&path).unwrap().permissions().mode() & 0o777,
-        0o755
-    );
+    assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o755);
     // Nothing but the file is left in the folder (no temporary file).
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
 }
@@ -641,19 +598,8 @@ fn a_symbolic_link_stays_a_link() {
     let link = dir.path().join("link.py");
     std::os::unix::fs::symlink(&target, &link).unwrap();
     let output = run(dir.path(), &["check", "--isolated", "--fix", "link.py"]);
-    assert_eq!(
-        exit_code(&output),
-        0,
-        "{}{}",
-        stdout(&output),
-        stderr(&output)
-    );
-    assert!(
-        fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink()
-    );
+    assert_eq!(exit_code(&output), 0, "{}{}", stdout(&output), stderr(&output));
+    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
     assert_eq!(fs::read(&target).unwrap(), shaped("\n", "    ", true, true));
 }
 
@@ -665,29 +611,25 @@ fn diff_prints_and_writes_nothing() {
     assert_eq!(exit_code(&output), 1, "{}", stderr(&output));
     let diff = stdout(&output);
     assert!(diff.contains("--- train.py\n+++ train.py\n"), "{diff}");
-    assert!(
-        diff.contains(&format!("\n-    {FIXABLE}\n+    {FIXED}\n")),
-        "{diff}"
-    );
+    assert!(diff.contains(&format!("\n-    {FIXABLE}\n+    {FIXED}\n")), "{diff}");
     assert_eq!(fs::read(&path).unwrap(), shaped("\n", "    ", true, false));
 
     // Nothing to fix (a finding without a fix is not a change): exit 0, no output.
-    fs::write(&path, "import torch\nfor step in range(3):\n    x = torch.randn(3, device=\"cuda\")\n    print(x.item())\n").unwrap();
+    fs::write(
+        &path,
+        "import torch\nfor step in range(3):\n    x = torch.randn(3, device=\"cuda\")\n    print(x.item())\n",
+    )
+    .unwrap();
     let output = run(dir.path(), &["check", "--isolated", "--diff", "train.py"]);
-    assert_eq!(
-        exit_code(&output),
-        0,
-        "{}{}",
-        stdout(&output),
-        stderr(&output)
-    );
+    assert_eq!(exit_code(&output), 0, "{}{}", stdout(&output), stderr(&output));
     assert_eq!(stdout(&output), "");
 }
 
 #[test]
 fn diff_needs_unsafe_fixes_for_unsafe_ones() {
     let dir = temp_dir();
-    let source = "import torch\nfor step in range(3):\n    x = torch.randn(3, device=\"cuda\")\n    assert x.sum() > 0\n";
+    let source =
+        "import torch\nfor step in range(3):\n    x = torch.randn(3, device=\"cuda\")\n    assert x.sum() > 0\n";
     let (after, output) = run_on(
         dir.path(),
         "train.py",
@@ -707,10 +649,7 @@ fn diff_needs_unsafe_fixes_for_unsafe_ones() {
         "{}",
         stdout(&output)
     );
-    assert_eq!(
-        fs::read(dir.path().join("train.py")).unwrap(),
-        source.as_bytes()
-    );
+    assert_eq!(fs::read(dir.path().join("train.py")).unwrap(), source.as_bytes());
 }
 
 #[test]
@@ -723,21 +662,12 @@ fn safe_fixes_only_without_unsafe_fixes() {
         source.as_bytes(),
         &["check", "--isolated", "--fix"],
     );
-    assert_eq!(
-        exit_code(&output),
-        1,
-        "the unsafe finding remains: {}",
-        stdout(&output)
-    );
+    assert_eq!(exit_code(&output), 1, "the unsafe finding remains: {}", stdout(&output));
     assert_eq!(
         String::from_utf8(fixed).unwrap(),
         "import torch\nfor step in range(3):\n    x = torch.randn(3, device=\"cuda\")\n    s = torch.full((), 2, device=\"cuda\")\n    assert x.sum() > 0\n"
     );
-    assert!(
-        stdout(&output).contains("--unsafe-fixes"),
-        "{}",
-        stdout(&output)
-    );
+    assert!(stdout(&output).contains("--unsafe-fixes"), "{}", stdout(&output));
 }
 
 #[test]
@@ -753,13 +683,7 @@ fn fix_only_exits_zero_with_unfixable_findings_left() {
         source.as_bytes(),
         &["check", "--isolated", "--fix-only"],
     );
-    assert_eq!(
-        exit_code(&output),
-        0,
-        "{}{}",
-        stdout(&output),
-        stderr(&output)
-    );
+    assert_eq!(exit_code(&output), 0, "{}{}", stdout(&output), stderr(&output));
     assert!(
         !stdout(&output).contains("SYNC101"),
         "--fix-only reports nothing:\n{}",
@@ -785,28 +709,13 @@ fn show_fixes_lists_what_was_fixed() {
         dir.path(),
         "train.py",
         source.as_bytes(),
-        &[
-            "check",
-            "--isolated",
-            "--fix",
-            "--unsafe-fixes",
-            "--show-fixes",
-        ],
+        &["check", "--isolated", "--fix", "--unsafe-fixes", "--show-fixes"],
     );
-    assert_eq!(
-        exit_code(&output),
-        0,
-        "{}{}",
-        stdout(&output),
-        stderr(&output)
-    );
+    assert_eq!(exit_code(&output), 0, "{}{}", stdout(&output), stderr(&output));
     let out = stdout(&output);
     assert!(out.contains("Fixed 3 findings"), "{out}");
     assert!(out.contains("train.py"), "{out}");
-    assert!(
-        out.contains("2 × SYNC401 (blocking-host-to-device)"),
-        "{out}"
-    );
+    assert!(out.contains("2 × SYNC401 (blocking-host-to-device)"), "{out}");
     assert!(out.contains("1 × SYNC105 (tensor-truthiness)"), "{out}");
 }
 
@@ -822,24 +731,11 @@ fn config_keys_fix_and_unsafe_fixes() {
         "fix = true applies safe fixes:\n{fixed}\n{}",
         stderr(&output)
     );
-    assert!(
-        fixed.contains("assert a > 0"),
-        "but not unsafe ones:\n{fixed}"
-    );
+    assert!(fixed.contains("assert a > 0"), "but not unsafe ones:\n{fixed}");
 
-    fs::write(
-        dir.path().join("synclint.toml"),
-        "fix = true\nunsafe-fixes = true\n",
-    )
-    .unwrap();
+    fs::write(dir.path().join("synclint.toml"), "fix = true\nunsafe-fixes = true\n").unwrap();
     let (fixed, output) = run_on(dir.path(), "train.py", source.as_bytes(), &["check"]);
-    assert_eq!(
-        exit_code(&output),
-        0,
-        "{}{}",
-        stdout(&output),
-        stderr(&output)
-    );
+    assert_eq!(exit_code(&output), 0, "{}{}", stdout(&output), stderr(&output));
     let fixed = String::from_utf8(fixed).unwrap();
     assert!(
         fixed.contains("torch._assert_async(a > 0)"),
@@ -847,12 +743,7 @@ fn config_keys_fix_and_unsafe_fixes() {
     );
 
     // The command line wins over the config.
-    let (fixed, _) = run_on(
-        dir.path(),
-        "train.py",
-        source.as_bytes(),
-        &["check", "--no-fix"],
-    );
+    let (fixed, _) = run_on(dir.path(), "train.py", source.as_bytes(), &["check", "--no-fix"]);
     assert_eq!(fixed, source.as_bytes());
 }
 
@@ -860,14 +751,7 @@ fn config_keys_fix_and_unsafe_fixes() {
 fn stdin_prints_the_fixed_source() {
     let source = String::from_utf8(shaped("\r\n", "\t", false, false)).unwrap();
     let output = run_stdin(
-        &[
-            "check",
-            "--isolated",
-            "--fix",
-            "--stdin-filename",
-            "x.py",
-            "-",
-        ],
+        &["check", "--isolated", "--fix", "--stdin-filename", "x.py", "-"],
         &source,
     );
     assert_eq!(exit_code(&output), 0, "{}", stderr(&output));
@@ -875,14 +759,7 @@ fn stdin_prints_the_fixed_source() {
 
     // --diff on stdin: the diff, exit 1.
     let output = run_stdin(
-        &[
-            "check",
-            "--isolated",
-            "--diff",
-            "--stdin-filename",
-            "x.py",
-            "-",
-        ],
+        &["check", "--isolated", "--diff", "--stdin-filename", "x.py", "-"],
         &source,
     );
     assert_eq!(exit_code(&output), 1, "{}", stderr(&output));
@@ -895,14 +772,7 @@ fn stdin_prints_the_fixed_source() {
     // Nothing to fix: the source unchanged.
     let clean = "import torch\nx = 1\n";
     let output = run_stdin(
-        &[
-            "check",
-            "--isolated",
-            "--fix",
-            "--stdin-filename",
-            "x.py",
-            "-",
-        ],
+        &["check", "--isolated", "--fix", "--stdin-filename", "x.py", "-"],
         clean,
     );
     assert_eq!(exit_code(&output), 0, "{}", stderr(&output));
@@ -927,7 +797,8 @@ fn a_file_with_a_syntax_error_is_left_alone() {
 #[test]
 fn fix_setting_applies_per_folder() {
     let dir = temp_dir();
-    let source = "import torch\ndev = torch.device(\"cuda\")\nfor step in range(3):\n    v = torch.tensor(1.0, device=dev)\n";
+    let source =
+        "import torch\ndev = torch.device(\"cuda\")\nfor step in range(3):\n    v = torch.tensor(1.0, device=dev)\n";
     for folder in ["plain", "fixing"] {
         fs::create_dir(dir.path().join(folder)).unwrap();
         fs::write(dir.path().join(folder).join("train.py"), source).unwrap();

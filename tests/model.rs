@@ -37,11 +37,7 @@ fn marked(source: &str, marker: &str) -> BTreeSet<(String, usize)> {
         let Some((_, codes)) = line.split_once(marker) else {
             continue;
         };
-        for code in codes
-            .split([',', ' '])
-            .map(str::trim)
-            .filter(|c| !c.is_empty())
-        {
+        for code in codes.split([',', ' ']).map(str::trim).filter(|c| !c.is_empty()) {
             assert!(
                 code.starts_with("SYNC"),
                 "line {}: `{marker}` lists `{code}`",
@@ -54,11 +50,7 @@ fn marked(source: &str, marker: &str) -> BTreeSet<(String, usize)> {
 }
 
 /// Compares what was flagged with what is marked; a line of text per difference.
-fn differences(
-    path: &str,
-    expected: &BTreeSet<(String, usize)>,
-    found: &BTreeSet<(String, usize)>,
-) -> Vec<String> {
+fn differences(path: &str, expected: &BTreeSet<(String, usize)>, found: &BTreeSet<(String, usize)>) -> Vec<String> {
     let missed = expected
         .difference(found)
         .map(|(code, row)| format!("{path}:{row}: {code} not flagged"));
@@ -120,8 +112,7 @@ fn topics_flag_exactly_the_marked_lines() {
     let mut failures = Vec::new();
     for topic in TOPICS {
         let path = format!("fixtures/model/{topic}.py");
-        let source =
-            fs::read_to_string(repo().join(&path)).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let source = fs::read_to_string(repo().join(&path)).unwrap_or_else(|e| panic!("{path}: {e}"));
         let expected = marked(&source, "# expect:");
         assert!(!expected.is_empty(), "{path} marks no line");
         let found = findings_in(&check(&[&path]), &path);
@@ -141,10 +132,7 @@ fn report_periodic_shows_the_periodic_lines() {
         if periodic.is_empty() {
             continue;
         }
-        let expected: BTreeSet<_> = marked(&source, "# expect:")
-            .union(&periodic)
-            .cloned()
-            .collect();
+        let expected: BTreeSet<_> = marked(&source, "# expect:").union(&periodic).cloned().collect();
         let rows = check(&["--report-periodic", &path]);
         let found = findings_in(&rows, &path);
         failures.extend(differences(&path, &expected, &found));
@@ -153,9 +141,7 @@ fn report_periodic_shows_the_periodic_lines() {
             let code = row["code"].as_str().unwrap_or_default().to_string();
             let note = row["note"].as_str().unwrap_or_default();
             if periodic.contains(&(code.clone(), line)) && !note.contains("periodic") {
-                failures.push(format!(
-                    "{path}:{line}: {code} note does not say periodic: {note}"
-                ));
+                failures.push(format!("{path}:{line}: {code} note does not say periodic: {note}"));
             }
         }
     }
@@ -200,11 +186,7 @@ fn package_call_chain_across_files() {
     // the function in losses.py that calls it.
     let notes: Vec<&str> = rows
         .iter()
-        .filter(|row| {
-            row["filename"]
-                .as_str()
-                .is_some_and(|f| f.ends_with("ops.py"))
-        })
+        .filter(|row| row["filename"].as_str().is_some_and(|f| f.ends_with("ops.py")))
         .map(|row| row["note"].as_str().unwrap_or_default())
         .collect();
     for (op, via) in [
@@ -212,9 +194,9 @@ fn package_call_chain_across_files() {
         ("`masked_max()`", "`compute_aux()`"),
     ] {
         assert!(
-            notes.iter().any(|note| note.contains(op)
-                && note.contains(via)
-                && note.contains("pkg/train.py:")),
+            notes
+                .iter()
+                .any(|note| note.contains(op) && note.contains(via) && note.contains("pkg/train.py:")),
             "no ops.py note says {op} is called from the loop in train.py via {via}: {notes:#?}"
         );
     }

@@ -34,7 +34,9 @@ fn every_rule_has_a_fixture_and_a_doc() {
     for entry in fs::read_dir(repo().join("rules")).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
         assert!(
-            Rule::ALL.iter().any(|r| name == format!("{}-{}.md", r.code(), r.name())),
+            Rule::ALL
+                .iter()
+                .any(|r| name == format!("{}-{}.md", r.code(), r.name())),
             "rules/{name} names no registered rule"
         );
     }
@@ -48,12 +50,25 @@ fn fixtures_flag_exactly_the_marked_lines() {
         let source = fs::read_to_string(repo().join(&path)).unwrap();
         let expected = expected_lines(&source, rule.code());
         assert!(!expected.is_empty(), "{path} marks no line for {}", rule.code());
-        let output = run(&repo(), &["check", "--isolated", "--select", rule.code(), "--output-format", "json", &path]);
+        let output = run(
+            &repo(),
+            &[
+                "check",
+                "--isolated",
+                "--select",
+                rule.code(),
+                "--output-format",
+                "json",
+                &path,
+            ],
+        );
         let found: BTreeSet<usize> = json_findings(&output).into_iter().map(|(_, row)| row).collect();
         let missed: Vec<_> = expected.difference(&found).collect();
         let extra: Vec<_> = found.difference(&expected).collect();
         if !missed.is_empty() || !extra.is_empty() {
-            failures.push(format!("{path}: not flagged {missed:?}; flagged but unmarked {extra:?}"));
+            failures.push(format!(
+                "{path}: not flagged {missed:?}; flagged but unmarked {extra:?}"
+            ));
         }
     }
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
@@ -63,7 +78,19 @@ fn fixtures_flag_exactly_the_marked_lines() {
 fn fixture_snapshots() {
     for rule in Rule::ALL {
         let path = format!("fixtures/{}.py", rule.code());
-        let output = run(&repo(), &["check", "--isolated", "--select", rule.code(), "--output-format", "concise", "--quiet", &path]);
+        let output = run(
+            &repo(),
+            &[
+                "check",
+                "--isolated",
+                "--select",
+                rule.code(),
+                "--output-format",
+                "concise",
+                "--quiet",
+                &path,
+            ],
+        );
         insta::assert_snapshot!(rule.code(), stdout(&output));
     }
 }
@@ -99,7 +126,11 @@ fn doc_blocks(doc: &str) -> (String, String, String) {
             _ => {}
         }
     }
-    (setup.expect("a setup block"), example.expect("an Example block"), rewrite.expect("a Use instead block"))
+    (
+        setup.expect("a setup block"),
+        example.expect("an Example block"),
+        rewrite.expect("a Use instead block"),
+    )
 }
 
 #[test]
@@ -110,7 +141,15 @@ fn doc_examples_fire_and_rewrites_do_not() {
         for (label, snippet, should_fire) in [("Example", &example, true), ("Use instead", &rewrite, false)] {
             let source = format!("{setup}\n{snippet}");
             let output = run_stdin(
-                &["check", "--isolated", "--output-format", "json", "--stdin-filename", "doc_example.py", "-"],
+                &[
+                    "check",
+                    "--isolated",
+                    "--output-format",
+                    "json",
+                    "--stdin-filename",
+                    "doc_example.py",
+                    "-",
+                ],
                 &source,
             );
             let fired = json_findings(&output).iter().any(|(code, _)| code == rule.code());
@@ -130,19 +169,36 @@ fn doc_examples_fire_and_rewrites_do_not() {
 fn doc_shape() {
     for rule in Rule::ALL {
         let doc = rule.doc();
-        assert!(doc.starts_with(&format!("# {}: {}", rule.code(), rule.name())), "{} title", rule.code());
-        for section in ["## What it does", "## Why is this bad", "## Example", "## Use instead", "## Fix", "## When it fires"] {
+        assert!(
+            doc.starts_with(&format!("# {}: {}", rule.code(), rule.name())),
+            "{} title",
+            rule.code()
+        );
+        for section in [
+            "## What it does",
+            "## Why is this bad",
+            "## Example",
+            "## Use instead",
+            "## Fix",
+            "## When it fires",
+        ] {
             assert!(doc.contains(section), "{} lacks {section}", rule.code());
         }
         let row = format!("| {} | {} |", rule.code(), rule.name());
-        assert!(doc.contains(&row), "{}: the table row must read `{row} <fix> |`", rule.code());
+        assert!(
+            doc.contains(&row),
+            "{}: the table row must read `{row} <fix> |`",
+            rule.code()
+        );
     }
 }
 
 /// Case ids listed in docs/accuracy.md as not visible statically.
 fn unseeable_cases() -> BTreeSet<String> {
     let text = fs::read_to_string(repo().join("docs/accuracy.md")).unwrap_or_default();
-    let Some(section) = text.split("## Syncs synclint cannot see").nth(1) else { return BTreeSet::new() };
+    let Some(section) = text.split("## Syncs synclint cannot see").nth(1) else {
+        return BTreeSet::new();
+    };
     section
         .lines()
         .take_while(|line| !line.starts_with("## "))
@@ -160,8 +216,12 @@ fn measured_facts() {
         if line.trim_start().starts_with('#') {
             continue;
         }
-        let Some((_, marker)) = line.split_once("# fact[") else { continue };
-        let Some((id, verdict)) = marker.split_once("]:") else { continue };
+        let Some((_, marker)) = line.split_once("# fact[") else {
+            continue;
+        };
+        let Some((id, verdict)) = marker.split_once("]:") else {
+            continue;
+        };
         // The header's prose describes the marker as `# fact[<case-id>]: ...`.
         if !id.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)) {
             continue;
@@ -171,26 +231,47 @@ fn measured_facts() {
             "no-sync" => false,
             other => panic!("line {}: unknown verdict {other}", index + 1),
         };
-        cases.entry(id.to_string()).or_insert((syncs, Vec::new())).1.push(index + 1);
+        cases
+            .entry(id.to_string())
+            .or_insert((syncs, Vec::new()))
+            .1
+            .push(index + 1);
     }
     assert!(cases.len() > 200, "facts.py holds {} cases", cases.len());
-    let output = run(&repo(), &["check", "--isolated", "--output-format", "json", "fixtures/facts.py"]);
-    let found: BTreeMap<usize, Vec<String>> = json_findings(&output).into_iter().fold(BTreeMap::new(), |mut map, (code, row)| {
-        map.entry(row).or_default().push(code);
-        map
-    });
+    let output = run(
+        &repo(),
+        &["check", "--isolated", "--output-format", "json", "fixtures/facts.py"],
+    );
+    let found: BTreeMap<usize, Vec<String>> =
+        json_findings(&output)
+            .into_iter()
+            .fold(BTreeMap::new(), |mut map, (code, row)| {
+                map.entry(row).or_default().push(code);
+                map
+            });
     let unseeable = unseeable_cases();
     let mut failures = Vec::new();
     for (id, (syncs, lines)) in &cases {
         let flagged: Vec<&String> = lines.iter().filter_map(|l| found.get(l)).flatten().collect();
         match (syncs, flagged.is_empty(), unseeable.contains(id)) {
             (true, true, false) => failures.push(format!("{id} (line {}) syncs but is not flagged", lines[0])),
-            (true, false, true) => failures.push(format!("{id} is listed as unseeable in docs/accuracy.md but is flagged")),
-            (false, false, _) => failures.push(format!("{id} (line {}) does not sync but is flagged {flagged:?}", lines[0])),
+            (true, false, true) => failures.push(format!(
+                "{id} is listed as unseeable in docs/accuracy.md but is flagged"
+            )),
+            (false, false, _) => failures.push(format!(
+                "{id} (line {}) does not sync but is flagged {flagged:?}",
+                lines[0]
+            )),
             _ => {}
         }
     }
-    assert!(failures.is_empty(), "{} of {} facts wrong:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} facts wrong:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }
 
 /// Every rule's claim was checked on a GPU (`verify/verify_rules.py`): a new rule cannot land
@@ -204,6 +285,10 @@ fn every_rule_is_verified_on_a_gpu() {
             .find(|line| line.starts_with(&format!("| {} |", rule.code())))
             .unwrap_or_else(|| panic!("docs/verified-on-gpu.md has no row for {}", rule.code()));
         let verdict = row.trim_end_matches('|').rsplit('|').next().unwrap_or_default().trim();
-        assert!(verdict.starts_with("ok"), "{}: verdict `{verdict}` on the GPU", rule.code());
+        assert!(
+            verdict.starts_with("ok"),
+            "{}: verdict `{verdict}` on the GPU",
+            rule.code()
+        );
     }
 }

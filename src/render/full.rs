@@ -78,9 +78,7 @@ impl ColorChoice {
         match self {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
-            }
+            ColorChoice::Auto => io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
         }
     }
 }

@@ -6,9 +6,7 @@ use super::Finding;
 
 /// Escapes a workflow-command message (`%`, CR, LF).
 fn escape_data(text: &str) -> String {
-    text.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
+    text.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
 }
 
 /// Escapes a workflow-command property value (also `:` and `,`).
@@ -19,11 +17,7 @@ fn escape_property(text: &str) -> String {
 pub fn render(out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {
     for finding in findings {
         let (start, end) = (finding.start(), finding.end());
-        let level = if finding.rule.is_some() {
-            "warning"
-        } else {
-            "error"
-        };
+        let level = if finding.rule.is_some() { "warning" } else { "error" };
         writeln!(
             out,
             "::{level} title={},file={},line={},col={},endLine={},endColumn={}::{}",

@@ -107,12 +107,7 @@ pub fn one_line(text: &str) -> Cow<'_, str> {
     Cow::Owned(lines.join(" "))
 }
 
-pub fn render(
-    out: &mut dyn Write,
-    format: OutputFormat,
-    findings: &[Finding],
-    color: ColorChoice,
-) -> io::Result<()> {
+pub fn render(out: &mut dyn Write, format: OutputFormat, findings: &[Finding], color: ColorChoice) -> io::Result<()> {
     match format {
         OutputFormat::Full => full::render(out, findings, color),
         OutputFormat::Concise => {

@@ -43,10 +43,7 @@ pub fn render(out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {
                     }
                 }],
             });
-            if let Some(index) = finding
-                .rule
-                .and_then(|rule| Rule::ALL.iter().position(|r| *r == rule))
-            {
+            if let Some(index) = finding.rule.and_then(|rule| Rule::ALL.iter().position(|r| *r == rule)) {
                 result["ruleIndex"] = json!(index);
             }
             result

@@ -4,7 +4,6 @@
 use ruff_python_ast::{Expr, ExprCall};
 use ruff_text_size::Ranged;
 
-
 use super::{method_call, report};
 use crate::checker::Checker;
 use crate::registry::Rule;
@@ -16,12 +15,21 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if let Some(qualified) = checker.callee(call) {
         let (message, help) = match &*qualified {
             "torch.distributed.barrier" => (
-                format!("`{}()` blocks the host until every rank and the GPU catch up", checker.slice(&*call.func)),
-                "drop it from the step: collectives already order the ranks; keep barriers for setup and checkpoints".to_string(),
+                format!(
+                    "`{}()` blocks the host until every rank and the GPU catch up",
+                    checker.slice(&*call.func)
+                ),
+                "drop it from the step: collectives already order the ranks; keep barriers for setup and checkpoints"
+                    .to_string(),
             ),
-            "torch.distributed.broadcast_object_list" | "torch.distributed.all_gather_object"
-            | "torch.distributed.gather_object" | "torch.distributed.scatter_object_list" => (
-                format!("`{}` pickles through the host and waits for the GPU", checker.slice(&*call.func)),
+            "torch.distributed.broadcast_object_list"
+            | "torch.distributed.all_gather_object"
+            | "torch.distributed.gather_object"
+            | "torch.distributed.scatter_object_list" => (
+                format!(
+                    "`{}` pickles through the host and waits for the GPU",
+                    checker.slice(&*call.func)
+                ),
                 "exchange tensors (`all_gather_into_tensor`) and keep them on the device".to_string(),
             ),
             _ => return,
@@ -30,13 +38,18 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         return;
     }
     if let Some((Expr::Name(name), "item")) = method_call(call) {
-        if let (true, Some(all_reduce)) = (call.arguments.is_empty(), checker.model().all_reduce_of(name.id.as_str())) {
+        if let (true, Some(all_reduce)) = (
+            call.arguments.is_empty(),
+            checker.model().all_reduce_of(name.id.as_str()),
+        ) {
             let metric = name.id.to_string();
             report(
                 checker,
                 Rule::BarrierInStep,
                 all_reduce,
-                format!("`{metric}` is all-reduced and read with `.item()` every step: every rank waits for the slowest"),
+                format!(
+                    "`{metric}` is all-reduced and read with `.item()` every step: every rank waits for the slowest"
+                ),
                 format!("accumulate `{metric}` on the device and all-reduce it once per log interval"),
             );
         }

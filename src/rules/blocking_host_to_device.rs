@@ -36,11 +36,19 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
 }
 
 fn factory(checker: &mut Checker, call: &ExprCall) {
-    let Some(device) = call.arguments.find_keyword("device") else { return };
-    if checker.model().device_of(&device.value).is_none_or(|d| d == Device::Cpu) {
+    let Some(device) = call.arguments.find_keyword("device") else {
+        return;
+    };
+    if checker
+        .model()
+        .device_of(&device.value)
+        .is_none_or(|d| d == Device::Cpu)
+    {
         return;
     }
-    let Some(data) = call.arguments.args.first() else { return };
+    let Some(data) = call.arguments.args.first() else {
+        return;
+    };
     // Copying a tensor that is already on the GPU does not touch the host.
     if checker.model().tensor(data).is_some_and(|f| f.device != Device::Cpu) {
         return;
@@ -55,7 +63,9 @@ fn factory(checker: &mut Checker, call: &ExprCall) {
     );
     let only_device = call.arguments.args.len() == 1
         && call.arguments.keywords.iter().all(|k| {
-            k.arg.as_ref().is_some_and(|a| matches!(a.as_str(), "device" | "dtype" | "requires_grad"))
+            k.arg
+                .as_ref()
+                .is_some_and(|a| matches!(a.as_str(), "device" | "dtype" | "requires_grad"))
         });
     if is_number_literal(data) && only_device {
         // `torch.tensor` / `th.as_tensor`: the same module; `tensor(...)` imported from torch:
@@ -84,7 +94,9 @@ fn factory(checker: &mut Checker, call: &ExprCall) {
 }
 
 fn method(checker: &mut Checker, call: &ExprCall) {
-    let Some((receiver, method)) = method_call(call) else { return };
+    let Some((receiver, method)) = method_call(call) else {
+        return;
+    };
     match method {
         "new_tensor" | "new" if checker.model().is_maybe_cuda_tensor(receiver) && !call.arguments.is_empty() => {
             let text = checker.slice(call);
@@ -97,7 +109,9 @@ fn method(checker: &mut Checker, call: &ExprCall) {
             );
         }
         "to" | "cuda" => {
-            let Kind::Tensor(facts) = checker.model().kind_of(receiver) else { return };
+            let Kind::Tensor(facts) = checker.model().kind_of(receiver) else {
+                return;
+            };
             if facts.device != Device::Cpu {
                 return;
             }
@@ -109,7 +123,11 @@ fn method(checker: &mut Checker, call: &ExprCall) {
             if non_blocking && (facts.pinned || facts.is_batch()) {
                 return;
             }
-            let target = if method == "cuda" { Some(Device::Cuda) } else { checker.model().target_device_of_to(call) };
+            let target = if method == "cuda" {
+                Some(Device::Cuda)
+            } else {
+                checker.model().target_device_of_to(call)
+            };
             if target.is_none_or(|d| d == Device::Cpu) {
                 return;
             }
@@ -121,7 +139,8 @@ fn method(checker: &mut Checker, call: &ExprCall) {
             } else if facts.is_batch() {
                 "add `non_blocking=True` and build the DataLoader with `pin_memory=True` (from pageable memory the copy still blocks)".to_string()
             } else {
-                "pin the source once (`.pin_memory()`) and copy with `non_blocking=True`, or create it on the GPU".to_string()
+                "pin the source once (`.pin_memory()`) and copy with `non_blocking=True`, or create it on the GPU"
+                    .to_string()
             };
             let mut diagnostic = Diagnostic::new(
                 Rule::BlockingHostToDevice,
@@ -149,7 +168,10 @@ fn non_blocking_edit(checker: &Checker, call: &ExprCall, method: &str) -> Option
     let arguments = &call.arguments;
     let max_positional = if method == "to" { 2 } else { 1 };
     if arguments.args.len() > max_positional
-        || arguments.args.iter().any(|arg| arg.is_starred_expr() || arg.is_boolean_literal_expr())
+        || arguments
+            .args
+            .iter()
+            .any(|arg| arg.is_starred_expr() || arg.is_boolean_literal_expr())
         || arguments.keywords.iter().any(|k| k.arg.is_none())
     {
         return None;

@@ -21,12 +21,19 @@ pub(crate) fn subscript(checker: &mut Checker, subscript: &ExprSubscript) {
     let index = checker.slice(&*subscript.slice);
     // In `x[:, m]` the mask is `m`.
     let mask = match subscript.slice.as_ref() {
-        Expr::Tuple(tuple) => tuple.elts.iter().find(|elt| checker.model().is_boolean_tensor(elt)).map_or(index, |m| checker.slice(m)),
+        Expr::Tuple(tuple) => tuple
+            .elts
+            .iter()
+            .find(|elt| checker.model().is_boolean_tensor(elt))
+            .map_or(index, |m| checker.slice(m)),
         _ => index,
     };
     let help = if mask == index {
         // `x * (x > 0)`, not `x * x > 0`.
-        let factor = if matches!(subscript.slice.as_ref(), Expr::Name(_) | Expr::Attribute(_) | Expr::Call(_)) {
+        let factor = if matches!(
+            subscript.slice.as_ref(),
+            Expr::Name(_) | Expr::Attribute(_) | Expr::Call(_)
+        ) {
             mask.to_string()
         } else {
             format!("({mask})")
@@ -72,7 +79,9 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
 /// `x[mask].sum()` -> `torch.where(mask, x, 0).sum()`; `x[mask].mean()` ->
 /// `torch.where(mask, x, 0).sum() / mask.sum()`.
 fn reduction_of_mask_read(checker: &mut Checker, call: &ExprCall) {
-    let Some((Expr::Subscript(read), method @ ("sum" | "mean"))) = method_call(call) else { return };
+    let Some((Expr::Subscript(read), method @ ("sum" | "mean"))) = method_call(call) else {
+        return;
+    };
     if !call.arguments.is_empty() || read.ctx != ExprContext::Load {
         return;
     }
@@ -90,7 +99,10 @@ fn reduction_of_mask_read(checker: &mut Checker, call: &ExprCall) {
     let replacement = if method == "sum" {
         format!("{torch}.where({mask}, {x}, 0).sum()")
     } else {
-        format!("({torch}.where({mask}, {x}, 0).sum() / {}.sum())", parenthesized(checker, &read.slice))
+        format!(
+            "({torch}.where({mask}, {x}, 0).sum() / {}.sum())",
+            parenthesized(checker, &read.slice)
+        )
     };
     let mut edits = vec![Edit::replace(call.range(), replacement.clone())];
     edits.extend(import);
@@ -98,8 +110,17 @@ fn reduction_of_mask_read(checker: &mut Checker, call: &ExprCall) {
     if super::edits::drops_comment(checker.source(), &edits) {
         return;
     }
-    let fix = if method == "sum" { Fix::safe(edits) } else { Fix::unsafe_(edits) };
-    checker.attach_fix(Rule::BooleanMaskRead, read.range(), format!("Replace with `{replacement}`"), fix);
+    let fix = if method == "sum" {
+        Fix::safe(edits)
+    } else {
+        Fix::unsafe_(edits)
+    };
+    checker.attach_fix(
+        Rule::BooleanMaskRead,
+        read.range(),
+        format!("Replace with `{replacement}`"),
+        fix,
+    );
 }
 
 /// Is `mask` an elementwise test of the tensor spelled `x` (`x > 0`, `~torch.isnan(x)`,
@@ -111,7 +132,11 @@ pub(crate) fn mask_is_elementwise_on(checker: &Checker, mask: &Expr, x: &str) ->
         Expr::Compare(compare) => {
             let compares_x = checker.slice(&*compare.left) == x
                 || (compare.comparators.len() == 1 && checker.slice(&compare.comparators[0]) == x);
-            compares_x && compare.ops.iter().all(|op| !matches!(op, CmpOp::In | CmpOp::NotIn | CmpOp::Is | CmpOp::IsNot))
+            compares_x
+                && compare
+                    .ops
+                    .iter()
+                    .all(|op| !matches!(op, CmpOp::In | CmpOp::NotIn | CmpOp::Is | CmpOp::IsNot))
         }
         Expr::UnaryOp(unary) if unary.op == UnaryOp::Invert => mask_is_elementwise_on(checker, &unary.operand, x),
         // Both sides have `x`'s shape, so the result does too.

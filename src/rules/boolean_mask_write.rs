@@ -14,7 +14,9 @@ use crate::semantic::Kind;
 
 /// The `x` and `mask` of a boolean-mask subscript target on a maybe-CUDA tensor.
 fn mask_target<'e>(checker: &Checker, target: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
-    let Expr::Subscript(subscript) = target else { return None };
+    let Expr::Subscript(subscript) = target else {
+        return None;
+    };
     (checker.model().is_maybe_cuda_tensor(&subscript.value) && checker.model().is_boolean_tensor(&subscript.slice))
         .then_some((&*subscript.value, &*subscript.slice))
 }
@@ -33,8 +35,12 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
         return;
     }
     let [target] = assign.targets.as_slice() else { return };
-    let Some((x, mask)) = mask_target(checker, target) else { return };
-    let Kind::Tensor(value) = checker.model().kind_of(&assign.value) else { return };
+    let Some((x, mask)) = mask_target(checker, target) else {
+        return;
+    };
+    let Kind::Tensor(value) = checker.model().kind_of(&assign.value) else {
+        return;
+    };
     let (x_text, mask_text, v) = (checker.slice(x), checker.slice(mask), checker.slice(&*assign.value));
     let (torch, import) = torch_name(checker);
     let replacement = format!("{x_text}.copy_({torch}.where({mask_text}, {v}, {x_text}))");
@@ -42,7 +48,9 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
         Rule::BooleanMaskWrite,
         target.range(),
         format!("`{x_text}[{mask_text}] = {v}` with a tensor value waits for the GPU (a Python scalar would not)"),
-        format!("write in place without a sync: `{replacement}` (a broadcastable value), or `{x_text}.masked_scatter_({mask_text}, {v})` (one value per selected element)"),
+        format!(
+            "write in place without a sync: `{replacement}` (a broadcastable value), or `{x_text}.masked_scatter_({mask_text}, {v})` (one value per selected element)"
+        ),
     );
     let fix_value = fixable(checker, x, mask, &assign.value).filter(|_| value.may_be_cuda());
     if let Some(v) = fix_value {
@@ -63,7 +71,9 @@ pub(crate) fn aug_assign(checker: &mut Checker, assign: &StmtAugAssign) {
     if !checker.enabled(Rule::BooleanMaskWrite) {
         return;
     }
-    let Some((x, mask)) = mask_target(checker, &assign.target) else { return };
+    let Some((x, mask)) = mask_target(checker, &assign.target) else {
+        return;
+    };
     let (x_text, mask_text, v) = (checker.slice(x), checker.slice(mask), checker.slice(&*assign.value));
     let op = assign.op.as_str();
     let (torch, import) = torch_name(checker);
@@ -126,11 +136,30 @@ fn fixable(checker: &Checker, x: &Expr, mask: &Expr, value: &Expr) -> Option<Str
 
 /// Collects the edits turning each `y[mask]` in `expr` into `y`; false when a boolean-mask read
 /// sits anywhere but under elementwise operations and shape-keeping methods.
-fn unmask(checker: &Checker, expr: &Expr, mask: &str, replacements: &mut Vec<(ruff_text_size::TextRange, String)>) -> bool {
+fn unmask(
+    checker: &Checker,
+    expr: &Expr,
+    mask: &str,
+    replacements: &mut Vec<(ruff_text_size::TextRange, String)>,
+) -> bool {
     /// Methods that keep the shape, so `y[m].detach()` is `y.detach()[m]`.
     const SHAPE_KEEPING: [&str; 16] = [
-        "detach", "clone", "contiguous", "float", "half", "double", "bfloat16", "int", "long", "bool", "to", "type",
-        "abs", "neg", "sigmoid", "exp",
+        "detach",
+        "clone",
+        "contiguous",
+        "float",
+        "half",
+        "double",
+        "bfloat16",
+        "int",
+        "long",
+        "bool",
+        "to",
+        "type",
+        "abs",
+        "neg",
+        "sigmoid",
+        "exp",
     ];
     if !reads_through_mask(checker, expr) {
         return true;
@@ -139,7 +168,10 @@ fn unmask(checker: &Checker, expr: &Expr, mask: &str, replacements: &mut Vec<(ru
         Expr::Subscript(subscript)
             if checker.slice(&*subscript.slice) == mask && !reads_through_mask(checker, &subscript.value) =>
         {
-            replacements.push((subscript.range(), super::edits::parenthesized(checker, &subscript.value)));
+            replacements.push((
+                subscript.range(),
+                super::edits::parenthesized(checker, &subscript.value),
+            ));
             true
         }
         Expr::BinOp(binary) if binary.op != Operator::MatMult => {
@@ -148,7 +180,11 @@ fn unmask(checker: &Checker, expr: &Expr, mask: &str, replacements: &mut Vec<(ru
         Expr::UnaryOp(unary) => unmask(checker, &unary.operand, mask, replacements),
         Expr::Call(call) => match method_call(call) {
             Some((receiver, method)) if SHAPE_KEEPING.contains(&method) => {
-                call.arguments.args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value)).all(|arg| !reads_through_mask(checker, arg))
+                call.arguments
+                    .args
+                    .iter()
+                    .chain(call.arguments.keywords.iter().map(|k| &k.value))
+                    .all(|arg| !reads_through_mask(checker, arg))
                     && unmask(checker, receiver, mask, replacements)
             }
             _ => false,
@@ -192,9 +228,10 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         (args.first(), args.get(2))
     } else {
         match method_call(call) {
-            Some((receiver, "masked_fill" | "masked_fill_")) if checker.model().is_maybe_cuda_tensor(receiver) => {
-                (Some(receiver), args.get(1).or(call.arguments.find_keyword("value").map(|k| &k.value)))
-            }
+            Some((receiver, "masked_fill" | "masked_fill_")) if checker.model().is_maybe_cuda_tensor(receiver) => (
+                Some(receiver),
+                args.get(1).or(call.arguments.find_keyword("value").map(|k| &k.value)),
+            ),
             _ => return,
         }
     };

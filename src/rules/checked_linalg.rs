@@ -15,8 +15,14 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     }
     let qualified = checker.callee(call);
     let function = match qualified.as_deref() {
-        Some(q @ ("torch.linalg.inv" | "torch.linalg.solve" | "torch.linalg.cholesky" | "torch.linalg.eigh"
-        | "torch.linalg.svd" | "torch.inverse")) => q.rsplit('.').next().unwrap_or(q),
+        Some(
+            q @ ("torch.linalg.inv"
+            | "torch.linalg.solve"
+            | "torch.linalg.cholesky"
+            | "torch.linalg.eigh"
+            | "torch.linalg.svd"
+            | "torch.inverse"),
+        ) => q.rsplit('.').next().unwrap_or(q),
         Some(_) => return,
         None => {
             if let Some((receiver, "inverse")) = method_call(call) {

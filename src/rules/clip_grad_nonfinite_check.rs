@@ -13,12 +13,17 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         return;
     }
     let qualified = checker.callee(call);
-    if !matches!(qualified.as_deref(), Some("torch.nn.utils.clip_grad_norm_" | "torch.nn.utils.clip_grad.clip_grad_norm_")) {
+    if !matches!(
+        qualified.as_deref(),
+        Some("torch.nn.utils.clip_grad_norm_" | "torch.nn.utils.clip_grad.clip_grad_norm_")
+    ) {
         return;
     }
     // `clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)`
     let keyword = call.arguments.find_keyword("error_if_nonfinite");
-    let Some(value) = keyword.map(|k| &k.value).or_else(|| call.arguments.args.get(3)) else { return };
+    let Some(value) = keyword.map(|k| &k.value).or_else(|| call.arguments.args.get(3)) else {
+        return;
+    };
     if !matches!(value, Expr::BooleanLiteral(b) if b.value) {
         return;
     }
@@ -37,7 +42,10 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
             // After the previous argument's closing parentheses, if it is parenthesized.
             let between = &checker.source()[ruff_text_size::TextRange::new(previous, value.start())];
             let previous = previous + ruff_text_size::TextSize::from(between.find(',').unwrap_or(0) as u32);
-            Some(crate::diagnostic::Edit::delete(ruff_text_size::TextRange::new(previous, value.end())))
+            Some(crate::diagnostic::Edit::delete(ruff_text_size::TextRange::new(
+                previous,
+                value.end(),
+            )))
         }
         None => None,
     };

@@ -32,11 +32,13 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
 /// Python-list lengths and `reduction="sum"` or `"none"` (the default mean still blocks).
 fn is_cudnn_forward(checker: &Checker, call: &ExprCall) -> bool {
     let args = &call.arguments.args;
-    let targets_on_cpu = args
-        .get(1)
-        .is_some_and(|t| checker.model().tensor(t).is_some_and(|f| f.device == crate::semantic::Device::Cpu));
-    let lengths_are_lists = args.len() >= 4
-        && args[2..4].iter().all(|l| checker.model().kind_of(l) == Kind::List);
+    let targets_on_cpu = args.get(1).is_some_and(|t| {
+        checker
+            .model()
+            .tensor(t)
+            .is_some_and(|f| f.device == crate::semantic::Device::Cpu)
+    });
+    let lengths_are_lists = args.len() >= 4 && args[2..4].iter().all(|l| checker.model().kind_of(l) == Kind::List);
     let reduction = call.arguments.find_keyword("reduction").and_then(|k| match &k.value {
         ruff_python_ast::Expr::StringLiteral(s) => Some(s.value.to_str().to_string()),
         _ => None,

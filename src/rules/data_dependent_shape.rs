@@ -11,7 +11,10 @@ use crate::registry::Rule;
 /// A data-dependent tensor: the op that made it is reported where it runs; here its size flows
 /// into Python.
 fn is_data_dependent_value(checker: &Checker, expr: &Expr) -> bool {
-    checker.model().tensor(expr).is_some_and(|facts| facts.data_dependent && facts.may_be_cuda())
+    checker
+        .model()
+        .tensor(expr)
+        .is_some_and(|facts| facts.data_dependent && facts.may_be_cuda())
 }
 
 fn flag(checker: &mut Checker, range: TextRange, tensor: &Expr, what: &str) {
@@ -45,7 +48,9 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         return;
     }
     let operand = match call.func.as_ref() {
-        Expr::Name(name) if name.id.as_str() == "len" && checker.model().is_builtin("len") => call.arguments.args.first(),
+        Expr::Name(name) if name.id.as_str() == "len" && checker.model().is_builtin("len") => {
+            call.arguments.args.first()
+        }
         _ if checker.is_call_to(call, "torch.numel") => call.arguments.args.first(),
         _ => None,
     };

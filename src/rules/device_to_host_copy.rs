@@ -36,7 +36,9 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         }
         return;
     }
-    let Some((receiver, method)) = method_call(call) else { return };
+    let Some((receiver, method)) = method_call(call) else {
+        return;
+    };
     let to_cpu = match method {
         "cpu" => call.arguments.is_empty(),
         "to" => {
@@ -51,7 +53,10 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     let is_module = matches!(checker.model().kind_of(receiver), Kind::Module(_));
     let (message, help) = if is_module {
         (
-            format!("`{}` moves every parameter to the host and waits for the GPU", checker.slice(call)),
+            format!(
+                "`{}` moves every parameter to the host and waits for the GPU",
+                checker.slice(call)
+            ),
             "move the model once, outside the loop".to_string(),
         )
     } else {
@@ -72,8 +77,14 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
     }
     for target in &assign.targets {
         let Expr::Subscript(subscript) = target else { continue };
-        let target_on_cpu = checker.model().tensor(&subscript.value).is_some_and(|f| f.device == Device::Cpu);
-        let value_on_cuda = checker.model().tensor(&assign.value).is_some_and(|f| f.device == Device::Cuda);
+        let target_on_cpu = checker
+            .model()
+            .tensor(&subscript.value)
+            .is_some_and(|f| f.device == Device::Cpu);
+        let value_on_cuda = checker
+            .model()
+            .tensor(&assign.value)
+            .is_some_and(|f| f.device == Device::Cuda);
         if target_on_cpu && value_on_cuda {
             let host = checker.slice(&*subscript.value);
             let value = checker.slice(&*assign.value);
@@ -82,7 +93,9 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
                 Rule::DeviceToHostCopy,
                 assign.range(),
                 format!("storing the GPU value `{value}` into the CPU tensor `{host}` waits for the GPU"),
-                format!("keep `{host}` on the device (`torch.zeros(..., device=...)`) and copy it to the host once, after the loop"),
+                format!(
+                    "keep `{host}` on the device (`torch.zeros(..., device=...)`) and copy it to the host once, after the loop"
+                ),
             );
         }
     }

@@ -21,7 +21,11 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         return;
     }
     // Parameters that live on the host are validated without waiting for the GPU.
-    let values = call.arguments.args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value));
+    let values = call
+        .arguments
+        .args
+        .iter()
+        .chain(call.arguments.keywords.iter().map(|k| &k.value));
     if !values.into_iter().any(|value| super::may_be_cuda(checker, value, true)) {
         return;
     }
@@ -35,12 +39,18 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         Rule::DistributionValidation,
         call.range(),
         format!("`{name}(...)` validates its arguments on the host and waits for the GPU"),
-        "pass `validate_args=False`, or call `torch.distributions.Distribution.set_default_validate_args(False)` once".to_string(),
+        "pass `validate_args=False`, or call `torch.distributions.Distribution.set_default_validate_args(False)` once"
+            .to_string(),
     );
     if call.arguments.find_keyword("validate_args").is_none() {
         // Invalid parameters are no longer caught: unsafe.
         // Not when `**kwargs` may pass it already.
-        let edit = call.arguments.keywords.iter().all(|k| k.arg.is_some()).then(|| add_argument(checker, call, "validate_args=False"));
+        let edit = call
+            .arguments
+            .keywords
+            .iter()
+            .all(|k| k.arg.is_some())
+            .then(|| add_argument(checker, call, "validate_args=False"));
         if let Some(edit) = edit.flatten() {
             diagnostic = diagnostic.with_fix("Add `validate_args=False`", Fix::unsafe_(vec![edit]));
         }
@@ -50,11 +60,18 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
 
 /// `d.log_prob(x)` on a validating distribution checks `x` against the support on the host.
 fn sample_check(checker: &mut Checker, call: &ExprCall) {
-    let Some((receiver, method @ ("log_prob" | "cdf" | "icdf"))) = super::method_call(call) else { return };
+    let Some((receiver, method @ ("log_prob" | "cdf" | "icdf"))) = super::method_call(call) else {
+        return;
+    };
     if checker.model().kind_of(receiver) != (crate::semantic::Kind::Distribution { validating: true }) {
         return;
     }
-    if !call.arguments.args.first().is_some_and(|value| super::may_be_cuda(checker, value, true)) {
+    if !call
+        .arguments
+        .args
+        .first()
+        .is_some_and(|value| super::may_be_cuda(checker, value, true))
+    {
         return;
     }
     let text = checker.slice(receiver);

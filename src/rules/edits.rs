@@ -18,9 +18,7 @@ pub(crate) fn add_argument_in(source: &str, call: &ExprCall, text: &str) -> Opti
     let close = call.arguments.end() - TextSize::from(1);
     match call.arguments.iter_source_order().last() {
         None => Some(Edit::insert(close, text)),
-        Some(_) if matches!(call.arguments.args.first(), Some(Expr::Generator(g)) if !g.parenthesized) => {
-            None
-        }
+        Some(_) if matches!(call.arguments.args.first(), Some(Expr::Generator(g)) if !g.parenthesized) => None,
         Some(last) => {
             let between = &source[TextRange::new(last.end(), close)];
             match separator_comma(between) {
@@ -83,11 +81,7 @@ fn closing_parens(between: &str) -> usize {
 /// a call written one argument per line, the keyword's whole line goes.
 pub(crate) fn remove_keyword(checker: &Checker, call: &ExprCall, name: &str) -> Option<Edit> {
     let source = checker.source();
-    let ordered: Vec<TextRange> = call
-        .arguments
-        .iter_source_order()
-        .map(|arg| arg.range())
-        .collect();
+    let ordered: Vec<TextRange> = call.arguments.iter_source_order().map(|arg| arg.range()).collect();
     let keyword = call.arguments.find_keyword(name)?;
     let index = ordered.iter().position(|range| *range == keyword.range())?;
     let close = call.arguments.end() - TextSize::from(1);
@@ -165,11 +159,7 @@ pub(crate) fn drops_comment(source: &str, edits: &[Edit]) -> bool {
     edits.iter().any(|edit| {
         let text = &source[edit.range];
         text.match_indices('#').any(|(index, _)| {
-            let comment = text[index..]
-                .split(['\n', '\r'])
-                .next()
-                .unwrap_or_default()
-                .trim_end();
+            let comment = text[index..].split(['\n', '\r']).next().unwrap_or_default().trim_end();
             !edit.content.contains(comment)
         })
     })
@@ -216,10 +206,7 @@ pub(crate) fn torch_name(checker: &Checker) -> (String, Option<Edit>) {
         // `torch` is shadowed by something else: no safe way to spell it.
         return ("torch".to_string(), None);
     }
-    (
-        "torch".to_string(),
-        Some(import_edit(checker, "import torch")),
-    )
+    ("torch".to_string(), Some(import_edit(checker, "import torch")))
 }
 
 /// Inserts `statement` at the top of the file's import block (after a docstring and
@@ -238,8 +225,7 @@ pub(crate) fn import_edit(checker: &Checker, statement: &str) -> Edit {
     let body = checker.module_body();
     let mut position = None;
     for (index, stmt) in body.iter().enumerate() {
-        let is_docstring =
-            index == 0 && matches!(stmt, Stmt::Expr(expr) if expr.value.is_string_literal_expr());
+        let is_docstring = index == 0 && matches!(stmt, Stmt::Expr(expr) if expr.value.is_string_literal_expr());
         let is_future = matches!(stmt, Stmt::ImportFrom(import)
             if import.module.as_ref().is_some_and(|m| m.id.as_str() == "__future__"));
         if is_docstring || is_future {
@@ -249,8 +235,7 @@ pub(crate) fn import_edit(checker: &Checker, statement: &str) -> Edit {
         if position.is_none() || matches!(stmt, Stmt::Import(_) | Stmt::ImportFrom(_)) {
             // Never before the docstring (`"""doc"""; import os`).
             let start = line_start(source, stmt.start());
-            position =
-                Some(position.map_or(start, |after_header: TextSize| after_header.max(start)));
+            position = Some(position.map_or(start, |after_header: TextSize| after_header.max(start)));
         }
         break;
     }

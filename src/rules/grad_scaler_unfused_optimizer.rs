@@ -14,12 +14,18 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if !checker.enabled(Rule::GradScalerUnfusedOptimizer) {
         return;
     }
-    let Some((scaler, "step")) = method_call(call) else { return };
+    let Some((scaler, "step")) = method_call(call) else {
+        return;
+    };
     if checker.model().kind_of(scaler) != Kind::GradScaler {
         return;
     }
-    let Some(optimizer) = call.arguments.args.first() else { return };
-    let Kind::Optimizer(facts) = checker.model().kind_of(optimizer) else { return };
+    let Some(optimizer) = call.arguments.args.first() else {
+        return;
+    };
+    let Kind::Optimizer(facts) = checker.model().kind_of(optimizer) else {
+        return;
+    };
     if facts.fused {
         return;
     }
@@ -49,10 +55,15 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
 fn fused_edit(checker: &Checker, constructor: TextRange) -> Option<Edit> {
     let call = edits::call_at(checker.source(), constructor)?;
     let arguments = &call.arguments;
-    let conflicting = ["foreach", "differentiable"]
-        .iter()
-        .any(|name| arguments.find_keyword(name).is_some_and(|k| !matches!(&k.value, Expr::BooleanLiteral(b) if !b.value) && !k.value.is_none_literal_expr()));
-    if conflicting || arguments.keywords.iter().any(|k| k.arg.is_none()) || arguments.args.iter().any(Expr::is_starred_expr) {
+    let conflicting = ["foreach", "differentiable"].iter().any(|name| {
+        arguments.find_keyword(name).is_some_and(|k| {
+            !matches!(&k.value, Expr::BooleanLiteral(b) if !b.value) && !k.value.is_none_literal_expr()
+        })
+    });
+    if conflicting
+        || arguments.keywords.iter().any(|k| k.arg.is_none())
+        || arguments.args.iter().any(Expr::is_starred_expr)
+    {
         return None;
     }
     match arguments.find_keyword("fused") {

@@ -46,7 +46,11 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
             _ => return,
         },
     };
-    if args.iter().take(2).any(|arg| torch_input_may_be_cuda(checker, Some(arg))) {
+    if args
+        .iter()
+        .take(2)
+        .any(|arg| torch_input_may_be_cuda(checker, Some(arg)))
+    {
         report(
             checker,
             Rule::HostComparison,

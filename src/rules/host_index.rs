@@ -61,7 +61,9 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
                 checker,
                 Rule::HostIndex,
                 target.range(),
-                format!("writing into a GPU tensor through the host index `{text}` copies it to the GPU behind queued work"),
+                format!(
+                    "writing into a GPU tensor through the host index `{text}` copies it to the GPU behind queued work"
+                ),
                 "build the index on the device once, outside the loop".to_string(),
             );
             continue;

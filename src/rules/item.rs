@@ -12,7 +12,9 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if !checker.enabled(Rule::Item) {
         return;
     }
-    let Some((receiver, method)) = method_call(call) else { return };
+    let Some((receiver, method)) = method_call(call) else {
+        return;
+    };
     let receiver_text = super::receiver_text(checker, receiver);
     match method {
         "item" if call.arguments.is_empty() && may_be_cuda(checker, receiver, true) => {

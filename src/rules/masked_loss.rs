@@ -33,7 +33,10 @@ fn strip_casts(expr: &Expr) -> &Expr {
 /// A variable assigned a masked read first (`sel = x[mask]`).
 fn masked_variable(checker: &Checker, expr: &Expr) -> bool {
     let Expr::Name(name) = expr else { return false };
-    let value = checker.model().lookup(name.id.as_str()).and_then(|binding| binding.value);
+    let value = checker
+        .model()
+        .lookup(name.id.as_str())
+        .and_then(|binding| binding.value);
     value.is_some_and(|value| masked(checker, value).is_some())
 }
 
@@ -50,7 +53,9 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         return;
     }
     let args = &call.arguments.args;
-    let (Some(input), Some(target)) = (args.first(), args.get(1)) else { return };
+    let (Some(input), Some(target)) = (args.first(), args.get(1)) else {
+        return;
+    };
     let (input_masked, target_masked) = (masked(checker, input), masked(checker, target));
     let (input_read, target_read) = (strip_casts(input), strip_casts(target));
     let masked_somewhere = input_masked.is_some()
@@ -101,17 +106,24 @@ fn ignore_index_fix(
     labels: &Expr,
     mask: &Expr,
 ) -> Option<(String, Fix)> {
-    let reduction_none = call.arguments.find_keyword("reduction").is_some_and(|k| {
-        matches!(&k.value, Expr::StringLiteral(s) if s.value.to_str() == "none")
-    });
+    let reduction_none = call
+        .arguments
+        .find_keyword("reduction")
+        .is_some_and(|k| matches!(&k.value, Expr::StringLiteral(s) if s.value.to_str() == "none"));
     // `reduction="none"` would return one loss per position instead of one per kept position;
     // `**kwargs` may hold `ignore_index` already.
-    if reduction_none || call.arguments.keywords.iter().any(|k| k.arg.is_none()) || call.arguments.args.iter().any(Expr::is_starred_expr) {
+    if reduction_none
+        || call.arguments.keywords.iter().any(|k| k.arg.is_none())
+        || call.arguments.args.iter().any(Expr::is_starred_expr)
+    {
         return None;
     }
     let labels_text = checker.slice(labels);
     let mask_definition = match mask {
-        Expr::Name(name) => checker.model().lookup(name.id.as_str()).and_then(|binding| binding.value),
+        Expr::Name(name) => checker
+            .model()
+            .lookup(name.id.as_str())
+            .and_then(|binding| binding.value),
         other => Some(other),
     };
     // `m = target != IGN` with IGN a number or a constant: the mask drops exactly the targets
@@ -141,21 +153,36 @@ fn ignore_index_fix(
         Some(ignored) => (labels_atom, checker.slice(ignored).to_string()),
         None => {
             let not_mask = match mask {
-                Expr::Name(_) | Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_) => format!("~{}", checker.slice(mask)),
+                Expr::Name(_) | Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_) => {
+                    format!("~{}", checker.slice(mask))
+                }
                 _ => format!("~({})", checker.slice(mask)),
             };
-            (format!("{labels_atom}.masked_fill({not_mask}, -100)"), "-100".to_string())
+            (
+                format!("{labels_atom}.masked_fill({not_mask}, -100)"),
+                "-100".to_string(),
+            )
         }
     };
     let (new_input, new_target) = match permuted {
         Some(base) => (checker.slice(base).to_string(), new_target),
-        None => (format!("{}.flatten(0, -2)", super::edits::parenthesized(checker, logits)), format!("{new_target}.flatten()")),
+        None => (
+            format!("{}.flatten(0, -2)", super::edits::parenthesized(checker, logits)),
+            format!("{new_target}.flatten()"),
+        ),
     };
     let args = &call.arguments.args;
     let mut edits = vec![
         Edit::replace(args[0].range(), new_input),
         Edit::replace(args[1].range(), new_target),
     ];
-    edits.push(super::edits::add_argument(checker, call, &format!("ignore_index={ignore_index}"))?);
-    Some((format!("Pass the unmasked tensors with `ignore_index={ignore_index}`"), Fix::unsafe_(edits)))
+    edits.push(super::edits::add_argument(
+        checker,
+        call,
+        &format!("ignore_index={ignore_index}"),
+    )?);
+    Some((
+        format!("Pass the unmasked tensors with `ignore_index={ignore_index}`"),
+        Fix::unsafe_(edits),
+    ))
 }

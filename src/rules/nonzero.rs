@@ -21,7 +21,14 @@ fn nonzero_condition<'e>(checker: &Checker, call: &'e ExprCall) -> Option<(&'e E
         Some(_) => None,
         None => match method_call(call) {
             Some((receiver, method @ ("nonzero" | "argwhere"))) if checker.model().is_maybe_cuda_tensor(receiver) => {
-                Some((receiver, if method == "nonzero" { ".nonzero()" } else { ".argwhere()" }))
+                Some((
+                    receiver,
+                    if method == "nonzero" {
+                        ".nonzero()"
+                    } else {
+                        ".argwhere()"
+                    },
+                ))
             }
             _ => None,
         },
@@ -32,7 +39,9 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if !checker.enabled(Rule::Nonzero) {
         return;
     }
-    let Some((condition, kind)) = nonzero_condition(checker, call) else { return };
+    let Some((condition, kind)) = nonzero_condition(checker, call) else {
+        return;
+    };
     // Name the function as the code spells it (`nonzero`, `th.where`), methods by their kind.
     let what = if kind.starts_with('.') {
         kind.to_string()
@@ -47,7 +56,9 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         checker,
         Rule::Nonzero,
         call.range(),
-        format!("`{what}` returns as many elements as are true in `{condition_text}`, so the host waits for the GPU to count them"),
+        format!(
+            "`{what}` returns as many elements as are true in `{condition_text}`, so the host waits for the GPU to count them"
+        ),
         format!(
             "keep the shape: `torch.where({condition_text}, a, b)`, `x.masked_fill({condition_text}, v)`, or `torch.nonzero_static({condition_text}, size=N)`"
         ),
@@ -59,9 +70,15 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
     if !checker.enabled(Rule::Nonzero) {
         return;
     }
-    let [Expr::Subscript(target)] = assign.targets.as_slice() else { return };
-    let Expr::Call(index) = target.slice.as_ref() else { return };
-    let Some((condition, _)) = nonzero_condition(checker, index) else { return };
+    let [Expr::Subscript(target)] = assign.targets.as_slice() else {
+        return;
+    };
+    let Expr::Call(index) = target.slice.as_ref() else {
+        return;
+    };
+    let Some((condition, _)) = nonzero_condition(checker, index) else {
+        return;
+    };
     let as_tuple = match index.func.as_ref() {
         _ if checker.model().is_call_to(index, "torch.where") => true,
         _ => super::keyword_is_true(index, "as_tuple"),
@@ -83,5 +100,10 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
     if super::edits::drops_comment(checker.source(), &edits) {
         return;
     }
-    checker.attach_fix(Rule::Nonzero, index.range(), format!("Replace with `{replacement}`"), Fix::safe(edits));
+    checker.attach_fix(
+        Rule::Nonzero,
+        index.range(),
+        format!("Replace with `{replacement}`"),
+        Fix::safe(edits),
+    );
 }

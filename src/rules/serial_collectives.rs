@@ -32,19 +32,32 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         return;
     }
     let Some(qualified) = checker.callee(call) else { return };
-    let Some(collective) = qualified.strip_prefix("torch.distributed.") else { return };
+    let Some(collective) = qualified.strip_prefix("torch.distributed.") else {
+        return;
+    };
     if !matches!(
         collective,
-        "all_reduce" | "all_gather" | "broadcast" | "reduce_scatter" | "reduce" | "all_gather_into_tensor" | "reduce_scatter_tensor"
+        "all_reduce"
+            | "all_gather"
+            | "broadcast"
+            | "reduce_scatter"
+            | "reduce"
+            | "all_gather_into_tensor"
+            | "reduce_scatter_tensor"
     ) || keyword_is_true(call, "async_op")
     {
         return;
     }
     // Per tensor: the collective's tensor comes from the innermost loop's variable.
-    let Some(innermost) = checker.model().innermost_loop() else { return };
+    let Some(innermost) = checker.model().innermost_loop() else {
+        return;
+    };
     let mut names = Vec::new();
     call.arguments.args.iter().for_each(|arg| roots(arg, &mut names));
-    if !names.iter().any(|name| innermost.targets.iter().any(|target| target.as_str() == *name)) {
+    if !names
+        .iter()
+        .any(|name| innermost.targets.iter().any(|target| target.as_str() == *name))
+    {
         return;
     }
     let func = checker.slice(&*call.func);

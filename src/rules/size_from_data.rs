@@ -32,7 +32,11 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
             }
         }
         Some("torch.repeat_interleave") => {
-            let repeats = if call.arguments.args.len() == 1 { argument(call, "repeats", 0) } else { argument(call, "repeats", 1) };
+            let repeats = if call.arguments.args.len() == 1 {
+                argument(call, "repeats", 0)
+            } else {
+                argument(call, "repeats", 1)
+            };
             repeat_interleave(checker, call, repeats);
         }
         Some(_) => {}

@@ -22,8 +22,10 @@ fn flag(checker: &mut Checker, expr: &Expr, message: String, help: &str) {
     report(checker, Rule::TensorAsNumber, expr.range(), message, help.to_string());
 }
 
-const KEEP_ON_DEVICE: &str = "keep the computation on the device (`torch.where`, `torch.clamp`, tensor ops) instead of a Python number";
-const STATIC_SIZE: &str = "use a size known on the host (`x.shape[0]`, a config value), or keep the full shape and mask with `torch.where`";
+const KEEP_ON_DEVICE: &str =
+    "keep the computation on the device (`torch.where`, `torch.clamp`, tensor ops) instead of a Python number";
+const STATIC_SIZE: &str =
+    "use a size known on the host (`x.shape[0]`, a config value), or keep the full shape and mask with `torch.where`";
 
 pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if !checker.enabled(Rule::TensorAsNumber) {
@@ -38,7 +40,12 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         match name {
             "float" | "int" | "bool" | "complex" if args.len() == 1 && is_cuda_tensor(checker, &args[0]) => {
                 let arg = checker.slice(&args[0]);
-                flag(checker, &call.func, format!("`{name}({arg})` reads a GPU value on the host and waits for the GPU"), KEEP_ON_DEVICE);
+                flag(
+                    checker,
+                    &call.func,
+                    format!("`{name}({arg})` reads a GPU value on the host and waits for the GPU"),
+                    KEEP_ON_DEVICE,
+                );
             }
             "max" | "min" | "sorted" if args.iter().any(|arg| is_cuda_tensor(checker, arg)) => {
                 let help = if name == "sorted" {
@@ -46,10 +53,20 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
                 } else {
                     "use `torch.maximum`/`torch.minimum` or `t.amax()`/`t.amin()` and keep the result on the device"
                 };
-                flag(checker, &call.func, format!("builtin `{name}()` compares GPU values on the host, one sync per comparison"), help);
+                flag(
+                    checker,
+                    &call.func,
+                    format!("builtin `{name}()` compares GPU values on the host, one sync per comparison"),
+                    help,
+                );
             }
             "range" if args.iter().any(|arg| is_cuda_tensor(checker, arg)) => {
-                flag(checker, &call.func, "`range()` of a GPU tensor reads its value on the host".to_string(), STATIC_SIZE);
+                flag(
+                    checker,
+                    &call.func,
+                    "`range()` of a GPU tensor reads its value on the host".to_string(),
+                    STATIC_SIZE,
+                );
             }
             _ => {}
         }
@@ -63,8 +80,17 @@ fn method_or_torch_call(checker: &mut Checker, call: &ExprCall) {
     if let Some(qualified) = checker.callee(call) {
         if torch_api::is_math_function(&qualified) {
             if let Some(arg) = args.iter().find(|arg| is_cuda_tensor(checker, arg)) {
-                let text = format!("`{}({})` reads a GPU value on the host", checker.slice(&*call.func), checker.slice(arg));
-                flag(checker, &call.func, text, "use the torch function (`torch.sqrt`, `torch.isfinite`, ...) and keep the result on the device");
+                let text = format!(
+                    "`{}({})` reads a GPU value on the host",
+                    checker.slice(&*call.func),
+                    checker.slice(arg)
+                );
+                flag(
+                    checker,
+                    &call.func,
+                    text,
+                    "use the torch function (`torch.sqrt`, `torch.isfinite`, ...) and keep the result on the device",
+                );
             }
             return;
         }
@@ -77,18 +103,30 @@ fn method_or_torch_call(checker: &mut Checker, call: &ExprCall) {
             _ => &[],
         };
         if let Some(arg) = sized_argument(checker, call, size_positions) {
-            let text = format!("the GPU tensor `{}` is used as a size in `{}`", checker.slice(arg), checker.slice(&*call.func));
+            let text = format!(
+                "the GPU tensor `{}` is used as a size in `{}`",
+                checker.slice(arg),
+                checker.slice(&*call.func)
+            );
             flag(checker, arg, text, STATIC_SIZE);
             return;
         }
         if matches!(&*qualified, "torch.tensor" | "torch.as_tensor") {
             // A list of GPU scalars (a tensor sequence); a single tensor is copied on the device.
-            let of_tensors = args.first().is_some_and(|data| {
-                matches!(checker.model().kind_of(data), Kind::TensorSequence(facts) if facts.may_be_cuda())
-            });
+            let of_tensors = args.first().is_some_and(
+                |data| matches!(checker.model().kind_of(data), Kind::TensorSequence(facts) if facts.may_be_cuda()),
+            );
             if of_tensors {
-                let text = format!("`{}` reads each GPU scalar on the host to build a new tensor", checker.slice(call));
-                flag(checker, &call.func, text, "use `torch.stack([...])`, which stays on the device");
+                let text = format!(
+                    "`{}` reads each GPU scalar on the host to build a new tensor",
+                    checker.slice(call)
+                );
+                flag(
+                    checker,
+                    &call.func,
+                    text,
+                    "use `torch.stack([...])`, which stays on the device",
+                );
             }
             return;
         }
@@ -97,7 +135,9 @@ fn method_or_torch_call(checker: &mut Checker, call: &ExprCall) {
         }
         return;
     }
-    let Some((receiver, method)) = method_call(call) else { return };
+    let Some((receiver, method)) = method_call(call) else {
+        return;
+    };
     if !checker.model().is_maybe_cuda_tensor(receiver) {
         return;
     }
@@ -109,7 +149,10 @@ fn method_or_torch_call(checker: &mut Checker, call: &ExprCall) {
         _ => &[],
     };
     if let Some(arg) = sized_argument(checker, call, positions) {
-        let text = format!("the GPU tensor `{}` is used as a size in `.{method}()`", checker.slice(arg));
+        let text = format!(
+            "the GPU tensor `{}` is used as a size in `.{method}()`",
+            checker.slice(arg)
+        );
         flag(checker, arg, text, STATIC_SIZE);
     } else if method == "split" {
         split_sizes(checker, call.arguments.args.first());
@@ -120,7 +163,9 @@ fn method_or_torch_call(checker: &mut Checker, call: &ExprCall) {
 fn sized_argument<'e>(checker: &Checker, call: &'e ExprCall, positions: &[usize]) -> Option<&'e Expr> {
     let keyword_sizes = ["size", "k", "steps", "end", "n", "length"];
     let positional = positions.iter().filter_map(|&i| call.arguments.args.get(i));
-    let keywords = keyword_sizes.iter().filter_map(|name| call.arguments.find_keyword(name).map(|k| &k.value));
+    let keywords = keyword_sizes
+        .iter()
+        .filter_map(|name| call.arguments.find_keyword(name).map(|k| &k.value));
     positional.chain(keywords).find_map(|arg| match arg {
         Expr::Tuple(tuple) => tuple.elts.iter().find(|elt| is_cuda_tensor(checker, elt)),
         Expr::List(list) => list.elts.iter().find(|elt| is_cuda_tensor(checker, elt)),
@@ -132,7 +177,9 @@ fn sized_argument<'e>(checker: &Checker, call: &'e ExprCall, positions: &[usize]
 /// so SYNC102 does not report the same `.tolist()` again.
 fn split_sizes(checker: &mut Checker, sizes: Option<&Expr>) {
     let Some(Expr::Call(inner)) = sizes else { return };
-    let Some((receiver, "tolist")) = method_call(inner) else { return };
+    let Some((receiver, "tolist")) = method_call(inner) else {
+        return;
+    };
     if !checker.model().is_maybe_cuda_tensor(receiver) {
         return;
     }

@@ -70,7 +70,11 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     }
     if let Some((receiver, "format")) = method_call(call) {
         if matches!(receiver, Expr::StringLiteral(_)) {
-            if let Some(arg) = args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value)).find(|a| is_cuda_tensor(checker, a)) {
+            if let Some(arg) = args
+                .iter()
+                .chain(call.arguments.keywords.iter().map(|k| &k.value))
+                .find(|a| is_cuda_tensor(checker, a))
+            {
                 flag(checker, arg, "`str.format` of");
             }
         }

@@ -53,7 +53,11 @@ pub(crate) fn bool_op(checker: &mut Checker, bool_op: &ExprBoolOp) {
     if !checker.enabled(Rule::TensorTruthiness) {
         return;
     }
-    let operator = if bool_op.op == BoolOp::And { "`and` on" } else { "`or` on" };
+    let operator = if bool_op.op == BoolOp::And {
+        "`and` on"
+    } else {
+        "`or` on"
+    };
     let (_, tested) = bool_op.values.split_last().expect("a BoolOp has at least two values");
     for value in tested {
         if is_cuda_tensor(checker, value) {
@@ -92,8 +96,12 @@ pub(crate) fn assert(checker: &mut Checker, assert: &StmtAssert) {
         Some(msg) => format!("{torch}._assert_async({condition}, {})", checker.slice(&**msg)),
         None => format!("{torch}._assert_async({condition})"),
     };
-    let mut diagnostic =
-        Diagnostic::new(Rule::TensorTruthiness, assert.test.range(), message, format!("check on the device: `{replacement}`"));
+    let mut diagnostic = Diagnostic::new(
+        Rule::TensorTruthiness,
+        assert.test.range(),
+        message,
+        format!("check on the device: `{replacement}`"),
+    );
     let mut edits = vec![Edit::replace(assert.range(), replacement.clone())];
     edits.extend(import);
     if fixable && !super::edits::drops_comment(checker.source(), &edits) {

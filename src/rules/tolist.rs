@@ -11,7 +11,9 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if !checker.enabled(Rule::Tolist) {
         return;
     }
-    let Some((receiver, "tolist")) = method_call(call) else { return };
+    let Some((receiver, "tolist")) = method_call(call) else {
+        return;
+    };
     if !call.arguments.is_empty() || !checker.model().is_maybe_cuda_tensor(receiver) {
         return;
     }

@@ -21,11 +21,14 @@ fn unique_input<'e>(checker: &Checker, call: &'e ExprCall) -> Option<(&'e Expr, 
             Some((receiver, method @ ("unique" | "unique_consecutive" | "bincount")))
                 if checker.model().is_maybe_cuda_tensor(receiver) =>
             {
-                Some((receiver, match method {
-                    "unique" => ".unique()",
-                    "unique_consecutive" => ".unique_consecutive()",
-                    _ => ".bincount()",
-                }))
+                Some((
+                    receiver,
+                    match method {
+                        "unique" => ".unique()",
+                        "unique_consecutive" => ".unique_consecutive()",
+                        _ => ".bincount()",
+                    },
+                ))
             }
             _ => None,
         },
@@ -60,26 +63,39 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
 /// can stay on the device (unsafe: a 0-dim tensor instead of an int, and 1 for an empty `t`).
 fn count_of_unique(checker: &mut Checker, call: &ExprCall) {
     let inner = match call.func.as_ref() {
-        Expr::Name(name) if name.id.as_str() == "len" && checker.model().is_builtin("len") => call.arguments.args.first(),
-        Expr::Attribute(attribute) if attribute.attr.as_str() == "numel" && call.arguments.is_empty() => Some(&*attribute.value),
+        Expr::Name(name) if name.id.as_str() == "len" && checker.model().is_builtin("len") => {
+            call.arguments.args.first()
+        }
+        Expr::Attribute(attribute) if attribute.attr.as_str() == "numel" && call.arguments.is_empty() => {
+            Some(&*attribute.value)
+        }
         _ if checker.is_call_to(call, "torch.numel") => call.arguments.args.first(),
         _ => None,
     };
     let Some(Expr::Call(inner)) = inner else { return };
-    let Some((input, what)) = unique_input(checker, inner) else { return };
+    let Some((input, what)) = unique_input(checker, inner) else {
+        return;
+    };
     // Only the plain form: `sorted=` / `return_inverse=` / `return_counts=` / `dim=` (or the same
     // passed positionally) change what is counted, or make the result a tuple.
     let positional = if what.starts_with('.') { 0 } else { 1 };
     if what.contains("bincount")
         || inner.arguments.args.len() > positional
         || inner.arguments.args.iter().any(Expr::is_starred_expr)
-        || inner.arguments.keywords.iter().any(|k| k.arg.as_ref().is_none_or(|a| a.as_str() != "input"))
+        || inner
+            .arguments
+            .keywords
+            .iter()
+            .any(|k| k.arg.as_ref().is_none_or(|a| a.as_str() != "input"))
     {
         return;
     }
     let (torch, import) = torch_name(checker);
     let t = checker.slice(input);
-    let t = if matches!(input, Expr::Name(_) | Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_)) {
+    let t = if matches!(
+        input,
+        Expr::Name(_) | Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_)
+    ) {
         t.to_string()
     } else {
         format!("({t})")
@@ -94,5 +110,10 @@ fn count_of_unique(checker: &mut Checker, call: &ExprCall) {
     if super::edits::drops_comment(checker.source(), &edits) {
         return;
     }
-    checker.attach_fix(Rule::Unique, inner.range(), format!("Count on the device: `{replacement}`"), Fix::unsafe_(edits));
+    checker.attach_fix(
+        Rule::Unique,
+        inner.range(),
+        format!("Count on the device: `{replacement}`"),
+        Fix::unsafe_(edits),
+    );
 }

@@ -50,7 +50,10 @@ pub enum HotContext {
     /// line (in this file or another).
     InFunction(FunctionId),
     /// Under a periodic guard (`if step % N == 0:`, guard on this line) in otherwise hot code.
-    Periodic { guard_line: u32, inner: PeriodicInner },
+    Periodic {
+        guard_line: u32,
+        inner: PeriodicInner,
+    },
     /// Runs once: module level, setup, `except` handlers, and the lines outside the loops of a
     /// function that loops over a data loader (before and after its epoch).
     Cold,

@@ -126,7 +126,11 @@ impl TensorFacts {
         TensorFacts {
             device,
             pinned: false,
-            batch: if device == Device::Cuda { BatchSource::NotABatch } else { self.batch },
+            batch: if device == Device::Cuda {
+                BatchSource::NotABatch
+            } else {
+                self.batch
+            },
             ..self
         }
     }
@@ -186,9 +190,14 @@ pub enum Kind {
     Dtype,
     Optimizer(OptimizerFacts),
     GradScaler,
-    DataLoader { pinned: bool, constructor: Option<TextRange> },
+    DataLoader {
+        pinned: bool,
+        constructor: Option<TextRange>,
+    },
     /// A `torch.distributions` object; `validating` unless built with `validate_args=False`.
-    Distribution { validating: bool },
+    Distribution {
+        validating: bool,
+    },
     /// A CUDA stream or event (`torch.cuda.current_stream()`, `torch.cuda.Event()`).
     CudaSyncObject,
 }
@@ -202,9 +211,10 @@ impl Kind {
             (Kind::TensorSequence(a), Kind::TensorSequence(b)) => Kind::TensorSequence(a.join(b)),
             (Kind::Device(a), Kind::Device(b)) => Kind::Device(a.join(b)),
             (Kind::Module(_), Kind::Module(_)) => Kind::Module(ModuleKind::Plain),
-            (Kind::DataLoader { pinned: a, .. }, Kind::DataLoader { pinned: b, .. }) => {
-                Kind::DataLoader { pinned: a && b, constructor: None }
-            }
+            (Kind::DataLoader { pinned: a, .. }, Kind::DataLoader { pinned: b, .. }) => Kind::DataLoader {
+                pinned: a && b,
+                constructor: None,
+            },
             _ => Kind::Unknown,
         }
     }

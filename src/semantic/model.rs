@@ -97,7 +97,10 @@ pub enum Callee {
     Local(FunctionId),
     /// A name imported from another module: `(module, name)`, module relative if it starts with
     /// dots.
-    Imported { module: String, name: String },
+    Imported {
+        module: String,
+        name: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -225,7 +228,11 @@ impl<'a> SemanticModel<'a> {
 
     /// Binds `name` in the current scope (the module's for a `global` name).
     pub(crate) fn bind(&mut self, name: &Name, binding: Binding<'a>) {
-        let scope = if self.scopes[self.flow.scope as usize].globals.contains(name) { 0 } else { self.flow.scope };
+        let scope = if self.scopes[self.flow.scope as usize].globals.contains(name) {
+            0
+        } else {
+            self.flow.scope
+        };
         self.bind_in(scope, name, Some(binding));
     }
 
@@ -316,7 +323,14 @@ impl<'a> SemanticModel<'a> {
     }
 
     pub(crate) fn bind_value(&mut self, name: &Name, kind: Kind, value: Option<&'a Expr>) {
-        self.bind(name, Binding { kind, source: BindingSource::Value, value });
+        self.bind(
+            name,
+            Binding {
+                kind,
+                source: BindingSource::Value,
+                value,
+            },
+        );
     }
 
     /// Python's lookup: the current scope, enclosing function scopes (class scopes only when
@@ -487,7 +501,11 @@ impl<'a> SemanticModel<'a> {
         if let Some(mut qualified) = self.qualified_name(&attribute.value) {
             qualified.push('.');
             qualified.push_str(attribute.attr.as_str());
-            return Some(if api::is_dtype(&qualified) { Kind::Dtype } else { Kind::Unknown });
+            return Some(if api::is_dtype(&qualified) {
+                Kind::Dtype
+            } else {
+                Kind::Unknown
+            });
         }
         let attr = attribute.attr.as_str();
         if let Expr::Name(receiver) = attribute.value.as_ref() {
@@ -519,10 +537,8 @@ impl<'a> SemanticModel<'a> {
             },
             Kind::TensorSequence(facts) => match attr {
                 "indices" | "pivots" => Kind::Tensor(facts.integer()),
-                "values" | "L" | "inverse" | "result" | "info" | "eigenvalues" | "eigenvectors"
-                | "U" | "S" | "Vh" | "Q" | "R" | "solution" | "LU" | "mean" | "std" => {
-                    Kind::Tensor(facts.numeric())
-                }
+                "values" | "L" | "inverse" | "result" | "info" | "eigenvalues" | "eigenvectors" | "U" | "S" | "Vh"
+                | "Q" | "R" | "solution" | "LU" | "mean" | "std" => Kind::Tensor(facts.numeric()),
                 _ => Kind::Unknown,
             },
             Kind::Module(_) => match attr {
@@ -543,7 +559,11 @@ impl<'a> SemanticModel<'a> {
         match self.kind_of(&subscript.value) {
             Kind::Tensor(facts) => {
                 if self.is_boolean_index(&subscript.slice) {
-                    Kind::Tensor(TensorFacts { data_dependent: true, pinned: false, ..facts })
+                    Kind::Tensor(TensorFacts {
+                        data_dependent: true,
+                        pinned: false,
+                        ..facts
+                    })
                 } else {
                     Kind::Tensor(TensorFacts { pinned: false, ..facts })
                 }
@@ -586,7 +606,11 @@ impl<'a> SemanticModel<'a> {
                 // (a CPU tensor mixed with a CUDA one would raise), so the device carries over.
                 let device = facts.device;
                 let integer = facts.integer && other == Kind::Number && keeps_integers(binop.op);
-                Kind::Tensor(TensorFacts { device, integer, ..facts.numeric() })
+                Kind::Tensor(TensorFacts {
+                    device,
+                    integer,
+                    ..facts.numeric()
+                })
             }
             (Kind::Number, Kind::Number) => Kind::Number,
             (Kind::NdArray, Kind::Number | Kind::NdArray) | (Kind::Number, Kind::NdArray) => Kind::NdArray,
@@ -689,10 +713,14 @@ impl<'a> SemanticModel<'a> {
             }
             Expr::Name(name) => match self.lookup(name.id.as_str()) {
                 None => self.builtin_call_kind(name.id.as_str(), call),
-                Some(Binding { source: BindingSource::Function(id), .. }) => {
-                    self.functions[*id as usize].returns.unwrap_or_default()
-                }
-                Some(Binding { source: BindingSource::Class(id), .. }) => {
+                Some(Binding {
+                    source: BindingSource::Function(id),
+                    ..
+                }) => self.functions[*id as usize].returns.unwrap_or_default(),
+                Some(Binding {
+                    source: BindingSource::Class(id),
+                    ..
+                }) => {
                     let class = &self.classes[*id as usize];
                     if class.is_loss {
                         Kind::Module(ModuleKind::Loss)
@@ -720,14 +748,39 @@ impl<'a> SemanticModel<'a> {
             _ => return false,
         };
         const MODEL_WORDS: &[&str] = &[
-            "model", "net", "encoder", "decoder", "head", "backbone", "criterion", "loss", "layer", "block",
-            "module", "classifier", "embed", "proj", "mlp", "attn", "attention", "conv", "linear", "fc", "transformer",
+            "model",
+            "net",
+            "encoder",
+            "decoder",
+            "head",
+            "backbone",
+            "criterion",
+            "loss",
+            "layer",
+            "block",
+            "module",
+            "classifier",
+            "embed",
+            "proj",
+            "mlp",
+            "attn",
+            "attention",
+            "conv",
+            "linear",
+            "fc",
+            "transformer",
         ];
         let contains_ignore_case = |word: &str| {
-            name.as_bytes().windows(word.len()).any(|window| window.eq_ignore_ascii_case(word.as_bytes()))
+            name.as_bytes()
+                .windows(word.len())
+                .any(|window| window.eq_ignore_ascii_case(word.as_bytes()))
         };
         MODEL_WORDS.iter().any(|word| contains_ignore_case(word))
-            && call.arguments.args.iter().any(|arg| self.kind_of(arg).is_maybe_cuda_tensor())
+            && call
+                .arguments
+                .args
+                .iter()
+                .any(|arg| self.kind_of(arg).is_maybe_cuda_tensor())
     }
 
     fn builtin_call_kind(&self, name: &str, call: &ast::ExprCall) -> Kind {
@@ -778,7 +831,9 @@ impl<'a> SemanticModel<'a> {
                     _ => self.default_device(),
                 },
             };
-            let dtype = arguments.find_keyword("dtype").and_then(|k| self.qualified_name(&k.value));
+            let dtype = arguments
+                .find_keyword("dtype")
+                .and_then(|k| self.qualified_name(&k.value));
             let boolean = dtype.as_deref() == Some("torch.bool");
             let integer = match dtype.as_deref() {
                 Some(dtype) => api::is_integer_dtype(dtype),
@@ -786,16 +841,30 @@ impl<'a> SemanticModel<'a> {
                 None => {
                     matches!(qualified, "torch.randint" | "torch.randperm" | "torch.randint_like")
                         || (qualified == "torch.arange"
-                            && !arguments.args.iter().any(|arg| matches!(arg, Expr::NumberLiteral(n) if n.value.is_float())))
+                            && !arguments
+                                .args
+                                .iter()
+                                .any(|arg| matches!(arg, Expr::NumberLiteral(n) if n.value.is_float())))
                 }
             };
             let pinned = keyword_true("pin_memory");
-            return Kind::Tensor(TensorFacts { boolean, integer, pinned, ..TensorFacts::on(device) });
+            return Kind::Tensor(TensorFacts {
+                boolean,
+                integer,
+                pinned,
+                ..TensorFacts::on(device)
+            });
         }
         match qualified {
             "torch.from_numpy" => return Kind::Tensor(TensorFacts::on(Device::Cpu)),
             "torch.device" => {
-                return Kind::Device(arguments.args.first().and_then(|arg| self.device_of(arg)).unwrap_or(Device::Unknown));
+                return Kind::Device(
+                    arguments
+                        .args
+                        .first()
+                        .and_then(|arg| self.device_of(arg))
+                        .unwrap_or(Device::Unknown),
+                );
             }
             "torch.nn.Parameter" | "torch.nn.parameter.Parameter" | "torch.nn.Buffer" => {
                 return Kind::Tensor(TensorFacts::on(Device::Unknown));
@@ -820,13 +889,18 @@ impl<'a> SemanticModel<'a> {
             return Kind::GradScaler;
         }
         if api::is_data_loader(qualified) {
-            return Kind::DataLoader { pinned: keyword_true("pin_memory"), constructor: Some(call.range()) };
+            return Kind::DataLoader {
+                pinned: keyword_true("pin_memory"),
+                constructor: Some(call.range()),
+            };
         }
         if api::is_distribution_class(qualified) {
             let disabled = arguments
                 .find_keyword("validate_args")
                 .is_some_and(|k| matches!(&k.value, Expr::BooleanLiteral(b) if !b.value));
-            return Kind::Distribution { validating: !disabled && !self.validation_disabled };
+            return Kind::Distribution {
+                validating: !disabled && !self.validation_disabled,
+            };
         }
         if api::is_cuda_sync_object(qualified) {
             return Kind::CudaSyncObject;
@@ -839,7 +913,11 @@ impl<'a> SemanticModel<'a> {
             return self.torch_function_kind(name, call);
         }
         match qualified.rsplit('.').next() {
-            Some(name) if matches!(name, "numel" | "equal" | "allclose") || name.starts_with("is_") || name.starts_with("are_") => {
+            Some(name)
+                if matches!(name, "numel" | "equal" | "allclose")
+                    || name.starts_with("is_")
+                    || name.starts_with("are_") =>
+            {
                 Kind::Number
             }
             _ => Kind::Unknown,
@@ -868,7 +946,11 @@ impl<'a> SemanticModel<'a> {
                 _ => visit(self.kind_of(arg)),
             }
         }
-        facts.map_or(TensorFacts::on(Device::Unknown), |f| TensorFacts { pinned: false, batch: BatchSource::NotABatch, ..f })
+        facts.map_or(TensorFacts::on(Device::Unknown), |f| TensorFacts {
+            pinned: false,
+            batch: BatchSource::NotABatch,
+            ..f
+        })
     }
 
     fn torch_function_kind(&self, name: &str, call: &ast::ExprCall) -> Kind {
@@ -879,30 +961,53 @@ impl<'a> SemanticModel<'a> {
             .is_some_and(|k| matches!(&k.value, Expr::BooleanLiteral(b) if b.value));
         match name {
             "where" if call.arguments.args.len() == 1 && call.arguments.keywords.is_empty() => {
-                Kind::TensorSequence(TensorFacts { data_dependent: true, ..inputs.integer() })
+                Kind::TensorSequence(TensorFacts {
+                    data_dependent: true,
+                    ..inputs.integer()
+                })
             }
-            "nonzero" if as_tuple => Kind::TensorSequence(TensorFacts { data_dependent: true, ..inputs.integer() }),
-            "nonzero" | "argwhere" => Kind::Tensor(TensorFacts { data_dependent: true, ..inputs.integer() }),
-            _ if api::returns_indices(name) => Kind::Tensor(TensorFacts { data_dependent: false, ..inputs.integer() }),
+            "nonzero" if as_tuple => Kind::TensorSequence(TensorFacts {
+                data_dependent: true,
+                ..inputs.integer()
+            }),
+            "nonzero" | "argwhere" => Kind::Tensor(TensorFacts {
+                data_dependent: true,
+                ..inputs.integer()
+            }),
+            _ if api::returns_indices(name) => Kind::Tensor(TensorFacts {
+                data_dependent: false,
+                ..inputs.integer()
+            }),
             "unique" | "unique_consecutive"
                 if call.arguments.keywords.iter().any(|k| {
                     k.arg.as_ref().is_some_and(|a| a.as_str().starts_with("return_"))
                         && matches!(&k.value, Expr::BooleanLiteral(b) if b.value)
                 }) =>
             {
-                Kind::TensorSequence(TensorFacts { data_dependent: true, ..inputs.numeric() })
+                Kind::TensorSequence(TensorFacts {
+                    data_dependent: true,
+                    ..inputs.numeric()
+                })
             }
-            _ if api::is_data_dependent_function(name) => {
-                Kind::Tensor(TensorFacts { data_dependent: true, ..inputs.numeric() })
-            }
+            _ if api::is_data_dependent_function(name) => Kind::Tensor(TensorFacts {
+                data_dependent: true,
+                ..inputs.numeric()
+            }),
             _ if api::returns_tensor_sequence(name) => Kind::TensorSequence(inputs.numeric()),
             _ if returns_values_and_indices(name, call)
-                && call.arguments.args.get(1).is_none_or(|dim| self.kind_of(dim) == Kind::Number) =>
+                && call
+                    .arguments
+                    .args
+                    .get(1)
+                    .is_none_or(|dim| self.kind_of(dim) == Kind::Number) =>
             {
                 Kind::TensorSequence(inputs.numeric())
             }
             _ if api::is_boolean_function(name) => Kind::Tensor(inputs.boolean()),
-            _ if api::is_reduction(name) => Kind::Tensor(TensorFacts { data_dependent: false, ..inputs.numeric() }),
+            _ if api::is_reduction(name) => Kind::Tensor(TensorFacts {
+                data_dependent: false,
+                ..inputs.numeric()
+            }),
             _ => Kind::Tensor(inputs.numeric()),
         }
     }
@@ -972,7 +1077,11 @@ impl<'a> SemanticModel<'a> {
             "cpu" => Kind::Tensor(facts.with_device(Device::Cpu)),
             "cuda" => Kind::Tensor(facts.with_device(Device::Cuda)),
             "to" => {
-                let dtype = call.arguments.args.iter().chain(call.arguments.find_keyword("dtype").map(|k| &k.value))
+                let dtype = call
+                    .arguments
+                    .args
+                    .iter()
+                    .chain(call.arguments.find_keyword("dtype").map(|k| &k.value))
                     .find_map(|arg| self.qualified_name(arg).filter(|q| api::is_dtype(q)));
                 let facts = match dtype.as_deref() {
                     Some("torch.bool") => facts.boolean(),
@@ -985,27 +1094,50 @@ impl<'a> SemanticModel<'a> {
                     None => Kind::Tensor(facts),
                 }
             }
-            "pin_memory" => Kind::Tensor(TensorFacts { pinned: true, ..facts.with_device(Device::Cpu) }),
+            "pin_memory" => Kind::Tensor(TensorFacts {
+                pinned: true,
+                ..facts.with_device(Device::Cpu)
+            }),
             "items" | "values" if facts.is_batch() => Kind::TensorSequence(facts),
             "get" | "pop" if facts.is_batch() => Kind::Tensor(facts),
-            "nonzero" if keyword_true("as_tuple") => {
-                Kind::TensorSequence(TensorFacts { data_dependent: true, ..facts.integer() })
-            }
-            "nonzero" | "argwhere" => Kind::Tensor(TensorFacts { data_dependent: true, ..facts.integer() }),
-            "long" | "int" | "short" | "byte" => Kind::Tensor(TensorFacts { pinned: false, ..facts.integer() }),
-            _ if api::returns_indices(method) => Kind::Tensor(TensorFacts { data_dependent: false, ..facts.integer() }),
-            _ if api::is_data_dependent_function(method) => {
-                Kind::Tensor(TensorFacts { data_dependent: true, ..facts.numeric() })
-            }
-            "unique" => Kind::TensorSequence(TensorFacts { data_dependent: true, ..facts.numeric() }),
+            "nonzero" if keyword_true("as_tuple") => Kind::TensorSequence(TensorFacts {
+                data_dependent: true,
+                ..facts.integer()
+            }),
+            "nonzero" | "argwhere" => Kind::Tensor(TensorFacts {
+                data_dependent: true,
+                ..facts.integer()
+            }),
+            "long" | "int" | "short" | "byte" => Kind::Tensor(TensorFacts {
+                pinned: false,
+                ..facts.integer()
+            }),
+            _ if api::returns_indices(method) => Kind::Tensor(TensorFacts {
+                data_dependent: false,
+                ..facts.integer()
+            }),
+            _ if api::is_data_dependent_function(method) => Kind::Tensor(TensorFacts {
+                data_dependent: true,
+                ..facts.numeric()
+            }),
+            "unique" => Kind::TensorSequence(TensorFacts {
+                data_dependent: true,
+                ..facts.numeric()
+            }),
             _ if api::returns_tensor_sequence(method) || returns_values_and_indices(method, call) => {
                 Kind::TensorSequence(facts.numeric())
             }
             _ if api::is_boolean_function(method) => {
                 let reduced = api::is_reduction(method);
-                Kind::Tensor(TensorFacts { data_dependent: facts.data_dependent && !reduced, ..facts.boolean() })
+                Kind::Tensor(TensorFacts {
+                    data_dependent: facts.data_dependent && !reduced,
+                    ..facts.boolean()
+                })
             }
-            _ if api::is_reduction(method) => Kind::Tensor(TensorFacts { data_dependent: false, ..facts.numeric() }),
+            _ if api::is_reduction(method) => Kind::Tensor(TensorFacts {
+                data_dependent: false,
+                ..facts.numeric()
+            }),
             "clone" | "detach" | "view" | "view_as" | "reshape" | "reshape_as" | "flatten" | "squeeze"
             | "unsqueeze" | "permute" | "transpose" | "t" | "contiguous" | "expand" | "expand_as" | "repeat"
             | "flip" | "roll" | "narrow" | "select" | "masked_fill" | "masked_fill_" | "requires_grad_"
@@ -1022,14 +1154,19 @@ impl<'a> SemanticModel<'a> {
 
     /// `method` as `class` resolves it: its own, else its nearest local base's.
     pub(crate) fn method_of(&self, class: ClassId, method: &str) -> Option<FunctionId> {
-        self.lineage(class).find_map(|id| self.classes[id as usize].methods.get(method).copied())
+        self.lineage(class)
+            .find_map(|id| self.classes[id as usize].methods.get(method).copied())
     }
 
     /// A class and the bases defined in this file it inherits from, nearest first (the first
     /// local base at each level; bounded: class hierarchies in one file are shallow).
     pub(crate) fn lineage(&self, class: ClassId) -> impl Iterator<Item = ClassId> + '_ {
         std::iter::successors(Some(class), |&id| {
-            self.classes[id as usize].bases.iter().find_map(|base| self.local_class(base)).filter(|&base| base != id)
+            self.classes[id as usize]
+                .bases
+                .iter()
+                .find_map(|base| self.local_class(base))
+                .filter(|&base| base != id)
         })
         .take(8)
     }
@@ -1052,7 +1189,12 @@ impl<'a> SemanticModel<'a> {
 
     /// The blocking collective this name was passed to earlier in this function.
     pub fn all_reduce_of(&self, name: &str) -> Option<TextRange> {
-        self.flow.all_reduced.iter().rev().find(|(n, _)| n.as_str() == name).map(|(_, range)| *range)
+        self.flow
+            .all_reduced
+            .iter()
+            .rev()
+            .find(|(n, _)| n.as_str() == name)
+            .map(|(_, range)| *range)
     }
 
     /// Names other modules can import from this one.
@@ -1066,7 +1208,10 @@ impl<'a> SemanticModel<'a> {
                     // A library's names are never resolved to project files.
                     BindingSource::Import(qualified) if !is_library(qualified) => {
                         let (module, name) = qualified.rsplit_once('.')?;
-                        Export::Import { module: module.to_string(), name: name.to_string() }
+                        Export::Import {
+                            module: module.to_string(),
+                            name: name.to_string(),
+                        }
                     }
                     _ => return None,
                 };
@@ -1076,7 +1221,11 @@ impl<'a> SemanticModel<'a> {
     }
 
     fn default_device(&self) -> Device {
-        self.flow.default_device_stack.last().copied().unwrap_or(self.default_device)
+        self.flow
+            .default_device_stack
+            .last()
+            .copied()
+            .unwrap_or(self.default_device)
     }
 }
 
@@ -1092,7 +1241,11 @@ where
             None => binding.clone(),
             Some(previous) => Binding {
                 kind: previous.kind.join(binding.kind),
-                source: if previous.source == binding.source { previous.source } else { BindingSource::Value },
+                source: if previous.source == binding.source {
+                    previous.source
+                } else {
+                    BindingSource::Value
+                },
                 value: match (previous.value, binding.value) {
                     (Some(a), Some(b)) if std::ptr::eq(a, b) => Some(a),
                     _ => None,
@@ -1114,9 +1267,31 @@ pub(crate) fn is_library(qualified: &str) -> bool {
     let root = qualified.split('.').next().unwrap_or(qualified);
     matches!(
         root,
-        "torch" | "numpy" | "math" | "os" | "sys" | "logging" | "time" | "json" | "re" | "typing" | "collections"
-            | "functools" | "itertools" | "dataclasses" | "transformers" | "lightning" | "pytorch_lightning"
-            | "torchvision" | "timm" | "accelerate" | "diffusers" | "torchmetrics" | "einops" | "tqdm" | "wandb"
+        "torch"
+            | "numpy"
+            | "math"
+            | "os"
+            | "sys"
+            | "logging"
+            | "time"
+            | "json"
+            | "re"
+            | "typing"
+            | "collections"
+            | "functools"
+            | "itertools"
+            | "dataclasses"
+            | "transformers"
+            | "lightning"
+            | "pytorch_lightning"
+            | "torchvision"
+            | "timm"
+            | "accelerate"
+            | "diffusers"
+            | "torchmetrics"
+            | "einops"
+            | "tqdm"
+            | "wandb"
     )
 }
 
@@ -1144,7 +1319,10 @@ fn canonical(qualified: String) -> String {
 
 /// Arithmetic that keeps an integer tensor an integer one (true division does not).
 fn keeps_integers(op: Operator) -> bool {
-    matches!(op, Operator::Add | Operator::Sub | Operator::Mult | Operator::FloorDiv | Operator::Mod)
+    matches!(
+        op,
+        Operator::Add | Operator::Sub | Operator::Mult | Operator::FloorDiv | Operator::Mod
+    )
 }
 
 /// `x.max(dim)` / `torch.max(x, dim)` return `(values, indices)`; without a dim, a tensor.
@@ -1167,11 +1345,6 @@ fn device_from_str(value: &str) -> Device {
 /// already there.
 pub fn insertion_point(call: &ast::ExprCall) -> (ruff_text_size::TextSize, bool) {
     let close = call.arguments.range().end() - ruff_text_size::TextSize::from(1);
-    let last_end = call
-        .arguments
-        .iter_source_order()
-        .last()
-        .map(|arg| arg.range().end());
+    let last_end = call.arguments.iter_source_order().last().map(|arg| arg.range().end());
     (last_end.unwrap_or(close), false)
 }
-

@@ -41,7 +41,10 @@ fn returns_non_tensor(qualified: &str) -> bool {
     let name = qualified.rsplit('.').next().unwrap_or("");
     // `torch.is_autocast_enabled()`, `torch.are_deterministic_algorithms_enabled()`, getters
     // and setters of global state.
-    if ["is_", "are_", "get_", "set_", "use_"].iter().any(|prefix| name.starts_with(prefix)) {
+    if ["is_", "are_", "get_", "set_", "use_"]
+        .iter()
+        .any(|prefix| name.starts_with(prefix))
+    {
         return true;
     }
     matches!(
@@ -143,7 +146,10 @@ pub fn is_grad_scaler(qualified: &str) -> bool {
 }
 
 pub fn is_data_loader(qualified: &str) -> bool {
-    matches!(qualified, "torch.utils.data.DataLoader" | "torch.utils.data.dataloader.DataLoader")
+    matches!(
+        qualified,
+        "torch.utils.data.DataLoader" | "torch.utils.data.dataloader.DataLoader"
+    )
 }
 
 /// `torch.distributions.Normal(...)` etc.: distribution constructors that validate arguments.
@@ -157,8 +163,13 @@ pub fn is_distribution_class(qualified: &str) -> bool {
 pub fn is_cuda_sync_object(qualified: &str) -> bool {
     matches!(
         qualified,
-        "torch.cuda.Event" | "torch.cuda.Stream" | "torch.cuda.current_stream" | "torch.cuda.default_stream"
-            | "torch.Event" | "torch.Stream" | "torch.cuda.ExternalStream"
+        "torch.cuda.Event"
+            | "torch.cuda.Stream"
+            | "torch.cuda.current_stream"
+            | "torch.cuda.default_stream"
+            | "torch.Event"
+            | "torch.Stream"
+            | "torch.cuda.ExternalStream"
     )
 }
 
@@ -167,9 +178,29 @@ pub fn is_dtype(qualified: &str) -> bool {
     qualified.strip_prefix("torch.").is_some_and(|name| {
         matches!(
             name,
-            "float" | "float16" | "float32" | "float64" | "half" | "double" | "bfloat16" | "int" | "int8"
-                | "int16" | "int32" | "int64" | "long" | "short" | "uint8" | "bool" | "complex64"
-                | "complex128" | "cfloat" | "cdouble" | "uint16" | "uint32" | "uint64"
+            "float"
+                | "float16"
+                | "float32"
+                | "float64"
+                | "half"
+                | "double"
+                | "bfloat16"
+                | "int"
+                | "int8"
+                | "int16"
+                | "int32"
+                | "int64"
+                | "long"
+                | "short"
+                | "uint8"
+                | "bool"
+                | "complex64"
+                | "complex128"
+                | "cfloat"
+                | "cdouble"
+                | "uint16"
+                | "uint32"
+                | "uint64"
         ) || name.starts_with("float8_")
     })
 }
@@ -178,26 +209,82 @@ pub fn is_dtype(qualified: &str) -> bool {
 pub fn is_boolean_function(name: &str) -> bool {
     matches!(
         name,
-        "isnan" | "isinf" | "isfinite" | "isneginf" | "isposinf" | "isreal" | "logical_and" | "logical_or"
-            | "logical_not" | "logical_xor" | "eq" | "ne" | "lt" | "le" | "gt" | "ge" | "greater"
-            | "greater_equal" | "less" | "less_equal" | "not_equal" | "isclose" | "isin" | "signbit"
-            | "any" | "all" | "bool" | "is_nonzero_mask"
+        "isnan"
+            | "isinf"
+            | "isfinite"
+            | "isneginf"
+            | "isposinf"
+            | "isreal"
+            | "logical_and"
+            | "logical_or"
+            | "logical_not"
+            | "logical_xor"
+            | "eq"
+            | "ne"
+            | "lt"
+            | "le"
+            | "gt"
+            | "ge"
+            | "greater"
+            | "greater_equal"
+            | "less"
+            | "less_equal"
+            | "not_equal"
+            | "isclose"
+            | "isin"
+            | "signbit"
+            | "any"
+            | "all"
+            | "bool"
+            | "is_nonzero_mask"
     )
 }
 
 /// Ops whose output shape depends on the data (the sync already happened there).
 pub fn is_data_dependent_function(name: &str) -> bool {
-    matches!(name, "nonzero" | "argwhere" | "unique" | "unique_consecutive" | "masked_select" | "bincount")
+    matches!(
+        name,
+        "nonzero" | "argwhere" | "unique" | "unique_consecutive" | "masked_select" | "bincount"
+    )
 }
 
 /// Torch functions / tensor methods that return several tensors.
 pub fn returns_tensor_sequence(name: &str) -> bool {
     matches!(
         name,
-        "split" | "chunk" | "unbind" | "sort" | "topk" | "kthvalue" | "mode" | "meshgrid" | "broadcast_tensors"
-            | "tensor_split" | "hsplit" | "vsplit" | "dsplit" | "eigh" | "eig" | "svd" | "qr" | "slogdet"
-            | "inv_ex" | "cholesky_ex" | "solve_ex" | "lstsq" | "lu" | "lu_factor" | "aminmax" | "frexp"
-            | "histogram" | "std_mean" | "var_mean" | "cummax" | "cummin" | "parameters" | "buffers"
+        "split"
+            | "chunk"
+            | "unbind"
+            | "sort"
+            | "topk"
+            | "kthvalue"
+            | "mode"
+            | "meshgrid"
+            | "broadcast_tensors"
+            | "tensor_split"
+            | "hsplit"
+            | "vsplit"
+            | "dsplit"
+            | "eigh"
+            | "eig"
+            | "svd"
+            | "qr"
+            | "slogdet"
+            | "inv_ex"
+            | "cholesky_ex"
+            | "solve_ex"
+            | "lstsq"
+            | "lu"
+            | "lu_factor"
+            | "aminmax"
+            | "frexp"
+            | "histogram"
+            | "std_mean"
+            | "var_mean"
+            | "cummax"
+            | "cummin"
+            | "parameters"
+            | "buffers"
     )
 }
 
@@ -205,8 +292,26 @@ pub fn returns_tensor_sequence(name: &str) -> bool {
 pub fn is_reduction(name: &str) -> bool {
     matches!(
         name,
-        "sum" | "mean" | "prod" | "max" | "min" | "amax" | "amin" | "norm" | "std" | "var" | "count_nonzero"
-            | "any" | "all" | "argmax" | "argmin" | "logsumexp" | "median" | "nansum" | "nanmean" | "dot"
+        "sum"
+            | "mean"
+            | "prod"
+            | "max"
+            | "min"
+            | "amax"
+            | "amin"
+            | "norm"
+            | "std"
+            | "var"
+            | "count_nonzero"
+            | "any"
+            | "all"
+            | "argmax"
+            | "argmin"
+            | "logsumexp"
+            | "median"
+            | "nansum"
+            | "nanmean"
+            | "dot"
     )
 }
 
@@ -214,11 +319,33 @@ pub fn is_reduction(name: &str) -> bool {
 pub fn method_returns_python_value(name: &str) -> bool {
     matches!(
         name,
-        "item" | "tolist" | "dim" | "ndimension" | "numel" | "nelement" | "element_size" | "get_device"
-            | "data_ptr" | "is_contiguous" | "is_floating_point" | "is_complex" | "storage_offset"
-            | "is_nonzero" | "equal" | "allclose" | "is_pinned" | "is_shared" | "requires_grad" | "stride"
-            | "is_same_size" | "is_set_to" | "has_names" | "is_inference" | "dim_order"
-            | "__len__" | "backward"
+        "item"
+            | "tolist"
+            | "dim"
+            | "ndimension"
+            | "numel"
+            | "nelement"
+            | "element_size"
+            | "get_device"
+            | "data_ptr"
+            | "is_contiguous"
+            | "is_floating_point"
+            | "is_complex"
+            | "storage_offset"
+            | "is_nonzero"
+            | "equal"
+            | "allclose"
+            | "is_pinned"
+            | "is_shared"
+            | "requires_grad"
+            | "stride"
+            | "is_same_size"
+            | "is_set_to"
+            | "has_names"
+            | "is_inference"
+            | "dim_order"
+            | "__len__"
+            | "backward"
     )
 }
 
@@ -227,28 +354,74 @@ pub fn method_returns_python_value(name: &str) -> bool {
 pub fn is_tensor_only_method(name: &str) -> bool {
     matches!(
         name,
-        "detach" | "cuda" | "cpu" | "item" | "float" | "half" | "bfloat16" | "long" | "int" | "bool"
-            | "double" | "contiguous" | "view" | "unsqueeze" | "squeeze" | "permute" | "masked_fill"
-            | "softmax" | "log_softmax" | "sigmoid" | "norm" | "abs" | "sqrt" | "exp" | "log"
-            | "clamp" | "argmax" | "nonzero" | "numel" | "new_zeros" | "new_ones" | "new_full"
-            | "type_as" | "expand" | "expand_as" | "masked_select" | "pin_memory" | "requires_grad_"
-            | "zero_" | "fill_" | "add_" | "mul_" | "div_" | "copy_" | "clone"
+        "detach"
+            | "cuda"
+            | "cpu"
+            | "item"
+            | "float"
+            | "half"
+            | "bfloat16"
+            | "long"
+            | "int"
+            | "bool"
+            | "double"
+            | "contiguous"
+            | "view"
+            | "unsqueeze"
+            | "squeeze"
+            | "permute"
+            | "masked_fill"
+            | "softmax"
+            | "log_softmax"
+            | "sigmoid"
+            | "norm"
+            | "abs"
+            | "sqrt"
+            | "exp"
+            | "log"
+            | "clamp"
+            | "argmax"
+            | "nonzero"
+            | "numel"
+            | "new_zeros"
+            | "new_ones"
+            | "new_full"
+            | "type_as"
+            | "expand"
+            | "expand_as"
+            | "masked_select"
+            | "pin_memory"
+            | "requires_grad_"
+            | "zero_"
+            | "fill_"
+            | "add_"
+            | "mul_"
+            | "div_"
+            | "copy_"
+            | "clone"
     )
 }
 
 /// Functions of `math` that turn their argument into a Python float.
 pub fn is_math_function(qualified: &str) -> bool {
-    qualified.strip_prefix("math.").is_some_and(|name| {
-        !matches!(name, "pi" | "e" | "tau" | "inf" | "nan" | "prod" | "fsum")
-    })
+    qualified
+        .strip_prefix("math.")
+        .is_some_and(|name| !matches!(name, "pi" | "e" | "tau" | "inf" | "nan" | "prod" | "fsum"))
 }
 
 /// Lightning hooks that run on every batch.
 pub fn is_lightning_step_hook(name: &str) -> bool {
     matches!(
         name,
-        "training_step" | "validation_step" | "test_step" | "predict_step" | "on_before_backward"
-            | "on_after_backward" | "on_before_optimizer_step" | "on_before_zero_grad" | "optimizer_step"
+        "training_step"
+            | "validation_step"
+            | "test_step"
+            | "predict_step"
+            | "on_before_backward"
+            | "on_after_backward"
+            | "on_before_optimizer_step"
+            | "on_before_zero_grad"
+            | "optimizer_step"
     ) || (name.starts_with("on_") && name.contains("_batch_"))
 }
 
@@ -256,10 +429,26 @@ pub fn is_lightning_step_hook(name: &str) -> bool {
 pub fn is_setup_function(name: &str) -> bool {
     matches!(
         name,
-        "__init__" | "__new__" | "__post_init__" | "__init_subclass__" | "reset_parameters" | "_reset_parameters"
-            | "init_weights" | "_init_weights" | "configure_optimizers" | "setup" | "prepare_data"
-            | "__repr__" | "__str__" | "extra_repr" | "__getstate__" | "__setstate__"
-            | "_load_from_state_dict" | "load_state_dict" | "teardown" | "configure_model"
+        "__init__"
+            | "__new__"
+            | "__post_init__"
+            | "__init_subclass__"
+            | "reset_parameters"
+            | "_reset_parameters"
+            | "init_weights"
+            | "_init_weights"
+            | "configure_optimizers"
+            | "setup"
+            | "prepare_data"
+            | "__repr__"
+            | "__str__"
+            | "extra_repr"
+            | "__getstate__"
+            | "__setstate__"
+            | "_load_from_state_dict"
+            | "load_state_dict"
+            | "teardown"
+            | "configure_model"
     )
 }
 
@@ -267,12 +456,24 @@ pub fn is_setup_function(name: &str) -> bool {
 pub fn is_integer_dtype(qualified: &str) -> bool {
     matches!(
         qualified,
-        "torch.long" | "torch.int64" | "torch.int" | "torch.int32" | "torch.int16" | "torch.short" | "torch.int8"
-            | "torch.uint8" | "torch.uint16" | "torch.uint32" | "torch.uint64"
+        "torch.long"
+            | "torch.int64"
+            | "torch.int"
+            | "torch.int32"
+            | "torch.int16"
+            | "torch.short"
+            | "torch.int8"
+            | "torch.uint8"
+            | "torch.uint16"
+            | "torch.uint32"
+            | "torch.uint64"
     )
 }
 
 /// Torch functions and tensor methods that return indices (an integer tensor).
 pub fn returns_indices(name: &str) -> bool {
-    matches!(name, "argmax" | "argmin" | "argsort" | "multinomial" | "searchsorted" | "bucketize" | "randperm")
+    matches!(
+        name,
+        "argmax" | "argmin" | "argsort" | "multinomial" | "searchsorted" | "bucketize" | "randperm"
+    )
 }

@@ -13,19 +13,13 @@ pub fn repo() -> PathBuf {
 
 pub fn synclint() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_synclint"));
-    command
-        .env_remove("SYNCLINT_OUTPUT_FORMAT")
-        .env("NO_COLOR", "1");
+    command.env_remove("SYNCLINT_OUTPUT_FORMAT").env("NO_COLOR", "1");
     command
 }
 
 /// Runs synclint with `args` in `dir`.
 pub fn run(dir: &Path, args: &[&str]) -> Output {
-    synclint()
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("run synclint")
+    synclint().current_dir(dir).args(args).output().expect("run synclint")
 }
 
 /// Runs synclint reading `source` from stdin.
@@ -113,10 +107,7 @@ impl Project {
 
     /// Runs synclint at the root reading `source` from stdin.
     pub fn run_stdin(&self, args: &[&str], source: impl AsRef<[u8]>) -> Output {
-        run_with_stdin(
-            synclint().current_dir(self.path()).args(args),
-            source.as_ref(),
-        )
+        run_with_stdin(synclint().current_dir(self.path()).args(args), source.as_ref())
     }
 
     /// Runs synclint at the root, failing the test if it takes longer than `limit`.
@@ -136,9 +127,7 @@ pub fn run_within(command: &mut Command, limit: Duration) -> Output {
     let drain = |mut pipe: Box<dyn Read + Send>| {
         std::thread::spawn(move || {
             let mut bytes = Vec::new();
-            pipe.read_to_end(&mut bytes)
-                .map(|_| bytes)
-                .unwrap_or_default()
+            pipe.read_to_end(&mut bytes).map(|_| bytes).unwrap_or_default()
         })
     };
     let stdout = drain(Box::new(child.stdout.take().expect("stdout")));

@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use common::{Project, exit_code, json, json_findings, repo, run, run_stdin, stderr, stdout, synclint};
+use common::{Project, exit_code, json, json_findings, json_locations, repo, run, run_stdin, stderr, stdout, synclint};
 use synclint::registry::Rule;
 
 /// A hot loop with one finding: SYNC101 at 2:5.
@@ -49,23 +49,6 @@ def train(model, loader, opt):
         "import torch\n\n\ndef masked_mean(x, mask):\n    return x.sum() / torch.linalg.inv(x).sum()\n",
     );
     project
-}
-
-/// (code, path, row, column) of every finding in JSON output, in output order.
-fn json_locations(output: &std::process::Output) -> Vec<(String, String, u64, u64)> {
-    json(output)
-        .as_array()
-        .expect("an array")
-        .iter()
-        .map(|row| {
-            (
-                row["code"].as_str().unwrap_or("invalid-syntax").to_string(),
-                row["filename"].as_str().expect("a filename").to_string(),
-                row["location"]["row"].as_u64().expect("a row"),
-                row["location"]["column"].as_u64().expect("a column"),
-            )
-        })
-        .collect()
 }
 
 /// The path of every finding in JSON output, in output order.

@@ -52,8 +52,8 @@ pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-/// (code, row) of every finding in JSON output.
-pub fn json_findings(output: &Output) -> Vec<(String, usize)> {
+/// (code, path, row, column) of every finding in JSON output, in output order.
+pub fn json_locations(output: &Output) -> Vec<(String, String, u64, u64)> {
     json(output)
         .as_array()
         .expect("an array")
@@ -61,9 +61,19 @@ pub fn json_findings(output: &Output) -> Vec<(String, usize)> {
         .map(|row| {
             (
                 row["code"].as_str().unwrap_or("invalid-syntax").to_string(),
-                row["location"]["row"].as_u64().unwrap() as usize,
+                row["filename"].as_str().expect("a filename").to_string(),
+                row["location"]["row"].as_u64().expect("a row"),
+                row["location"]["column"].as_u64().expect("a column"),
             )
         })
+        .collect()
+}
+
+/// (code, row) of every finding in JSON output.
+pub fn json_findings(output: &Output) -> Vec<(String, usize)> {
+    json_locations(output)
+        .into_iter()
+        .map(|(code, _, row, _)| (code, row as usize))
         .collect()
 }
 

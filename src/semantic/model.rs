@@ -666,6 +666,9 @@ impl<'a> SemanticModel<'a> {
                 Kind::Device(device) => Some(device),
                 Kind::Dtype | Kind::Number | Kind::NoneValue | Kind::Tensor(_) => None,
                 Kind::Str => Some(Device::Unknown),
+                // `x.to(dtype)`, `x.to(self.dtype)`, `x.to(torch.get_default_dtype())` change
+                // the dtype; anything else unknown may be a device.
+                Kind::Unknown if names_a_dtype(expr) => None,
                 Kind::Unknown => Some(Device::Unknown),
                 _ => None,
             },
@@ -927,7 +930,11 @@ impl<'a> SemanticModel<'a> {
     /// The device of a torch op's result: CUDA if any tensor input is, CPU if all are.
     fn device_of_inputs(&self, call: &ast::ExprCall) -> TensorFacts {
         let mut facts: Option<TensorFacts> = None;
+        // An input of unknown kind is most likely a tensor too (a model's output): its device
+        // is unknown, so the result's is.
+        let mut unknown_input = false;
         let mut visit = |kind: Kind| {
+            unknown_input |= kind == Kind::Unknown;
             if let Kind::Tensor(t) | Kind::TensorSequence(t) = kind {
                 facts = Some(match facts {
                     None => t,
@@ -946,11 +953,16 @@ impl<'a> SemanticModel<'a> {
                 _ => visit(self.kind_of(arg)),
             }
         }
-        facts.map_or(TensorFacts::on(Device::Unknown), |f| TensorFacts {
+        let facts = facts.map_or(TensorFacts::on(Device::Unknown), |f| TensorFacts {
             pinned: false,
             batch: BatchSource::NotABatch,
             ..f
-        })
+        });
+        if unknown_input {
+            facts.with_device(facts.device.combine(Device::Unknown))
+        } else {
+            facts
+        }
     }
 
     fn torch_function_kind(&self, name: &str, call: &ast::ExprCall) -> Kind {
@@ -1315,6 +1327,18 @@ fn canonical(qualified: String) -> String {
         }
     }
     qualified
+}
+
+/// A name, attribute or call named like a dtype (`dtype`, `self.compute_dtype`,
+/// `torch.get_default_dtype()`).
+fn names_a_dtype(expr: &Expr) -> bool {
+    let name = match expr {
+        Expr::Name(name) => name.id.as_str(),
+        Expr::Attribute(attribute) => attribute.attr.as_str(),
+        Expr::Call(call) => return names_a_dtype(&call.func),
+        _ => return false,
+    };
+    name.contains("dtype")
 }
 
 /// Arithmetic that keeps an integer tensor an integer one (true division does not).

@@ -9,9 +9,9 @@ use crate::checker::Checker;
 use crate::registry::Rule;
 use crate::semantic::{Kind, torch_api};
 
-/// A known tensor that may be on the GPU (unknown values are not assumed to be tensors here:
-/// `float(args.lr)` is fine).
-fn is_cuda_tensor(checker: &Checker, expr: &Expr) -> bool {
+/// A known tensor (or tensors) that may be on the GPU (unknown values are not assumed to be
+/// tensors here: `float(args.lr)` is fine).
+fn is_cuda_value(checker: &Checker, expr: &Expr) -> bool {
     match checker.model().kind_of(expr) {
         Kind::Tensor(facts) | Kind::TensorSequence(facts) => facts.may_be_cuda(),
         _ => false,
@@ -38,7 +38,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
             return method_or_torch_call(checker, call);
         }
         match name {
-            "float" | "int" | "bool" | "complex" if args.len() == 1 && is_cuda_tensor(checker, &args[0]) => {
+            "float" | "int" | "bool" | "complex" if args.len() == 1 && is_cuda_value(checker, &args[0]) => {
                 let arg = checker.slice(&args[0]);
                 flag(
                     checker,
@@ -47,7 +47,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
                     KEEP_ON_DEVICE,
                 );
             }
-            "max" | "min" | "sorted" if args.iter().any(|arg| is_cuda_tensor(checker, arg)) => {
+            "max" | "min" | "sorted" if args.iter().any(|arg| is_cuda_value(checker, arg)) => {
                 let help = if name == "sorted" {
                     "use `torch.sort` and keep the result on the device"
                 } else {
@@ -60,7 +60,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
                     help,
                 );
             }
-            "range" if args.iter().any(|arg| is_cuda_tensor(checker, arg)) => {
+            "range" if args.iter().any(|arg| is_cuda_value(checker, arg)) => {
                 flag(
                     checker,
                     &call.func,
@@ -79,7 +79,7 @@ fn method_or_torch_call(checker: &mut Checker, call: &ExprCall) {
     let args = &call.arguments.args;
     if let Some(qualified) = checker.callee(call) {
         if torch_api::is_math_function(&qualified) {
-            if let Some(arg) = args.iter().find(|arg| is_cuda_tensor(checker, arg)) {
+            if let Some(arg) = args.iter().find(|arg| is_cuda_value(checker, arg)) {
                 let text = format!(
                     "`{}({})` reads a GPU value on the host",
                     checker.slice(&*call.func),
@@ -167,9 +167,9 @@ fn sized_argument<'e>(checker: &Checker, call: &'e ExprCall, positions: &[usize]
         .iter()
         .filter_map(|name| call.arguments.find_keyword(name).map(|k| &k.value));
     positional.chain(keywords).find_map(|arg| match arg {
-        Expr::Tuple(tuple) => tuple.elts.iter().find(|elt| is_cuda_tensor(checker, elt)),
-        Expr::List(list) => list.elts.iter().find(|elt| is_cuda_tensor(checker, elt)),
-        other => is_cuda_tensor(checker, other).then_some(other),
+        Expr::Tuple(tuple) => tuple.elts.iter().find(|elt| is_cuda_value(checker, elt)),
+        Expr::List(list) => list.elts.iter().find(|elt| is_cuda_value(checker, elt)),
+        other => is_cuda_value(checker, other).then_some(other),
     })
 }
 
@@ -205,7 +205,7 @@ pub(crate) fn subscript(checker: &mut Checker, subscript: &ExprSubscript) {
     for slice in slices {
         let Expr::Slice(slice) = slice else { continue };
         for bound in [&slice.lower, &slice.upper, &slice.step].into_iter().flatten() {
-            if is_cuda_tensor(checker, bound) {
+            if is_cuda_value(checker, bound) {
                 let text = format!("the GPU tensor `{}` is used as a slice bound", checker.slice(&**bound));
                 flag(checker, bound, text, STATIC_SIZE);
                 return;

@@ -7,11 +7,6 @@ use ruff_text_size::Ranged;
 use super::{method_call, report};
 use crate::checker::Checker;
 use crate::registry::Rule;
-use crate::semantic::Kind;
-
-fn is_cuda_tensor(checker: &Checker, expr: &Expr) -> bool {
-    matches!(checker.model().kind_of(expr), Kind::Tensor(facts) if facts.may_be_cuda())
-}
 
 fn flag(checker: &mut Checker, expr: &Expr, how: &str) {
     let text = checker.slice(expr);
@@ -56,11 +51,13 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         if checker.model().is_builtin(name) {
             match name {
                 "print" => {
-                    if let Some(arg) = args.iter().find(|arg| is_cuda_tensor(checker, arg)) {
+                    if let Some(arg) = args.iter().find(|arg| checker.model().is_maybe_cuda_tensor(arg)) {
                         flag(checker, arg, "printing");
                     }
                 }
-                "str" | "repr" | "format" | "ascii" if args.first().is_some_and(|a| is_cuda_tensor(checker, a)) => {
+                "str" | "repr" | "format" | "ascii"
+                    if args.first().is_some_and(|a| checker.model().is_maybe_cuda_tensor(a)) =>
+                {
                     flag(checker, &args[0], &format!("`{name}()` of"));
                 }
                 _ => {}
@@ -73,7 +70,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
             if let Some(arg) = args
                 .iter()
                 .chain(call.arguments.keywords.iter().map(|k| &k.value))
-                .find(|a| is_cuda_tensor(checker, a))
+                .find(|a| checker.model().is_maybe_cuda_tensor(a))
             {
                 flag(checker, arg, "`str.format` of");
             }
@@ -83,7 +80,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if let Some(level) = logging_level(checker, call) {
         // The message itself (an f-string) is reported where it is built.
         let lazy = args.iter().skip(if level == "log" { 2 } else { 1 });
-        if let Some(arg) = lazy.into_iter().find(|a| is_cuda_tensor(checker, a)) {
+        if let Some(arg) = lazy.into_iter().find(|a| checker.model().is_maybe_cuda_tensor(a)) {
             flag(checker, arg, &format!("logging (`{level}`)"));
         }
     }
@@ -96,7 +93,7 @@ pub(crate) fn fstring(checker: &mut Checker, fstring: &ExprFString) {
     let mut flagged = Vec::new();
     for part in fstring.value.f_strings() {
         for element in part.elements.interpolations() {
-            if is_cuda_tensor(checker, &element.expression) {
+            if checker.model().is_maybe_cuda_tensor(&element.expression) {
                 flagged.push(&*element.expression);
             }
         }
@@ -115,7 +112,7 @@ pub(crate) fn percent_format(checker: &mut Checker, binop: &ExprBinOp) {
         Expr::Tuple(tuple) => tuple.elts.iter().collect(),
         other => vec![other],
     };
-    if let Some(arg) = operands.into_iter().find(|a| is_cuda_tensor(checker, a)) {
+    if let Some(arg) = operands.into_iter().find(|a| checker.model().is_maybe_cuda_tensor(a)) {
         flag(checker, arg, "`%`-formatting");
     }
 }

@@ -9,11 +9,6 @@ use super::report;
 use crate::checker::Checker;
 use crate::diagnostic::{Diagnostic, Edit, Fix};
 use crate::registry::Rule;
-use crate::semantic::Kind;
-
-fn is_cuda_tensor(checker: &Checker, expr: &Expr) -> bool {
-    matches!(checker.model().kind_of(expr), Kind::Tensor(facts) if facts.may_be_cuda())
-}
 
 const HELP: &str = "keep the decision on the device: `torch.where(cond, a, b)`, `torch.nan_to_num`, or `torch._assert_async(cond)` for checks";
 
@@ -38,12 +33,12 @@ pub(crate) fn test(checker: &mut Checker, test: &Expr) {
         Expr::UnaryOp(unary) if unary.op == UnaryOp::Not => {}
         Expr::BoolOp(bool_op) => {
             if let Some(last) = bool_op.values.last() {
-                if is_cuda_tensor(checker, last) {
+                if checker.model().is_maybe_cuda_tensor(last) {
                     flag(checker, last, "testing");
                 }
             }
         }
-        _ if is_cuda_tensor(checker, test) => flag(checker, test, "testing"),
+        _ if checker.model().is_maybe_cuda_tensor(test) => flag(checker, test, "testing"),
         _ => {}
     }
 }
@@ -60,7 +55,7 @@ pub(crate) fn bool_op(checker: &mut Checker, bool_op: &ExprBoolOp) {
     };
     let (_, tested) = bool_op.values.split_last().expect("a BoolOp has at least two values");
     for value in tested {
-        if is_cuda_tensor(checker, value) {
+        if checker.model().is_maybe_cuda_tensor(value) {
             flag(checker, value, operator);
         }
     }
@@ -68,7 +63,10 @@ pub(crate) fn bool_op(checker: &mut Checker, bool_op: &ExprBoolOp) {
 
 /// `not t`.
 pub(crate) fn not(checker: &mut Checker, unary: &ExprUnaryOp) {
-    if checker.enabled(Rule::TensorTruthiness) && unary.op == UnaryOp::Not && is_cuda_tensor(checker, &unary.operand) {
+    if checker.enabled(Rule::TensorTruthiness)
+        && unary.op == UnaryOp::Not
+        && checker.model().is_maybe_cuda_tensor(&unary.operand)
+    {
         let text = checker.slice(&*unary.operand);
         report(
             checker,
@@ -83,7 +81,7 @@ pub(crate) fn not(checker: &mut Checker, unary: &ExprUnaryOp) {
 /// `assert t`: fixable to `torch._assert_async(t)` (unsafe: it fails later, asynchronously,
 /// and is a private API).
 pub(crate) fn assert(checker: &mut Checker, assert: &StmtAssert) {
-    if !checker.enabled(Rule::TensorTruthiness) || !is_cuda_tensor(checker, &assert.test) {
+    if !checker.enabled(Rule::TensorTruthiness) || !checker.model().is_maybe_cuda_tensor(&assert.test) {
         return;
     }
     let condition = checker.slice(&*assert.test);

@@ -122,10 +122,10 @@ impl<'a> Checker<'a> {
     /// once per call however many rules ask.
     pub fn callee(&self, call: &ast::ExprCall) -> Option<Rc<str>> {
         let mut cached = self.callee.borrow_mut();
-        if let Some((range, name)) = cached.as_ref() {
-            if *range == call.range() {
-                return name.clone();
-            }
+        if let Some((range, name)) = cached.as_ref()
+            && *range == call.range()
+        {
+            return name.clone();
         }
         let name: Option<Rc<str>> = self.model.qualified_name(&call.func).map(Rc::from);
         *cached = Some((call.range(), name.clone()));
@@ -205,10 +205,10 @@ impl<'a> Checker<'a> {
         };
         // `__init__` runs before any other method: the attributes it sets are what the others
         // read, wherever the class body defines it.
-        if let Some(init) = class.and_then(|class| self.model.method_of(class, "__init__")) {
-            if init != id {
-                self.ensure_analyzed(init);
-            }
+        if let Some(init) = class.and_then(|class| self.model.method_of(class, "__init__"))
+            && init != id
+        {
+            self.ensure_analyzed(init);
         }
         self.model.functions[id as usize].analysis = Analysis::InProgress;
         let scope = self.model.push_scope(ScopeKind::Function(id), parent);
@@ -506,7 +506,7 @@ impl<'a> Checker<'a> {
         });
         let scope = self.model.push_scope(ScopeKind::Class(id), self.model.flow.scope);
         let saved_scope = std::mem::replace(&mut self.model.flow.scope, scope);
-        let saved_class = std::mem::replace(&mut self.model.flow.class, Some(id));
+        let saved_class = self.model.flow.class.replace(id);
         self.visit_body(&class_def.body);
         self.model.flow.scope = saved_scope;
         self.model.invalidate_kinds();
@@ -607,21 +607,21 @@ impl<'a> Checker<'a> {
 
     /// The kind of one element produced by iterating over `iter`.
     fn iteration_kind(&self, iter: &Expr) -> Kind {
-        if let Expr::Call(call) = iter {
-            if let Expr::Name(func) = call.func.as_ref() {
-                let first = call.arguments.args.first();
-                if self.model.is_builtin(func.id.as_str()) {
-                    match func.id.as_str() {
-                        "range" | "len" => return Kind::Number,
-                        "enumerate" | "zip" => return Kind::Tuple,
-                        "iter" | "reversed" | "list" | "sorted" | "tuple" => {
-                            return first.map_or(Kind::Unknown, |arg| self.iteration_kind(arg));
-                        }
-                        _ => {}
+        if let Expr::Call(call) = iter
+            && let Expr::Name(func) = call.func.as_ref()
+        {
+            let first = call.arguments.args.first();
+            if self.model.is_builtin(func.id.as_str()) {
+                match func.id.as_str() {
+                    "range" | "len" => return Kind::Number,
+                    "enumerate" | "zip" => return Kind::Tuple,
+                    "iter" | "reversed" | "list" | "sorted" | "tuple" => {
+                        return first.map_or(Kind::Unknown, |arg| self.iteration_kind(arg));
                     }
-                } else if matches!(func.id.as_str(), "tqdm" | "track" | "progress_bar" | "prefetcher") {
-                    return first.map_or(Kind::Unknown, |arg| self.iteration_kind(arg));
+                    _ => {}
                 }
+            } else if matches!(func.id.as_str(), "tqdm" | "track" | "progress_bar" | "prefetcher") {
+                return first.map_or(Kind::Unknown, |arg| self.iteration_kind(arg));
             }
         }
         match self.model.kind_of(iter) {
@@ -636,30 +636,29 @@ impl<'a> Checker<'a> {
 
     /// Binds the target of `for target in iter` (with `enumerate` and `zip` unpacked).
     fn bind_loop_target(&mut self, target: &Expr, iter: &Expr) {
-        if let (Expr::Tuple(tuple), Expr::Call(call)) = (target, iter) {
-            if let Expr::Name(func) = call.func.as_ref() {
-                if self.model.is_builtin(func.id.as_str()) {
-                    match (func.id.as_str(), tuple.elts.as_slice()) {
-                        ("enumerate", [index, item]) => {
-                            self.bind_target(index, Kind::Number, None);
-                            let kind = call
-                                .arguments
-                                .args
-                                .first()
-                                .map_or(Kind::Unknown, |a| self.iteration_kind(a));
-                            self.bind_target(item, kind, None);
-                            return;
-                        }
-                        ("zip", items) if items.len() == call.arguments.args.len() => {
-                            for (item, arg) in items.iter().zip(call.arguments.args.iter()) {
-                                let kind = self.iteration_kind(arg);
-                                self.bind_target(item, kind, None);
-                            }
-                            return;
-                        }
-                        _ => {}
-                    }
+        if let (Expr::Tuple(tuple), Expr::Call(call)) = (target, iter)
+            && let Expr::Name(func) = call.func.as_ref()
+            && self.model.is_builtin(func.id.as_str())
+        {
+            match (func.id.as_str(), tuple.elts.as_slice()) {
+                ("enumerate", [index, item]) => {
+                    self.bind_target(index, Kind::Number, None);
+                    let kind = call
+                        .arguments
+                        .args
+                        .first()
+                        .map_or(Kind::Unknown, |a| self.iteration_kind(a));
+                    self.bind_target(item, kind, None);
+                    return;
                 }
+                ("zip", items) if items.len() == call.arguments.args.len() => {
+                    for (item, arg) in items.iter().zip(call.arguments.args.iter()) {
+                        let kind = self.iteration_kind(arg);
+                        self.bind_target(item, kind, None);
+                    }
+                    return;
+                }
+                _ => {}
             }
         }
         let kind = self.iteration_kind(iter);
@@ -681,17 +680,17 @@ impl<'a> Checker<'a> {
 
     /// `for batch in loader`, `for i, (x, y) in enumerate(tqdm(train_loader))`.
     fn iterates_batches(&self, iter: &Expr) -> bool {
-        if let Expr::Call(call) = iter {
-            if let Expr::Name(func) = call.func.as_ref() {
-                let name = func.id.as_str();
-                let wrapper = if self.model.is_builtin(name) {
-                    matches!(name, "enumerate" | "zip" | "iter")
-                } else {
-                    matches!(name, "tqdm" | "track" | "progress_bar" | "prefetcher")
-                };
-                if wrapper {
-                    return call.arguments.args.iter().any(|arg| self.iterates_batches(arg));
-                }
+        if let Expr::Call(call) = iter
+            && let Expr::Name(func) = call.func.as_ref()
+        {
+            let name = func.id.as_str();
+            let wrapper = if self.model.is_builtin(name) {
+                matches!(name, "enumerate" | "zip" | "iter")
+            } else {
+                matches!(name, "tqdm" | "track" | "progress_bar" | "prefetcher")
+            };
+            if wrapper {
+                return call.arguments.args.iter().any(|arg| self.iterates_batches(arg));
             }
         }
         match self.model.kind_of(iter) {
@@ -749,20 +748,19 @@ impl<'a> Checker<'a> {
     /// Calls that change what later code means: the default device, module buffers, batches
     /// leaving for the GPU.
     fn note_state_change(&mut self, call: &ast::ExprCall) {
-        if let Expr::Attribute(attribute) = call.func.as_ref() {
-            if matches!(attribute.attr.as_str(), "to" | "cuda") {
-                if let Kind::Tensor(facts) = self.model.kind_of(&attribute.value) {
-                    let to_gpu = attribute.attr.as_str() == "cuda"
-                        || self.model.target_device_of_to(call).is_some_and(|d| d != Device::Cpu);
-                    let context = self.model.context();
-                    if facts.is_batch()
-                        && to_gpu
-                        && context != HotContext::Cold
-                        && !self.loaders_copied.iter().any(|(source, _)| *source == facts.batch)
-                    {
-                        self.loaders_copied.push((facts.batch, context));
-                    }
-                }
+        if let Expr::Attribute(attribute) = call.func.as_ref()
+            && matches!(attribute.attr.as_str(), "to" | "cuda")
+            && let Kind::Tensor(facts) = self.model.kind_of(&attribute.value)
+        {
+            let to_gpu = attribute.attr.as_str() == "cuda"
+                || self.model.target_device_of_to(call).is_some_and(|d| d != Device::Cpu);
+            let context = self.model.context();
+            if facts.is_batch()
+                && to_gpu
+                && context != HotContext::Cold
+                && !self.loaders_copied.iter().any(|(source, _)| *source == facts.batch)
+            {
+                self.loaders_copied.push((facts.batch, context));
             }
         }
         if self.is_call_to(call, "torch.distributions.Distribution.set_default_validate_args") {
@@ -779,10 +777,9 @@ impl<'a> Checker<'a> {
             }
             if matches!(&*qualified, "torch.distributed.all_reduce" | "torch.distributed.reduce")
                 && call.arguments.find_keyword("async_op").is_none()
+                && let Some(Expr::Name(name)) = call.arguments.args.first()
             {
-                if let Some(Expr::Name(name)) = call.arguments.args.first() {
-                    self.model.flow.all_reduced.push((name.id.clone(), call.range()));
-                }
+                self.model.flow.all_reduced.push((name.id.clone(), call.range()));
             }
         }
         if self.is_call_to(call, "torch.set_default_device") {
@@ -794,26 +791,26 @@ impl<'a> Checker<'a> {
         }
         if let Expr::Attribute(attribute) = call.func.as_ref() {
             let on_self = matches!(attribute.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self");
-            if on_self && matches!(attribute.attr.as_str(), "register_buffer" | "register_parameter") {
-                if let (Some(Expr::StringLiteral(name)), Some(class)) =
+            if on_self
+                && matches!(attribute.attr.as_str(), "register_buffer" | "register_parameter")
+                && let (Some(Expr::StringLiteral(name)), Some(class)) =
                     (call.arguments.args.first(), self.model.flow.class)
-                {
-                    // It moves with the module (`model.to("cuda")`): its dtype is known, its
-                    // device is not.
-                    let facts = match call.arguments.args.get(1).map(|value| self.model.kind_of(value)) {
-                        Some(Kind::Tensor(facts)) => TensorFacts {
-                            pinned: false,
-                            batch: BatchSource::NotABatch,
-                            ..facts
-                        },
-                        _ => TensorFacts::on(Device::Unknown),
-                    };
-                    self.model.classes[class as usize].attrs.insert(
-                        Name::new(name.value.to_str()),
-                        Kind::Tensor(facts.with_device(Device::Unknown)),
-                    );
-                    self.model.invalidate_kinds();
-                }
+            {
+                // It moves with the module (`model.to("cuda")`): its dtype is known, its
+                // device is not.
+                let facts = match call.arguments.args.get(1).map(|value| self.model.kind_of(value)) {
+                    Some(Kind::Tensor(facts)) => TensorFacts {
+                        pinned: false,
+                        batch: BatchSource::NotABatch,
+                        ..facts
+                    },
+                    _ => TensorFacts::on(Device::Unknown),
+                };
+                self.model.classes[class as usize].attrs.insert(
+                    Name::new(name.value.to_str()),
+                    Kind::Tensor(facts.with_device(Device::Unknown)),
+                );
+                self.model.invalidate_kinds();
             }
         }
     }

@@ -179,9 +179,8 @@ pub fn resolve_rules(
     ignore: &[RuleSelector],
 ) -> RuleSet {
     let mut decisions: Vec<(usize, bool, &RuleSelector)> = Vec::new();
-    match select {
-        Some(select) => decisions.extend(select.iter().map(|s| (s.specificity(), true, s))),
-        None => {}
+    if let Some(select) = select {
+        decisions.extend(select.iter().map(|s| (s.specificity(), true, s)))
     }
     decisions.extend(extend_select.iter().map(|s| (s.specificity(), true, s)));
     decisions.extend(ignore.iter().map(|s| (s.specificity(), false, s)));

@@ -37,21 +37,19 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         report(checker, Rule::BarrierInStep, call.range(), message, help);
         return;
     }
-    if let Some((Expr::Name(name), "item")) = method_call(call) {
-        if let (true, Some(all_reduce)) = (
+    if let Some((Expr::Name(name), "item")) = method_call(call)
+        && let (true, Some(all_reduce)) = (
             call.arguments.is_empty(),
             checker.model().all_reduce_of(name.id.as_str()),
-        ) {
-            let metric = name.id.to_string();
-            report(
-                checker,
-                Rule::BarrierInStep,
-                all_reduce,
-                format!(
-                    "`{metric}` is all-reduced and read with `.item()` every step: every rank waits for the slowest"
-                ),
-                format!("accumulate `{metric}` on the device and all-reduce it once per log interval"),
-            );
-        }
+        )
+    {
+        let metric = name.id.to_string();
+        report(
+            checker,
+            Rule::BarrierInStep,
+            all_reduce,
+            format!("`{metric}` is all-reduced and read with `.item()` every step: every rank waits for the slowest"),
+            format!("accumulate `{metric}` on the device and all-reduce it once per log interval"),
+        );
     }
 }

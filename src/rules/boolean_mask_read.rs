@@ -144,10 +144,12 @@ pub(crate) fn mask_is_elementwise_on(checker: &Checker, mask: &Expr, x: &str) ->
             mask_is_elementwise_on(checker, &binary.left, x) && mask_is_elementwise_on(checker, &binary.right, x)
         }
         Expr::Call(call) => {
-            if let Some((receiver, method)) = method_call(call) {
-                if TESTS.contains(&method) && call.arguments.is_empty() && checker.slice(receiver) == x {
-                    return true;
-                }
+            if let Some((receiver, method)) = method_call(call)
+                && TESTS.contains(&method)
+                && call.arguments.is_empty()
+                && checker.slice(receiver) == x
+            {
+                return true;
             }
             let name = checker.callee(call);
             name.as_deref()

@@ -204,11 +204,11 @@ fn reads_through_mask(checker: &Checker, expr: &Expr) -> bool {
             if self.found {
                 return;
             }
-            if let Expr::Subscript(subscript) = expr {
-                if self.checker.model().is_boolean_index(&subscript.slice) {
-                    self.found = true;
-                    return;
-                }
+            if let Expr::Subscript(subscript) = expr
+                && self.checker.model().is_boolean_index(&subscript.slice)
+            {
+                self.found = true;
+                return;
             }
             walk_expr(self, expr);
         }

@@ -25,16 +25,17 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         ) => q.rsplit('.').next().unwrap_or(q),
         Some(_) => return,
         None => {
-            if let Some((receiver, "inverse")) = method_call(call) {
-                if checker.model().is_maybe_cuda_tensor(receiver) && call.arguments.is_empty() {
-                    report(
-                        checker,
-                        Rule::CheckedLinalg,
-                        call.range(),
-                        "`.inverse()` checks for singular input on the host and waits for the GPU".to_string(),
-                        "use `torch.linalg.inv_ex(a).inverse` and check `info` on the device".to_string(),
-                    );
-                }
+            if let Some((receiver, "inverse")) = method_call(call)
+                && checker.model().is_maybe_cuda_tensor(receiver)
+                && call.arguments.is_empty()
+            {
+                report(
+                    checker,
+                    Rule::CheckedLinalg,
+                    call.range(),
+                    "`.inverse()` checks for singular input on the host and waits for the GPU".to_string(),
+                    "use `torch.linalg.inv_ex(a).inverse` and check `info` on the device".to_string(),
+                );
             }
             return;
         }

@@ -54,10 +54,10 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         _ if checker.is_call_to(call, "torch.numel") => call.arguments.args.first(),
         _ => None,
     };
-    if let Some(operand) = operand {
-        if is_data_dependent_value(checker, operand) {
-            let what = format!("`{}()`", checker.slice(&*call.func));
-            flag(checker, call.range(), operand, &what);
-        }
+    if let Some(operand) = operand
+        && is_data_dependent_value(checker, operand)
+    {
+        let what = format!("`{}()`", checker.slice(&*call.func));
+        flag(checker, call.range(), operand, &what);
     }
 }

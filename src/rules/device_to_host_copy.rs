@@ -22,17 +22,17 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         return;
     }
     if checker.is_call_to(call, "torch.save") {
-        if let Some(object) = call.arguments.args.first() {
-            if checker.model().is_maybe_cuda_tensor(object) {
-                let text = checker.slice(object);
-                report(
-                    checker,
-                    Rule::DeviceToHostCopy,
-                    call.range(),
-                    format!("`torch.save({text}, ...)` copies a GPU tensor to the host and waits for the GPU"),
-                    "save checkpoints outside the step loop, or under a periodic guard".to_string(),
-                );
-            }
+        if let Some(object) = call.arguments.args.first()
+            && checker.model().is_maybe_cuda_tensor(object)
+        {
+            let text = checker.slice(object);
+            report(
+                checker,
+                Rule::DeviceToHostCopy,
+                call.range(),
+                format!("`torch.save({text}, ...)` copies a GPU tensor to the host and waits for the GPU"),
+                "save checkpoints outside the step loop, or under a periodic guard".to_string(),
+            );
         }
         return;
     }

@@ -29,10 +29,10 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if !values.into_iter().any(|value| super::may_be_cuda(checker, value, true)) {
         return;
     }
-    if let Some(keyword) = call.arguments.find_keyword("validate_args") {
-        if !matches!(&keyword.value, Expr::BooleanLiteral(b) if b.value) {
-            return;
-        }
+    if let Some(keyword) = call.arguments.find_keyword("validate_args")
+        && !matches!(&keyword.value, Expr::BooleanLiteral(b) if b.value)
+    {
+        return;
     }
     let name = checker.slice(&*call.func);
     let mut diagnostic = Diagnostic::new(

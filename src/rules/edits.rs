@@ -90,14 +90,15 @@ pub(crate) fn remove_keyword(checker: &Checker, call: &ExprCall, name: &str) -> 
     // Own line: only indentation before it, and only its comma after it.
     let start_of_line = line_start(source, keyword.start());
     let before = &source[TextRange::new(start_of_line, keyword.start())];
-    if before.trim().is_empty() && start_of_line > call.arguments.start() {
-        if let Some(newline) = after.find('\n') {
-            let rest = after[..newline].trim();
-            if rest.is_empty() || rest == "," {
-                // The previous argument keeps its comma: `f(\n    a,\n)` is valid.
-                let end = keyword.end() + TextSize::from(newline as u32 + 1);
-                return Some(Edit::delete(TextRange::new(start_of_line, end)));
-            }
+    if before.trim().is_empty()
+        && start_of_line > call.arguments.start()
+        && let Some(newline) = after.find('\n')
+    {
+        let rest = after[..newline].trim();
+        if rest.is_empty() || rest == "," {
+            // The previous argument keeps its comma: `f(\n    a,\n)` is valid.
+            let end = keyword.end() + TextSize::from(newline as u32 + 1);
+            return Some(Edit::delete(TextRange::new(start_of_line, end)));
         }
     }
     // With a comma after it: the keyword, the comma and the spaces after it (`f(a, k=1, b)`).
@@ -196,10 +197,10 @@ pub(crate) fn parenthesized(checker: &Checker, expr: &Expr) -> String {
 /// file's import block when nothing binds it.
 pub(crate) fn torch_name(checker: &Checker) -> (String, Option<Edit>) {
     for name in ["torch", "th", "pt", "T"] {
-        if let Some(binding) = checker.model().lookup(name) {
-            if binding.source == BindingSource::Import("torch".into()) {
-                return (name.to_string(), None);
-            }
+        if let Some(binding) = checker.model().lookup(name)
+            && binding.source == BindingSource::Import("torch".into())
+        {
+            return (name.to_string(), None);
         }
     }
     if checker.model().lookup("torch").is_some() {

@@ -40,11 +40,11 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
             "use `torch.optim.AdamW(..., fused=True)` (or Adam), which GradScaler steps without a sync".to_string()
         },
     );
-    if facts.adam_family {
-        if let Some(edit) = fused_edit(checker, facts.constructor) {
-            // A different optimizer implementation (numerics, CUDA-only): unsafe.
-            diagnostic = diagnostic.with_fix("Add `fused=True` to the optimizer", Fix::unsafe_(vec![edit]));
-        }
+    if facts.adam_family
+        && let Some(edit) = fused_edit(checker, facts.constructor)
+    {
+        // A different optimizer implementation (numerics, CUDA-only): unsafe.
+        diagnostic = diagnostic.with_fix("Add `fused=True` to the optimizer", Fix::unsafe_(vec![edit]));
     }
     checker.report(diagnostic);
 }

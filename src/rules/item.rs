@@ -19,10 +19,11 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     match method {
         "item" if call.arguments.is_empty() && may_be_cuda(checker, receiver, true) => {
             // A metric all-reduced on this step and then read is SYNC602's finding.
-            if let Expr::Name(name) = receiver {
-                if checker.enabled(Rule::BarrierInStep) && checker.model().all_reduce_of(name.id.as_str()).is_some() {
-                    return;
-                }
+            if let Expr::Name(name) = receiver
+                && checker.enabled(Rule::BarrierInStep)
+                && checker.model().all_reduce_of(name.id.as_str()).is_some()
+            {
+                return;
             }
             report(
                 checker,

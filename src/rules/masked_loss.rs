@@ -80,14 +80,14 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     );
     // Module calls take no `ignore_index=` (it is fixed when the module is built): no fix.
     let functional = checker.callee(call).is_some();
-    if let (true, Some((logits, mask)), Some((labels, same_mask))) = (functional, input_masked, target_masked) {
-        if checker.slice(mask) == checker.slice(same_mask) {
-            let fix = ignore_index_fix(checker, call, logits, labels, mask)
-                .filter(|(_, fix)| !super::edits::drops_comment(checker.source(), &fix.edits));
-            if let Some(fix) = fix {
-                let title = fix.0;
-                diagnostic = diagnostic.with_fix(title, fix.1);
-            }
+    if let (true, Some((logits, mask)), Some((labels, same_mask))) = (functional, input_masked, target_masked)
+        && checker.slice(mask) == checker.slice(same_mask)
+    {
+        let fix = ignore_index_fix(checker, call, logits, labels, mask)
+            .filter(|(_, fix)| !super::edits::drops_comment(checker.source(), &fix.edits));
+        if let Some(fix) = fix {
+            let title = fix.0;
+            diagnostic = diagnostic.with_fix(title, fix.1);
         }
     }
     checker.report(diagnostic);

@@ -107,7 +107,7 @@ pub(crate) fn check_elif(checker: &mut Checker, test: &Expr) {
 }
 
 /// `recv.method(...)` -> (`recv`, `method`).
-pub(crate) fn method_call<'e>(call: &'e ruff_python_ast::ExprCall) -> Option<(&'e Expr, &'e str)> {
+pub(crate) fn method_call(call: &ruff_python_ast::ExprCall) -> Option<(&Expr, &str)> {
     match call.func.as_ref() {
         Expr::Attribute(attribute) => Some((&attribute.value, attribute.attr.as_str())),
         _ => None,

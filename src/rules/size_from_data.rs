@@ -41,11 +41,11 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         }
         Some(_) => {}
         None => {
-            if let Some((receiver, "repeat_interleave")) = method_call(call) {
-                if checker.model().is_maybe_cuda_tensor(receiver) {
-                    let repeats = argument(call, "repeats", 0);
-                    repeat_interleave(checker, call, repeats);
-                }
+            if let Some((receiver, "repeat_interleave")) = method_call(call)
+                && checker.model().is_maybe_cuda_tensor(receiver)
+            {
+                let repeats = argument(call, "repeats", 0);
+                repeat_interleave(checker, call, repeats);
             }
         }
     }

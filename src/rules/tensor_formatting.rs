@@ -66,14 +66,13 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         }
     }
     if let Some((receiver, "format")) = method_call(call) {
-        if matches!(receiver, Expr::StringLiteral(_)) {
-            if let Some(arg) = args
+        if matches!(receiver, Expr::StringLiteral(_))
+            && let Some(arg) = args
                 .iter()
                 .chain(call.arguments.keywords.iter().map(|k| &k.value))
                 .find(|a| checker.model().is_maybe_cuda_tensor(a))
-            {
-                flag(checker, arg, "`str.format` of");
-            }
+        {
+            flag(checker, arg, "`str.format` of");
         }
         return;
     }

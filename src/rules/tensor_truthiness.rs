@@ -32,10 +32,10 @@ pub(crate) fn test(checker: &mut Checker, test: &Expr) {
         // `not t` and `a and t` are reported where the truth value is taken.
         Expr::UnaryOp(unary) if unary.op == UnaryOp::Not => {}
         Expr::BoolOp(bool_op) => {
-            if let Some(last) = bool_op.values.last() {
-                if checker.model().is_maybe_cuda_tensor(last) {
-                    flag(checker, last, "testing");
-                }
+            if let Some(last) = bool_op.values.last()
+                && checker.model().is_maybe_cuda_tensor(last)
+            {
+                flag(checker, last, "testing");
             }
         }
         _ if checker.model().is_maybe_cuda_tensor(test) => flag(checker, test, "testing"),

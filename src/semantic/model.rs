@@ -249,10 +249,10 @@ impl<'a> SemanticModel<'a> {
     fn bind_in(&mut self, scope: ScopeId, name: &Name, binding: Option<Binding<'a>>) {
         self.invalidate_kinds();
         let bindings = &mut self.scopes[scope as usize].bindings;
-        if let Some(log) = self.branch_logs.last_mut() {
-            if !log.iter().any(|(s, n, _)| *s == scope && n == name) {
-                log.push((scope, name.clone(), bindings.get(name).cloned()));
-            }
+        if let Some(log) = self.branch_logs.last_mut()
+            && !log.iter().any(|(s, n, _)| *s == scope && n == name)
+        {
+            log.push((scope, name.clone(), bindings.get(name).cloned()));
         }
         match binding {
             Some(binding) => {
@@ -340,10 +340,10 @@ impl<'a> SemanticModel<'a> {
         let mut first = true;
         while let Some(scope_id) = id {
             let scope = &self.scopes[scope_id as usize];
-            if first || !matches!(scope.kind, ScopeKind::Class(_)) {
-                if let Some(binding) = scope.bindings.get(name) {
-                    return Some(binding);
-                }
+            if (first || !matches!(scope.kind, ScopeKind::Class(_)))
+                && let Some(binding) = scope.bindings.get(name)
+            {
+                return Some(binding);
             }
             first = false;
             id = scope.parent;
@@ -508,17 +508,17 @@ impl<'a> SemanticModel<'a> {
             });
         }
         let attr = attribute.attr.as_str();
-        if let Expr::Name(receiver) = attribute.value.as_ref() {
-            if matches!(receiver.id.as_str(), "self" | "cls") && self.lookup(receiver.id.as_str()).is_some() {
-                if let Some(class) = self.flow.class {
-                    // Set by this class's methods, else inherited from a local base.
-                    return Some(
-                        self.lineage(class)
-                            .find_map(|id| self.classes[id as usize].attrs.get(attr).copied())
-                            .unwrap_or_default(),
-                    );
-                }
-            }
+        if let Expr::Name(receiver) = attribute.value.as_ref()
+            && matches!(receiver.id.as_str(), "self" | "cls")
+            && self.lookup(receiver.id.as_str()).is_some()
+            && let Some(class) = self.flow.class
+        {
+            // Set by this class's methods, else inherited from a local base.
+            return Some(
+                self.lineage(class)
+                    .find_map(|id| self.classes[id as usize].attrs.get(attr).copied())
+                    .unwrap_or_default(),
+            );
         }
         None
     }
@@ -551,10 +551,10 @@ impl<'a> SemanticModel<'a> {
     }
 
     fn subscript_kind(&self, subscript: &ast::ExprSubscript) -> Kind {
-        if let Expr::Attribute(attribute) = subscript.value.as_ref() {
-            if attribute.attr.as_str() == "shape" {
-                return Kind::Number;
-            }
+        if let Expr::Attribute(attribute) = subscript.value.as_ref()
+            && attribute.attr.as_str() == "shape"
+        {
+            return Kind::Number;
         }
         match self.kind_of(&subscript.value) {
             Kind::Tensor(facts) => {
@@ -1050,12 +1050,11 @@ impl<'a> SemanticModel<'a> {
             },
             Kind::Device(_) | Kind::Number | Kind::Str | Kind::List | Kind::Dict | Kind::Tuple => Kind::Unknown,
             Kind::Unknown => {
-                if let Expr::Name(receiver) = attribute.value.as_ref() {
-                    if matches!(receiver.id.as_str(), "self" | "cls") {
-                        if let Some(id) = self.method_of_current_class(method) {
-                            return self.functions[id as usize].returns.unwrap_or_default();
-                        }
-                    }
+                if let Expr::Name(receiver) = attribute.value.as_ref()
+                    && matches!(receiver.id.as_str(), "self" | "cls")
+                    && let Some(id) = self.method_of_current_class(method)
+                {
+                    return self.functions[id as usize].returns.unwrap_or_default();
                 }
                 match method {
                     "to" => match self.target_device_of_to(call) {
@@ -1320,10 +1319,10 @@ fn canonical(qualified: String) -> String {
         ("torch.distributions.categorical.", "torch.distributions."),
     ];
     for (from, to) in ALIASES {
-        if let Some(rest) = qualified.strip_prefix(from) {
-            if !rest.contains('.') {
-                return format!("{to}{rest}");
-            }
+        if let Some(rest) = qualified.strip_prefix(from)
+            && !rest.contains('.')
+        {
+            return format!("{to}{rest}");
         }
     }
     qualified

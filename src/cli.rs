@@ -347,7 +347,20 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
             let display = display_path(&file.path, &cwd);
             let bytes = std::fs::read(&file.path).map_err(|e| miette!("{display}: cannot read: {e}"))?;
             let text = decode(bytes).map_err(|e| miette!("{display}: {e}"))?;
-            let mut lint = lint_source(&text, file.settings.rules_for(&file.path), &file.settings.hot_functions);
+            // A bug in a rule must cost one file, not the run: it is reported with the file's
+            // path (exit 2) and every other file is still checked.
+            let rules = file.settings.rules_for(&file.path);
+            let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                lint_source(&text, rules, &file.settings.hot_functions)
+            }));
+            let mut lint = checked.map_err(|panic| {
+                let reason = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                miette!("{display}: internal error while checking this file (please report it): {reason}")
+            })?;
             // Only files with something to report (or fix) keep their text: a large tree's
             // clean files would otherwise all stay in memory.
             let keep = !lint.diagnostics.is_empty() || !lint.syntax_errors.is_empty();

@@ -69,6 +69,11 @@ fn parse_file_directive(comment: &str) -> Option<Directive> {
 
 /// `# noqa`, `#noqa:SYNC101`, `# type: ignore  # noqa: SYNC101, E501`.
 fn parse_line_directive(comment: &str) -> Option<Directive> {
+    // Most comments are prose: skip them without allocating.
+    let mentions_noqa = comment.as_bytes().windows(4).any(|w| w.eq_ignore_ascii_case(b"noqa"));
+    if !mentions_noqa {
+        return None;
+    }
     let lower = comment.to_ascii_lowercase();
     let mut search = 0;
     while let Some(found) = lower[search..].find('#') {

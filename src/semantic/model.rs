@@ -773,17 +773,23 @@ impl<'a> SemanticModel<'a> {
             "fc",
             "transformer",
         ];
-        let contains_ignore_case = |word: &str| {
-            name.as_bytes()
-                .windows(word.len())
-                .any(|window| window.eq_ignore_ascii_case(word.as_bytes()))
+        // The arguments first: most calls take no GPU tensor, and their kinds are cached.
+        if !call
+            .arguments
+            .args
+            .iter()
+            .any(|arg| self.kind_of(arg).is_maybe_cuda_tensor())
+        {
+            return false;
+        }
+        let mut lowered = [0u8; 64];
+        let Some(lowered) = lowered.get_mut(..name.len()) else {
+            return false;
         };
-        MODEL_WORDS.iter().any(|word| contains_ignore_case(word))
-            && call
-                .arguments
-                .args
-                .iter()
-                .any(|arg| self.kind_of(arg).is_maybe_cuda_tensor())
+        lowered.copy_from_slice(name.as_bytes());
+        lowered.make_ascii_lowercase();
+        let lowered = std::str::from_utf8(lowered).unwrap_or_default();
+        MODEL_WORDS.iter().any(|word| lowered.contains(word))
     }
 
     fn builtin_call_kind(&self, name: &str, call: &ast::ExprCall) -> Kind {

@@ -494,7 +494,7 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
         if args.statistics {
             print_statistics(&mut out, &rule_findings);
         } else {
-            let _ = render(&mut out, args.output_format, &findings, args.color);
+            let _ = render(&mut out, args.output_format, &findings, args.color, unsafe_fixes);
             let human = matches!(args.output_format, OutputFormat::Full | OutputFormat::Concise);
             if human && !args.quiet {
                 print_summary(&mut out, &findings, fixed_total, unsafe_fixes, errors.count());
@@ -812,10 +812,16 @@ fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
         let _ = stdout.write_all(fixed.as_deref().unwrap_or(&file.source).as_bytes());
         if !args.fix_only {
             let mut stderr = io::stderr().lock();
-            let _ = render(&mut stderr, args.output_format, &findings, ColorChoice::Never);
+            let _ = render(
+                &mut stderr,
+                args.output_format,
+                &findings,
+                ColorChoice::Never,
+                unsafe_fixes,
+            );
         }
     } else {
-        let _ = render(&mut stdout, args.output_format, &findings, args.color);
+        let _ = render(&mut stdout, args.output_format, &findings, args.color, unsafe_fixes);
         if matches!(args.output_format, OutputFormat::Full | OutputFormat::Concise) && !args.quiet {
             print_summary(&mut stdout, &findings, 0, unsafe_fixes, errors.count());
         }

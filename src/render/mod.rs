@@ -107,13 +107,25 @@ pub fn one_line(text: &str) -> Cow<'_, str> {
     Cow::Owned(lines.join(" "))
 }
 
-pub fn render(out: &mut dyn Write, format: OutputFormat, findings: &[Finding], color: ColorChoice) -> io::Result<()> {
+/// `unsafe_fixes`: whether `--fix` would apply unsafe fixes too; `[*]` marks only the findings
+/// `--fix` would fix, as Ruff's does.
+pub fn render(
+    out: &mut dyn Write,
+    format: OutputFormat,
+    findings: &[Finding],
+    color: ColorChoice,
+    unsafe_fixes: bool,
+) -> io::Result<()> {
     match format {
         OutputFormat::Full => full::render(out, findings, color),
         OutputFormat::Concise => {
             for finding in findings {
                 let start = finding.start();
-                let marker = if finding.fix.is_some() { " [*]" } else { "" };
+                let fixable = finding
+                    .fix
+                    .as_ref()
+                    .is_some_and(|fix| unsafe_fixes || fix.applicability == crate::diagnostic::Applicability::Safe);
+                let marker = if fixable { " [*]" } else { "" };
                 writeln!(
                     out,
                     "{}:{}:{}: {}{marker} {}",

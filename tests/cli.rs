@@ -1367,3 +1367,25 @@ fn the_default_path_is_the_working_directory() {
         stdout(&explicit)
     );
 }
+
+/// A message that quotes code spanning several lines stays on one line in JSON too.
+#[test]
+fn json_messages_are_one_line() {
+    let project = Project::new();
+    project.write(
+        "multi.py",
+        "import torch\ndev = torch.device(\"cuda\")\nx = torch.randn(8, device=dev)\nfor step in range(3):\n    v = (\n        x.sum()\n    ).item()\n",
+    );
+    let output = project.run(&["check", "--isolated", "--output-format", "json", "."]);
+    let rows = json(&output);
+    let messages: Vec<&str> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["message"].as_str().unwrap())
+        .collect();
+    assert!(!messages.is_empty(), "{}", stdout(&output));
+    for message in messages {
+        assert!(!message.contains('\n') && !message.contains('\r'), "{message:?}");
+    }
+}

@@ -59,9 +59,11 @@ pub fn render(out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {
                         .collect(),
                 }),
                 location,
+                // One line, as in every other format: a message quoting multi-line source
+                // would otherwise carry its line breaks.
                 message: match finding.rule {
-                    Some(_) => finding.message.clone(),
-                    None => format!("SyntaxError: {}", finding.message),
+                    Some(_) => super::one_line(&finding.message).into_owned(),
+                    None => format!("SyntaxError: {}", super::one_line(&finding.message)),
                 },
                 noqa_row: finding.rule.map(|_| location.row),
                 url: finding.rule.map(|r| r.url()),

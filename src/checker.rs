@@ -1282,9 +1282,4 @@ impl<'a> Checker<'a> {
         self.model.flow.scope = saved;
         self.model.invalidate_kinds();
     }
-
-    /// The range to report for a statement-level finding.
-    pub fn statement_range(&self, stmt: &Stmt) -> TextRange {
-        stmt.range()
-    }
 }

@@ -80,7 +80,7 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
         return;
     };
     let as_tuple = match index.func.as_ref() {
-        _ if checker.model().is_call_to(index, "torch.where") => true,
+        _ if checker.is_call_to(index, "torch.where") => true,
         _ => super::keyword_is_true(index, "as_tuple"),
     };
     let scalar = checker.model().kind_of(&assign.value) == Kind::Number;

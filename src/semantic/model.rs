@@ -369,18 +369,9 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
-    /// Is this call's callee the qualified name `qualified`?
-    pub fn is_call_to(&self, call: &ast::ExprCall, qualified: &str) -> bool {
-        self.qualified_name(&call.func).is_some_and(|name| name == qualified)
-    }
-
     /// Is `name` unbound here (so a builtin like `max` or `print` is meant)?
     pub fn is_builtin(&self, name: &str) -> bool {
         self.lookup(name).is_none()
-    }
-
-    pub fn current_class(&self) -> Option<&ClassInfo> {
-        self.flow.class.map(|id| &self.classes[id as usize])
     }
 
     pub fn current_function(&self) -> Option<&FunctionInfo<'a>> {

@@ -231,6 +231,31 @@ fn syntax_reports(file: &Linted) -> Vec<Report> {
         .collect()
 }
 
+/// The findings left in a file after fixing, located in the fixed text when there is one.
+fn remaining_findings(file: &Linted, fixed_source: Option<&str>, remaining: Vec<(Diagnostic, String)>) -> Vec<Finding> {
+    let source = Arc::new(SourceText {
+        text: fixed_source.map_or_else(|| file.source.clone(), Arc::from),
+        index: match fixed_source {
+            Some(fixed) => ruff_source_file::LineIndex::from_source_text(fixed),
+            None => file.lint.line_index.clone(),
+        },
+    });
+    remaining
+        .into_iter()
+        .map(|(diagnostic, note)| Finding {
+            path: file.display.clone(),
+            rule: Some(diagnostic.rule),
+            message: diagnostic.message,
+            help: Some(diagnostic.help),
+            note: Some(note),
+            range: diagnostic.range,
+            fix: diagnostic.fix,
+            fix_title: diagnostic.fix_title,
+            source: source.clone(),
+        })
+        .collect()
+}
+
 /// A file's syntax errors as findings without a rule, printed with the others.
 fn syntax_findings(file: &Linted) -> Vec<Finding> {
     let source = Arc::new(SourceText {
@@ -438,30 +463,9 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
                 errors.push(report);
             }
         }
-        let source_text = Arc::new(SourceText {
-            text: output
-                .fixed_source
-                .as_deref()
-                .map_or_else(|| file.source.clone(), Arc::from),
-            index: match &output.fixed_source {
-                Some(fixed) => ruff_source_file::LineIndex::from_source_text(fixed),
-                None => file.lint.line_index.clone(),
-            },
-        });
         findings.extend(syntax_findings(file));
-        for (diagnostic, note) in std::mem::take(&mut output.remaining) {
-            findings.push(Finding {
-                path: file.display.clone(),
-                rule: Some(diagnostic.rule),
-                message: diagnostic.message,
-                help: Some(diagnostic.help),
-                note: Some(note),
-                range: diagnostic.range,
-                fix: diagnostic.fix,
-                fix_title: diagnostic.fix_title,
-                source: source_text.clone(),
-            });
-        }
+        let remaining = std::mem::take(&mut output.remaining);
+        findings.extend(remaining_findings(file, output.fixed_source.as_deref(), remaining));
     }
     findings.sort_by(|a, b| (&a.path, a.start(), a.code()).cmp(&(&b.path, b.start(), b.code())));
     let unsafe_fixes = args.unsafe_fixes || linted.iter().any(|f| f.settings.unsafe_fixes);
@@ -775,23 +779,9 @@ fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
     }
     errors.push_syntax(&file, !args.diff && !args.fix_only);
     let fixed = output.fixed_source.clone();
-    let source_text = Arc::new(SourceText {
-        text: fixed.as_deref().map_or_else(|| file.source.clone(), Arc::from),
-        index: ruff_source_file::LineIndex::from_source_text(fixed.as_deref().unwrap_or(&file.source)),
-    });
     let remaining = output.remaining.len();
     let mut findings = syntax_findings(&file);
-    findings.extend(output.remaining.into_iter().map(|(d, note)| Finding {
-        path: file.display.clone(),
-        rule: Some(d.rule),
-        message: d.message,
-        help: Some(d.help),
-        note: Some(note),
-        range: d.range,
-        fix: d.fix,
-        fix_title: d.fix_title,
-        source: source_text.clone(),
-    }));
+    findings.extend(remaining_findings(&file, fixed.as_deref(), output.remaining));
     findings.sort_by_key(|f| (f.start(), f.code()));
     let mut stdout = io::stdout().lock();
     if args.diff {

@@ -20,7 +20,7 @@ use crate::project::{
 };
 use crate::registry::{Rule, RuleSelector};
 use crate::render::{ColorChoice, Finding, OutputFormat, SourceText, render};
-use crate::semantic::{FunctionId, HotContext, PeriodicInner};
+use crate::semantic::FunctionId;
 
 /// Deep enough for 5,000-deep nested expressions in the parser and the checker.
 const STACK_SIZE: usize = 256 * 1024 * 1024;
@@ -434,7 +434,7 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
         .enumerate()
         .map(|(index, file)| {
             let fixing = fix_requested || file.settings.fix;
-            process_file(index, file, &modules, &hot, fixing, &args)
+            process_file(index, file, &hot, fixing, &args)
         })
         .collect();
     drop(modules);
@@ -607,14 +607,7 @@ struct FileOutput {
 
 /// Keeps the findings whose line is hot (resolving calls across files), and applies fixes in
 /// passes until nothing changes.
-fn process_file(
-    index: usize,
-    file: &Linted,
-    modules: &[ModuleInfo],
-    hot: &HotFunctions,
-    fixing: bool,
-    args: &CheckArgs,
-) -> FileOutput {
+fn process_file(index: usize, file: &Linted, hot: &HotFunctions, fixing: bool, args: &CheckArgs) -> FileOutput {
     let settings = &file.settings;
     // Notes of this file's hot functions, by qualified name, so re-checked (fixed) code finds
     // them again.
@@ -630,29 +623,21 @@ fn process_file(
         })
         .collect();
     let visible = |lint: &FileLint| -> Vec<(Diagnostic, String)> {
+        let functions = &lint.semantics.functions;
+        let called_note = |id: FunctionId| {
+            let qualname = functions.get(id as usize)?.qualname.as_str();
+            function_notes.get(qualname).cloned()
+        };
         lint.diagnostics
             .iter()
             .filter_map(|d| {
-                let note = match d.context {
-                    HotContext::InFunction(id)
-                    | HotContext::Periodic {
-                        inner: PeriodicInner::InFunction(id),
-                        ..
-                    } => {
-                        let qualname = lint.semantics.functions.get(id as usize).map(|f| f.qualname.as_str())?;
-                        let note = function_notes.get(qualname)?;
-                        match d.context {
-                            HotContext::Periodic { guard_line, .. } if settings.report_periodic => {
-                                format!(
-                                    "hot: {note}; periodic: runs under the guard at line {guard_line}, not every step"
-                                )
-                            }
-                            HotContext::Periodic { .. } => return None,
-                            _ => format!("hot: {note}"),
-                        }
-                    }
-                    context => hot_note(context, index, modules, hot, settings.report_periodic)?,
-                };
+                let note = hot_note(
+                    d.context,
+                    &file.display,
+                    functions,
+                    called_note,
+                    settings.report_periodic,
+                )?;
                 Some((d.clone(), note))
             })
             .collect()
@@ -771,7 +756,7 @@ fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
     }];
     let hot = resolve_hot_functions(&modules);
     let fixing = args.fix || args.fix_only || args.diff || settings.fix;
-    let output = process_file(0, &file, &modules, &hot, fixing, args);
+    let output = process_file(0, &file, &hot, fixing, args);
     let unsafe_fixes = args.unsafe_fixes || settings.unsafe_fixes;
     let mut errors = Errors::default();
     if let Some(error) = output.error {

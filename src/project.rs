@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 
 use rustc_hash::FxHashMap;
 
-use crate::semantic::{Callee, Export, FileSemantics, FunctionId, HotContext, HotReason, PeriodicInner};
+use crate::semantic::{
+    Callee, Export, FileSemantics, FunctionId, FunctionSummary, HotContext, HotReason, PeriodicInner,
+};
 
 /// One linted file, as the call graph sees it.
 pub struct ModuleInfo<'a> {
@@ -243,17 +245,19 @@ fn absolute_module(importer: &ModuleInfo, module: &str) -> Option<String> {
 }
 
 /// What the user is told about why a finding's line is hot; `None` hides the finding.
+/// `functions` are the file's functions (as checked, perhaps after fixes), `called_note` the call
+/// chain that makes one of them hot, if any.
 pub fn hot_note(
     context: HotContext,
-    file: usize,
-    modules: &[ModuleInfo],
-    hot: &HotFunctions,
+    display: &str,
+    functions: &[FunctionSummary],
+    called_note: impl Fn(FunctionId) -> Option<String>,
     report_periodic: bool,
 ) -> Option<String> {
     let describe_inner = |inner: PeriodicInner| -> Option<String> {
         match inner {
-            PeriodicInner::Hot(reason) => Some(describe_hot(modules, file, reason)),
-            PeriodicInner::InFunction(function) => hot.note(file, function).map(|note| format!("hot: {note}")),
+            PeriodicInner::Hot(reason) => Some(describe_hot(display, functions, reason)),
+            PeriodicInner::InFunction(function) => called_note(function).map(|note| format!("hot: {note}")),
         }
     };
     match context {
@@ -265,11 +269,11 @@ pub fn hot_note(
     }
 }
 
-fn describe_hot(modules: &[ModuleInfo], file: usize, reason: HotReason) -> String {
+fn describe_hot(display: &str, functions: &[FunctionSummary], reason: HotReason) -> String {
     match reason {
-        HotReason::Loop { line } => format!("hot: inside the loop at {}:{line}", modules[file].display),
+        HotReason::Loop { line } => format!("hot: inside the loop at {display}:{line}"),
         HotReason::Function { function, why } => {
-            let name = &modules[file].semantics.functions[function as usize].qualname;
+            let name = functions.get(function as usize).map_or("?", |f| f.qualname.as_str());
             format!("hot: `{name}`: {}", why.describe())
         }
     }

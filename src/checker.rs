@@ -46,8 +46,6 @@ pub struct Checker<'a> {
     /// Loaders (by constructor offset) whose batches are copied to the GPU on a hot line, with
     /// the context of the first such copy.
     loaders_copied: Vec<(BatchSource, HotContext)>,
-    /// The last call whose callee was resolved, with its qualified name: every rule asks.
-    callee: std::cell::RefCell<Option<(TextRange, Option<Rc<str>>)>>,
 }
 
 /// Everything checking a file produced.
@@ -73,7 +71,6 @@ pub fn check_module(
         module_body: &module.body,
         unpinned_loaders: Vec::new(),
         loaders_copied: Vec::new(),
-        callee: std::cell::RefCell::new(None),
     };
     checker.visit_body(&module.body);
     // Functions nobody called during the pass, in definition order (nested ones get appended).
@@ -118,18 +115,9 @@ impl<'a> Checker<'a> {
         self.diagnostics.push(diagnostic);
     }
 
-    /// The qualified name of what `call` calls (`torch.nn.functional.cross_entropy`), resolved
-    /// once per call however many rules ask.
+    /// The qualified name of what `call` calls (`torch.nn.functional.cross_entropy`).
     pub fn callee(&self, call: &ast::ExprCall) -> Option<Rc<str>> {
-        let mut cached = self.callee.borrow_mut();
-        if let Some((range, name)) = cached.as_ref()
-            && *range == call.range()
-        {
-            return name.clone();
-        }
-        let name: Option<Rc<str>> = self.model.qualified_name(&call.func).map(Rc::from);
-        *cached = Some((call.range(), name.clone()));
-        name
+        self.model.callee(call)
     }
 
     /// Does `call` call the qualified name `qualified`?

@@ -8,11 +8,11 @@ use super::{method_call, report};
 use crate::checker::Checker;
 use crate::registry::Rule;
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
     if !checker.enabled(Rule::BarrierInStep) {
         return;
     }
-    if let Some(qualified) = checker.callee(call) {
+    if let Some(qualified) = callee {
         let (message, help) = match &*qualified {
             "torch.distributed.barrier" => (
                 format!(

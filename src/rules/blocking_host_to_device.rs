@@ -23,11 +23,11 @@ fn is_number_literal(expr: &Expr) -> bool {
     }
 }
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
     if !checker.enabled(Rule::BlockingHostToDevice) {
         return;
     }
-    let qualified = checker.callee(call);
+    let qualified = callee;
     match qualified.as_deref() {
         Some("torch.tensor" | "torch.as_tensor") => factory(checker, call),
         Some(_) => {}

@@ -51,11 +51,11 @@ pub(crate) fn subscript(checker: &mut Checker, subscript: &ExprSubscript) {
     );
 }
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
     if !checker.enabled(Rule::BooleanMaskRead) {
         return;
     }
-    if checker.is_call_to(call, "torch.masked_select")
+    if callee == Some("torch.masked_select")
         || matches!(method_call(call), Some((receiver, "masked_select")) if checker.model().is_maybe_cuda_tensor(receiver))
     {
         let input = match method_call(call) {
@@ -151,8 +151,9 @@ pub(crate) fn mask_is_elementwise_on(checker: &Checker, mask: &Expr, x: &str) ->
             {
                 return true;
             }
-            let name = checker.callee(call);
-            name.as_deref()
+            checker
+                .callee(call)
+                .as_deref()
                 .and_then(|name| name.strip_prefix("torch."))
                 .is_some_and(|name| TESTS.contains(&name))
                 && call.arguments.len() == 1

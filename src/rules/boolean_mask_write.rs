@@ -219,12 +219,12 @@ fn reads_through_mask(checker: &Checker, expr: &Expr) -> bool {
 }
 
 /// `x.masked_fill(mask, v)` / `torch.masked_fill(x, mask, v)` with a CUDA tensor `v`.
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
     if !checker.enabled(Rule::BooleanMaskWrite) {
         return;
     }
     let args = &call.arguments.args;
-    let (x, value) = if checker.is_call_to(call, "torch.masked_fill") {
+    let (x, value) = if callee == Some("torch.masked_fill") {
         (args.first(), args.get(2))
     } else {
         match method_call(call) {

@@ -9,11 +9,11 @@ use crate::checker::Checker;
 use crate::diagnostic::{Diagnostic, Edit, Fix};
 use crate::registry::Rule;
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
     if !checker.enabled(Rule::CheckedLinalg) {
         return;
     }
-    let qualified = checker.callee(call);
+    let qualified = callee;
     let function = match qualified.as_deref() {
         Some(
             q @ ("torch.linalg.inv"

@@ -8,11 +8,11 @@ use crate::checker::Checker;
 use crate::diagnostic::{Diagnostic, Fix};
 use crate::registry::Rule;
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
     if !checker.enabled(Rule::ClipGradNonfiniteCheck) {
         return;
     }
-    let qualified = checker.callee(call);
+    let qualified = callee;
     if !matches!(
         qualified.as_deref(),
         Some("torch.nn.utils.clip_grad_norm_" | "torch.nn.utils.clip_grad.clip_grad_norm_")

@@ -9,12 +9,12 @@ use crate::checker::Checker;
 use crate::registry::Rule;
 use crate::semantic::{Kind, ModuleKind};
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
     if !checker.enabled(Rule::CtcLoss) {
         return;
     }
-    let is_ctc = checker.is_call_to(call, "torch.nn.functional.ctc_loss")
-        || checker.model().kind_of(&call.func) == Kind::Module(ModuleKind::CtcLoss);
+    let is_ctc = callee == Some("torch.nn.functional.ctc_loss")
+        || checker.model().callee_kind(call) == Kind::Module(ModuleKind::CtcLoss);
     if !is_ctc || !torch_input_may_be_cuda(checker, call.arguments.args.first()) || is_cudnn_forward(checker, call) {
         return;
     }

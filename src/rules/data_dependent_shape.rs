@@ -37,7 +37,7 @@ pub(crate) fn attribute(checker: &mut Checker, attribute: &ExprAttribute) {
     }
 }
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
     if !checker.enabled(Rule::DataDependentShape) {
         return;
     }
@@ -51,7 +51,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         Expr::Name(name) if name.id.as_str() == "len" && checker.model().is_builtin("len") => {
             call.arguments.args.first()
         }
-        _ if checker.is_call_to(call, "torch.numel") => call.arguments.args.first(),
+        _ if callee == Some("torch.numel") => call.arguments.args.first(),
         _ => None,
     };
     if let Some(operand) = operand

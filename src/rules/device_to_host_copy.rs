@@ -17,11 +17,11 @@ fn receiver_may_be_on_gpu(checker: &Checker, receiver: &Expr) -> bool {
     }
 }
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
     if !checker.enabled(Rule::DeviceToHostCopy) {
         return;
     }
-    if checker.is_call_to(call, "torch.save") {
+    if callee == Some("torch.save") {
         if let Some(object) = call.arguments.args.first()
             && checker.model().is_maybe_cuda_tensor(object)
         {

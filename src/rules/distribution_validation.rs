@@ -10,11 +10,11 @@ use crate::diagnostic::{Diagnostic, Fix};
 use crate::registry::Rule;
 use crate::semantic::torch_api;
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
     if !checker.enabled(Rule::DistributionValidation) || checker.model().validation_disabled() {
         return;
     }
-    let Some(qualified) = checker.callee(call) else {
+    let Some(qualified) = callee else {
         return sample_check(checker, call);
     };
     if !torch_api::is_distribution_class(&qualified) {

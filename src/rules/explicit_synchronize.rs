@@ -9,11 +9,11 @@ use crate::checker::Checker;
 use crate::registry::Rule;
 use crate::semantic::Kind;
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
     if !checker.enabled(Rule::ExplicitSynchronize) {
         return;
     }
-    let qualified = checker.callee(call);
+    let qualified = callee;
     let what = match qualified.as_deref() {
         Some("torch.cuda.synchronize" | "torch.accelerator.synchronize" | "torch.cuda.empty_cache") => {
             checker.slice(&*call.func).to_string()

@@ -8,12 +8,12 @@ use super::{method_call, report, torch_input_may_be_cuda};
 use crate::checker::Checker;
 use crate::registry::Rule;
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
     if !checker.enabled(Rule::HostComparison) {
         return;
     }
     let args = &call.arguments.args;
-    let qualified = checker.callee(call);
+    let qualified = callee;
     let (what, help) = match qualified.as_deref() {
         Some("torch.equal" | "torch.allclose") => (
             checker.slice(&*call.func).to_string(),

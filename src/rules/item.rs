@@ -15,7 +15,6 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     let Some((receiver, method)) = method_call(call) else {
         return;
     };
-    let receiver_text = super::receiver_text(checker, receiver);
     match method {
         "item" if call.arguments.is_empty() && may_be_cuda(checker, receiver, true) => {
             // A metric all-reduced on this step and then read is SYNC602's finding.
@@ -25,6 +24,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
             {
                 return;
             }
+            let receiver_text = super::receiver_text(checker, receiver);
             report(
                 checker,
                 Rule::Item,
@@ -36,6 +36,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
             );
         }
         "get_scale" if call.arguments.is_empty() && checker.model().kind_of(receiver) == Kind::GradScaler => {
+            let receiver_text = super::receiver_text(checker, receiver);
             report(
                 checker,
                 Rule::Item,

@@ -40,14 +40,14 @@ fn masked_variable(checker: &Checker, expr: &Expr) -> bool {
     value.is_some_and(|value| masked(checker, value).is_some())
 }
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
     if !checker.enabled(Rule::MaskedLoss) {
         return;
     }
-    let is_loss = match checker.callee(call).as_deref() {
+    let is_loss = match callee {
         Some("torch.nn.functional.cross_entropy" | "torch.nn.functional.nll_loss") => true,
         Some(_) => false,
-        None => checker.model().kind_of(&call.func) == Kind::Module(ModuleKind::ClassIndexLoss),
+        None => checker.model().callee_kind(call) == Kind::Module(ModuleKind::ClassIndexLoss),
     };
     if !is_loss || call.arguments.find_keyword("ignore_index").is_some() {
         return;
@@ -79,7 +79,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         "pass the unmasked tensors with `ignore_index=` set to the value the mask drops".to_string(),
     );
     // Module calls take no `ignore_index=` (it is fixed when the module is built): no fix.
-    let functional = checker.callee(call).is_some();
+    let functional = callee.is_some();
     if let (true, Some((logits, mask)), Some((labels, same_mask))) = (functional, input_masked, target_masked)
         && checker.slice(mask) == checker.slice(same_mask)
     {

@@ -42,28 +42,31 @@ pub(crate) fn check_expr(checker: &mut Checker, expr: &Expr) {
     }
     match expr {
         Expr::Call(call) => {
+            // Resolved once here for every rule (most calls are not reached through an import).
+            let callee = checker.callee(call);
+            let callee = callee.as_deref();
             item::call(checker, call);
             tolist::call(checker, call);
-            device_to_host_copy::call(checker, call);
-            tensor_as_number::call(checker, call);
+            device_to_host_copy::call(checker, call, callee);
+            tensor_as_number::call(checker, call, callee);
             tensor_formatting::call(checker, call);
-            host_comparison::call(checker, call);
-            nonzero::call(checker, call);
-            unique::call(checker, call);
-            boolean_mask_read::call(checker, call);
-            boolean_mask_write::call(checker, call);
-            size_from_data::call(checker, call);
-            data_dependent_shape::call(checker, call);
-            masked_loss::call(checker, call);
+            host_comparison::call(checker, call, callee);
+            nonzero::call(checker, call, callee);
+            unique::call(checker, call, callee);
+            boolean_mask_read::call(checker, call, callee);
+            boolean_mask_write::call(checker, call, callee);
+            size_from_data::call(checker, call, callee);
+            data_dependent_shape::call(checker, call, callee);
+            masked_loss::call(checker, call, callee);
             grad_scaler_unfused_optimizer::call(checker, call);
-            checked_linalg::call(checker, call);
-            distribution_validation::call(checker, call);
-            clip_grad_nonfinite_check::call(checker, call);
-            ctc_loss::call(checker, call);
-            blocking_host_to_device::call(checker, call);
-            explicit_synchronize::call(checker, call);
-            serial_collectives::call(checker, call);
-            barrier_in_step::call(checker, call);
+            checked_linalg::call(checker, call, callee);
+            distribution_validation::call(checker, call, callee);
+            clip_grad_nonfinite_check::call(checker, call, callee);
+            ctc_loss::call(checker, call, callee);
+            blocking_host_to_device::call(checker, call, callee);
+            explicit_synchronize::call(checker, call, callee);
+            serial_collectives::call(checker, call, callee);
+            barrier_in_step::call(checker, call, callee);
         }
         Expr::Subscript(subscript) => {
             boolean_mask_read::subscript(checker, subscript);

@@ -11,8 +11,12 @@ use crate::registry::Rule;
 use crate::semantic::Kind;
 
 /// The condition of a nonzero-like call, if `call` is one.
-fn nonzero_condition<'e>(checker: &Checker, call: &'e ExprCall) -> Option<(&'e Expr, &'static str)> {
-    match checker.callee(call).as_deref() {
+fn nonzero_condition<'e>(
+    checker: &Checker,
+    call: &'e ExprCall,
+    callee: Option<&str>,
+) -> Option<(&'e Expr, &'static str)> {
+    match callee {
         Some("torch.nonzero") => Some((argument(call, "input", 0)?, "torch.nonzero")),
         Some("torch.argwhere") => Some((argument(call, "input", 0)?, "torch.argwhere")),
         Some("torch.where") if call.arguments.args.len() == 1 && call.arguments.keywords.is_empty() => {
@@ -35,11 +39,11 @@ fn nonzero_condition<'e>(checker: &Checker, call: &'e ExprCall) -> Option<(&'e E
     }
 }
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
     if !checker.enabled(Rule::Nonzero) {
         return;
     }
-    let Some((condition, kind)) = nonzero_condition(checker, call) else {
+    let Some((condition, kind)) = nonzero_condition(checker, call, callee) else {
         return;
     };
     // Name the function as the code spells it (`nonzero`, `th.where`), methods by their kind.
@@ -76,13 +80,11 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
     let Expr::Call(index) = target.slice.as_ref() else {
         return;
     };
-    let Some((condition, _)) = nonzero_condition(checker, index) else {
+    let index_callee = checker.callee(index);
+    let Some((condition, _)) = nonzero_condition(checker, index, index_callee.as_deref()) else {
         return;
     };
-    let as_tuple = match index.func.as_ref() {
-        _ if checker.is_call_to(index, "torch.where") => true,
-        _ => super::keyword_is_true(index, "as_tuple"),
-    };
+    let as_tuple = index_callee.as_deref() == Some("torch.where") || super::keyword_is_true(index, "as_tuple");
     let scalar = checker.model().kind_of(&assign.value) == Kind::Number;
     if !as_tuple || !scalar || !matches!(&*target.value, Expr::Name(_) | Expr::Attribute(_)) {
         return;

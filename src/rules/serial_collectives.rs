@@ -27,11 +27,11 @@ fn roots<'e>(expr: &'e Expr, names: &mut Vec<&'e str>) {
     }
 }
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
     if !checker.enabled(Rule::SerialCollectives) {
         return;
     }
-    let Some(qualified) = checker.callee(call) else { return };
+    let Some(qualified) = callee else { return };
     let Some(collective) = qualified.strip_prefix("torch.distributed.") else {
         return;
     };

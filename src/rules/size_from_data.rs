@@ -8,11 +8,11 @@ use super::{argument, method_call, report, torch_input_may_be_cuda};
 use crate::checker::Checker;
 use crate::registry::Rule;
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
     if !checker.enabled(Rule::SizeFromData) {
         return;
     }
-    let qualified = checker.callee(call);
+    let qualified = callee;
     match qualified.as_deref() {
         Some("torch.nn.functional.one_hot") => {
             let num_classes = argument(call, "num_classes", 1);

@@ -27,7 +27,7 @@ const KEEP_ON_DEVICE: &str =
 const STATIC_SIZE: &str =
     "use a size known on the host (`x.shape[0]`, a config value), or keep the full shape and mask with `torch.where`";
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
     if !checker.enabled(Rule::TensorAsNumber) {
         return;
     }
@@ -35,7 +35,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     if let Expr::Name(func) = call.func.as_ref() {
         let name = func.id.as_str();
         if !checker.model().is_builtin(name) {
-            return method_or_torch_call(checker, call);
+            return method_or_torch_call(checker, call, callee);
         }
         match name {
             "float" | "int" | "bool" | "complex" if args.len() == 1 && is_cuda_value(checker, &args[0]) => {
@@ -72,12 +72,12 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         }
         return;
     }
-    method_or_torch_call(checker, call);
+    method_or_torch_call(checker, call, callee);
 }
 
-fn method_or_torch_call(checker: &mut Checker, call: &ExprCall) {
+fn method_or_torch_call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
     let args = &call.arguments.args;
-    if let Some(qualified) = checker.callee(call) {
+    if let Some(qualified) = callee {
         if torch_api::is_math_function(&qualified) {
             if let Some(arg) = args.iter().find(|arg| is_cuda_value(checker, arg)) {
                 let text = format!(
@@ -138,9 +138,6 @@ fn method_or_torch_call(checker: &mut Checker, call: &ExprCall) {
     let Some((receiver, method)) = method_call(call) else {
         return;
     };
-    if !checker.model().is_maybe_cuda_tensor(receiver) {
-        return;
-    }
     let positions: &[usize] = match method {
         "view" | "reshape" | "expand" | "repeat" | "new_zeros" | "new_ones" | "new_empty" | "tile" => &[0, 1, 2, 3, 4],
         "new_full" => &[0],
@@ -148,6 +145,11 @@ fn method_or_torch_call(checker: &mut Checker, call: &ExprCall) {
         "narrow" => &[2],
         _ => &[],
     };
+    // Nothing that could be a size (the receiver's kind is the costly question).
+    let no_sizes = positions.is_empty() && call.arguments.keywords.is_empty() && method != "split";
+    if no_sizes || !checker.model().is_maybe_cuda_tensor(receiver) {
+        return;
+    }
     if let Some(arg) = sized_argument(checker, call, positions) {
         let text = format!(
             "the GPU tensor `{}` is used as a size in `.{method}()`",
@@ -198,9 +200,9 @@ pub(crate) fn subscript(checker: &mut Checker, subscript: &ExprSubscript) {
     if !checker.enabled(Rule::TensorAsNumber) {
         return;
     }
-    let slices: Vec<&Expr> = match subscript.slice.as_ref() {
-        Expr::Tuple(tuple) => tuple.elts.iter().collect(),
-        other => vec![other],
+    let slices = match subscript.slice.as_ref() {
+        Expr::Tuple(tuple) => tuple.elts.as_slice(),
+        other => std::slice::from_ref(other),
     };
     for slice in slices {
         let Expr::Slice(slice) = slice else { continue };

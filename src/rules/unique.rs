@@ -11,8 +11,8 @@ use crate::diagnostic::{Edit, Fix};
 use crate::registry::Rule;
 
 /// The input of a unique-like call, if `call` is one.
-fn unique_input<'e>(checker: &Checker, call: &'e ExprCall) -> Option<(&'e Expr, &'static str)> {
-    match checker.callee(call).as_deref() {
+fn unique_input<'e>(checker: &Checker, call: &'e ExprCall, callee: Option<&str>) -> Option<(&'e Expr, &'static str)> {
+    match callee {
         Some("torch.unique") => Some((argument(call, "input", 0)?, "torch.unique")),
         Some("torch.unique_consecutive") => Some((argument(call, "input", 0)?, "torch.unique_consecutive")),
         Some("torch.bincount") => Some((argument(call, "input", 0)?, "torch.bincount")),
@@ -35,11 +35,11 @@ fn unique_input<'e>(checker: &Checker, call: &'e ExprCall) -> Option<(&'e Expr, 
     }
 }
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
+pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
     if !checker.enabled(Rule::Unique) {
         return;
     }
-    if let Some((input, what)) = unique_input(checker, call) {
+    if let Some((input, what)) = unique_input(checker, call, callee) {
         if torch_input_may_be_cuda(checker, Some(input)) {
             let help = if what.contains("bincount") {
                 "use `torch.histc(x, bins=N, min=0, max=N)` or `scatter_add_` into `torch.zeros(N, device=...)` with a known N (even `minlength=` syncs)".to_string()
@@ -56,12 +56,12 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         }
         return;
     }
-    count_of_unique(checker, call);
+    count_of_unique(checker, call, callee);
 }
 
 /// `len(torch.unique(t))`, `torch.unique(t).numel()`, `torch.numel(torch.unique(t))`: the count
 /// can stay on the device (unsafe: a 0-dim tensor instead of an int, and 1 for an empty `t`).
-fn count_of_unique(checker: &mut Checker, call: &ExprCall) {
+fn count_of_unique(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
     let inner = match call.func.as_ref() {
         Expr::Name(name) if name.id.as_str() == "len" && checker.model().is_builtin("len") => {
             call.arguments.args.first()
@@ -69,11 +69,11 @@ fn count_of_unique(checker: &mut Checker, call: &ExprCall) {
         Expr::Attribute(attribute) if attribute.attr.as_str() == "numel" && call.arguments.is_empty() => {
             Some(&*attribute.value)
         }
-        _ if checker.is_call_to(call, "torch.numel") => call.arguments.args.first(),
+        _ if callee == Some("torch.numel") => call.arguments.args.first(),
         _ => None,
     };
     let Some(Expr::Call(inner)) = inner else { return };
-    let Some((input, what)) = unique_input(checker, inner) else {
+    let Some((input, what)) = unique_input(checker, inner, checker.callee(inner).as_deref()) else {
         return;
     };
     // Only the plain form: `sorted=` / `return_inverse=` / `return_counts=` / `dim=` (or the same

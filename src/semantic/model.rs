@@ -1,6 +1,8 @@
 //! The model's state: scopes and bindings, classes and functions, and the flow context of the
 //! node being visited. The [`Checker`](crate::checker::Checker) updates it; rules query it.
 
+use std::rc::Rc;
+
 use ruff_python_ast::name::Name;
 use ruff_python_ast::{self as ast, Expr, Operator, UnaryOp};
 use ruff_text_size::{Ranged, TextRange};
@@ -180,9 +182,21 @@ pub struct SemanticModel<'a> {
     pub(crate) call_sites: Vec<CallSite>,
     /// `Distribution.set_default_validate_args(False)` was called.
     pub(crate) validation_disabled: bool,
-    /// Kinds of call expressions already inferred since the bindings last changed: every rule
-    /// asks about the same calls, and a call's kind is the costliest to infer.
-    call_kinds: std::cell::RefCell<FxHashMap<(usize, TextRange), Kind>>,
+    /// Kinds of call expressions (and of what they call) already inferred since the bindings
+    /// last changed: every rule asks about the same calls, and a call's kind is the costliest
+    /// to infer.
+    call_kinds: std::cell::RefCell<FxHashMap<(usize, TextRange), CallKinds>>,
+    /// The last call whose callee was resolved, with its qualified name: the checker, every
+    /// rule and the call's kind ask for it in turn.
+    last_callee: std::cell::RefCell<Option<(TextRange, Option<Rc<str>>)>>,
+}
+
+/// What a call returns, and what the called expression itself is (`Module(CtcLoss)` for
+/// `ctc(...)`).
+#[derive(Debug, Clone, Copy)]
+struct CallKinds {
+    result: Kind,
+    callee: Kind,
 }
 
 impl<'a> SemanticModel<'a> {
@@ -202,6 +216,7 @@ impl<'a> SemanticModel<'a> {
             call_sites: Vec::new(),
             validation_disabled: false,
             call_kinds: Default::default(),
+            last_callee: Default::default(),
         }
     }
 
@@ -432,16 +447,7 @@ impl<'a> SemanticModel<'a> {
             Expr::ListComp(_) => Kind::List,
             Expr::Dict(_) | Expr::DictComp(_) => Kind::Dict,
             Expr::Attribute(attribute) => self.attribute_kind(attribute),
-            Expr::Call(call) => {
-                // Keyed by the node's address and range: the same node, never a look-alike.
-                let key = (expr as *const Expr as usize, call.range());
-                if let Some(kind) = self.call_kinds.borrow().get(&key) {
-                    return *kind;
-                }
-                let kind = self.call_kind(call);
-                self.call_kinds.borrow_mut().insert(key, kind);
-                kind
-            }
+            Expr::Call(call) => self.call_kinds(call).result,
             Expr::Subscript(subscript) => self.subscript_kind(subscript),
             Expr::BinOp(binop) => self.binop_kind(binop),
             Expr::UnaryOp(unary) => match unary.op {
@@ -457,6 +463,36 @@ impl<'a> SemanticModel<'a> {
             Expr::Named(named) => self.kind_of(&named.value),
             _ => Kind::Unknown,
         }
+    }
+
+    fn call_kinds(&self, call: &ast::ExprCall) -> CallKinds {
+        // Keyed by the node's address and range: the same node, never a look-alike.
+        let key = (call as *const ast::ExprCall as usize, call.range());
+        if let Some(kinds) = self.call_kinds.borrow().get(&key) {
+            return *kinds;
+        }
+        let kinds = self.infer_call(call);
+        self.call_kinds.borrow_mut().insert(key, kinds);
+        kinds
+    }
+
+    /// The kind of what `call` calls: `Module(..)` for a module instance, `Unknown` for a
+    /// function reached through an import.
+    pub fn callee_kind(&self, call: &ast::ExprCall) -> Kind {
+        self.call_kinds(call).callee
+    }
+
+    /// The qualified name of what `call` calls (`torch.nn.functional.cross_entropy`), resolved
+    /// once per call however many rules ask.
+    pub fn callee(&self, call: &ast::ExprCall) -> Option<Rc<str>> {
+        if let Some((range, name)) = self.last_callee.borrow().as_ref()
+            && *range == call.range()
+        {
+            return name.clone();
+        }
+        let name: Option<Rc<str>> = self.qualified_name(&call.func).map(Rc::from);
+        *self.last_callee.borrow_mut() = Some((call.range(), name.clone()));
+        name
     }
 
     /// A literal list or tuple of tensors is a tensor sequence.
@@ -678,10 +714,20 @@ impl<'a> SemanticModel<'a> {
         self.device_of(first)
     }
 
-    fn call_kind(&self, call: &ast::ExprCall) -> Kind {
-        if let Some(qualified) = self.qualified_name(&call.func) {
-            return self.qualified_call_kind(&qualified, call);
+    fn infer_call(&self, call: &ast::ExprCall) -> CallKinds {
+        if let Some(qualified) = self.callee(call) {
+            return CallKinds {
+                result: self.qualified_call_kind(&qualified, call),
+                callee: Kind::Unknown,
+            };
         }
+        let (result, callee) = self.unqualified_call_kind(call);
+        CallKinds { result, callee }
+    }
+
+    /// A call not reached through an import: a module instance, a method, a local function
+    /// or class, a builtin. Returns (result, callee).
+    fn unqualified_call_kind(&self, call: &ast::ExprCall) -> (Kind, Kind) {
         // Each link of a method chain evaluates its receiver once (twice would be exponential
         // in the chain's length).
         let (callee, receiver) = match call.func.as_ref() {
@@ -694,13 +740,10 @@ impl<'a> SemanticModel<'a> {
             },
             func => (self.kind_of(func), None),
         };
-        if let Kind::Module(_) = callee {
-            return Kind::Tensor(self.device_of_inputs(call).numeric());
+        if matches!(callee, Kind::Module(_)) || (callee == Kind::Unknown && self.looks_like_model_call(call)) {
+            return (Kind::Tensor(self.device_of_inputs(call).numeric()), callee);
         }
-        if callee == Kind::Unknown && self.looks_like_model_call(call) {
-            return Kind::Tensor(self.device_of_inputs(call).numeric());
-        }
-        match call.func.as_ref() {
+        let result = match call.func.as_ref() {
             Expr::Attribute(attribute) => {
                 let receiver = receiver.unwrap_or_else(|| self.kind_of(&attribute.value));
                 self.method_call_kind(attribute, call, receiver)
@@ -730,7 +773,8 @@ impl<'a> SemanticModel<'a> {
                 },
             },
             _ => Kind::Unknown,
-        }
+        };
+        (result, callee)
     }
 
     /// `model(xb)`, `self.backbone(x)`, `criterion(out, y)`: an unknown callable named like a

@@ -199,6 +199,7 @@ impl<'a> Checker<'a> {
             self.ensure_analyzed(init);
         }
         self.model.functions[id as usize].analysis = Analysis::InProgress;
+        self.model.forget_callees();
         let scope = self.model.push_scope(ScopeKind::Function(id), parent);
         let devices = self.model.flow.default_device_stack.clone();
         let saved_flow = std::mem::replace(
@@ -229,6 +230,7 @@ impl<'a> Checker<'a> {
         function.analysis = Analysis::Done;
         self.model.flow = saved_flow;
         self.model.invalidate_kinds();
+        self.model.forget_callees();
         self.model.branch_logs = saved_arms;
         self.returns = saved_returns;
         self.yields = saved_yields;
@@ -522,9 +524,14 @@ impl<'a> Checker<'a> {
                 }
             },
             Some(module) => {
-                let dots = ".".repeat(level as usize);
-                let separator = if module.is_empty() && level > 0 { "" } else { "." };
-                let qualified = format!("{dots}{module}{separator}{}", alias.name.id);
+                let name = alias.name.id.as_str();
+                let mut qualified = String::with_capacity(level as usize + module.len() + 1 + name.len());
+                qualified.extend(std::iter::repeat_n('.', level as usize));
+                qualified.push_str(module);
+                if !(module.is_empty() && level > 0) {
+                    qualified.push('.');
+                }
+                qualified.push_str(name);
                 (
                     alias
                         .asname

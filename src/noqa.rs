@@ -70,8 +70,7 @@ fn parse_file_directive(comment: &str) -> Option<Directive> {
 /// `# noqa`, `#noqa:SYNC101`, `# type: ignore  # noqa: SYNC101, E501`.
 fn parse_line_directive(comment: &str) -> Option<Directive> {
     // Most comments are prose: skip them without allocating.
-    let mentions_noqa = comment.as_bytes().windows(4).any(|w| w.eq_ignore_ascii_case(b"noqa"));
-    if !mentions_noqa {
+    if !mentions_noqa(comment.as_bytes()) {
         return None;
     }
     let lower = comment.to_ascii_lowercase();
@@ -90,6 +89,13 @@ fn parse_line_directive(comment: &str) -> Option<Directive> {
         search = hash + 1;
     }
     None
+}
+
+/// Does the text contain `noqa` in any case? Searches for the rare `q` (English prose has
+/// about one per thousand letters) rather than testing every window.
+fn mentions_noqa(text: &[u8]) -> bool {
+    memchr::memchr2_iter(b'q', b'Q', text)
+        .any(|q| q >= 2 && text.get(q - 2..q + 2).is_some_and(|w| w.eq_ignore_ascii_case(b"noqa")))
 }
 
 fn parse_codes(rest: &str) -> Directive {
@@ -156,6 +162,15 @@ mod tests {
         assert_eq!(parse_file_directive("# noqa"), None);
         assert_eq!(parse_file_directive("# ñandú: a non-ASCII comment"), None);
         assert_eq!(parse_line_directive("# é noqa"), None);
+    }
+
+    #[test]
+    fn noqa_is_found_anywhere_in_any_case() {
+        assert!(mentions_noqa(b"noqa"));
+        assert!(mentions_noqa(b"# NoQa: SYNC101"));
+        assert!(mentions_noqa(b"# type: ignore # noqa"));
+        assert!(!mentions_noqa(b"# qa noq oqa q"));
+        assert!(!mentions_noqa(b"q"));
     }
 
     #[test]

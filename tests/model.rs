@@ -13,6 +13,7 @@ use common::{repo, run, stderr, stdout};
 /// One fixture per topic; `pkg/` is the cross-file call graph, linted as a folder.
 const TOPICS: &[&str] = &[
     "imports",
+    "local_imports",
     "shadowing",
     "host_values",
     "self_attributes",

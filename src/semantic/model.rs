@@ -186,9 +186,12 @@ pub struct SemanticModel<'a> {
     /// last changed: every rule asks about the same calls, and a call's kind is the costliest
     /// to infer.
     call_kinds: std::cell::RefCell<FxHashMap<(usize, TextRange), CallKinds>>,
-    /// The last call whose callee was resolved, with its qualified name: the checker, every
-    /// rule and the call's kind ask for it in turn.
-    last_callee: std::cell::RefCell<Option<(TextRange, Option<Rc<str>>)>>,
+    /// Qualified names of callees resolved so far in the function being analysed, by call
+    /// node: the checker, every rule and the call's kind ask for them in turn. The checker
+    /// resolves each call when it visits it, so the name is the one its imports give at that
+    /// point of the flow. Scans ahead of the flow (loops over data loaders) resolve calls of
+    /// functions not yet analysed, so the cache is emptied as each analysis starts and ends.
+    callees: std::cell::RefCell<FxHashMap<(usize, TextRange), Option<Rc<str>>>>,
 }
 
 /// What a call returns, and what the called expression itself is (`Module(CtcLoss)` for
@@ -216,7 +219,7 @@ impl<'a> SemanticModel<'a> {
             call_sites: Vec::new(),
             validation_disabled: false,
             call_kinds: Default::default(),
-            last_callee: Default::default(),
+            callees: Default::default(),
         }
     }
 
@@ -224,10 +227,13 @@ impl<'a> SemanticModel<'a> {
 
     pub(crate) fn push_scope(&mut self, kind: ScopeKind, parent: ScopeId) -> ScopeId {
         let id = self.scopes.len() as ScopeId;
+        // A function binds its parameters and a few locals: start at a size that holds them
+        // without growing the table three times.
+        let capacity = if matches!(kind, ScopeKind::Function(_)) { 8 } else { 0 };
         self.scopes.push(Scope {
             kind,
             parent: Some(parent),
-            bindings: FxHashMap::default(),
+            bindings: FxHashMap::with_capacity_and_hasher(capacity, Default::default()),
             globals: Vec::new(),
         });
         id
@@ -251,8 +257,11 @@ impl<'a> SemanticModel<'a> {
         self.bind_in(scope, name, Some(binding));
     }
 
-    /// Sets (or, with `None`, removes) a binding, remembering its old value in the arm being
-    /// visited.
+    /// Forgets resolved callees: a function's analysis starts or ends.
+    pub(crate) fn forget_callees(&mut self) {
+        self.callees.get_mut().clear();
+    }
+
     /// Forgets inferred call kinds: bindings, attributes, return kinds or the scope changed.
     pub(crate) fn invalidate_kinds(&self) {
         let mut cache = self.call_kinds.borrow_mut();
@@ -261,21 +270,19 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
+    /// Sets (or, with `None`, removes) a binding, remembering its old value in the arm being
+    /// visited.
     fn bind_in(&mut self, scope: ScopeId, name: &Name, binding: Option<Binding<'a>>) {
         self.invalidate_kinds();
         let bindings = &mut self.scopes[scope as usize].bindings;
+        let before = match binding {
+            Some(binding) => bindings.insert(name.clone(), binding),
+            None => bindings.remove(name),
+        };
         if let Some(log) = self.branch_logs.last_mut()
             && !log.iter().any(|(s, n, _)| *s == scope && n == name)
         {
-            log.push((scope, name.clone(), bindings.get(name).cloned()));
-        }
-        match binding {
-            Some(binding) => {
-                bindings.insert(name.clone(), binding);
-            }
-            None => {
-                bindings.remove(name);
-            }
+            log.push((scope, name.clone(), before));
         }
     }
 
@@ -369,16 +376,24 @@ impl<'a> SemanticModel<'a> {
     /// The qualified name an expression refers to through imports: `F.cross_entropy` ->
     /// `torch.nn.functional.cross_entropy`. `None` for anything not rooted in an import.
     pub fn qualified_name(&self, expr: &Expr) -> Option<String> {
+        let (root, length) = self.import_root(expr)?;
+        let mut qualified = String::with_capacity(length);
+        qualified.push_str(root);
+        canonicalize(&mut qualified);
+        push_attributes(expr, &mut qualified);
+        Some(qualified)
+    }
+
+    /// The import a `name.attr.attr` chain starts from, and the length of its qualified name.
+    fn import_root(&self, expr: &Expr) -> Option<(&str, usize)> {
         match expr {
             Expr::Name(name) => match &self.lookup(name.id.as_str())?.source {
-                BindingSource::Import(qualified) => Some(qualified.to_string()),
+                BindingSource::Import(qualified) => Some((qualified, qualified.len())),
                 _ => None,
             },
             Expr::Attribute(attribute) => {
-                let mut base = self.qualified_name(&attribute.value)?;
-                base.push('.');
-                base.push_str(attribute.attr.as_str());
-                Some(canonical(base))
+                let (root, length) = self.import_root(&attribute.value)?;
+                Some((root, length + 1 + attribute.attr.len()))
             }
             _ => None,
         }
@@ -485,13 +500,12 @@ impl<'a> SemanticModel<'a> {
     /// The qualified name of what `call` calls (`torch.nn.functional.cross_entropy`), resolved
     /// once per call however many rules ask.
     pub fn callee(&self, call: &ast::ExprCall) -> Option<Rc<str>> {
-        if let Some((range, name)) = self.last_callee.borrow().as_ref()
-            && *range == call.range()
-        {
+        let key = (call as *const ast::ExprCall as usize, call.range());
+        if let Some(name) = self.callees.borrow().get(&key) {
             return name.clone();
         }
         let name: Option<Rc<str>> = self.qualified_name(&call.func).map(Rc::from);
-        *self.last_callee.borrow_mut() = Some((call.range(), name.clone()));
+        self.callees.borrow_mut().insert(key, name.clone());
         name
     }
 
@@ -1347,8 +1361,19 @@ pub(crate) fn is_library(qualified: &str) -> bool {
     )
 }
 
+/// Appends `.attr` for each attribute of a `name.attr.attr` chain, outermost last, naming each
+/// prefix canonically.
+fn push_attributes(expr: &Expr, qualified: &mut String) {
+    if let Expr::Attribute(attribute) = expr {
+        push_attributes(&attribute.value, qualified);
+        qualified.push('.');
+        qualified.push_str(attribute.attr.as_str());
+        canonicalize(qualified);
+    }
+}
+
 /// `torch.nn.modules.loss.CrossEntropyLoss` and `torch.nn.CrossEntropyLoss` are the same.
-fn canonical(qualified: String) -> String {
+fn canonicalize(qualified: &mut String) {
     const ALIASES: &[(&str, &str)] = &[
         ("torch.nn.modules.loss.", "torch.nn."),
         ("torch.nn.modules.", "torch.nn."),
@@ -1359,14 +1384,17 @@ fn canonical(qualified: String) -> String {
         ("torch.distributions.normal.", "torch.distributions."),
         ("torch.distributions.categorical.", "torch.distributions."),
     ];
+    if !qualified.starts_with("torch.") {
+        return;
+    }
     for (from, to) in ALIASES {
         if let Some(rest) = qualified.strip_prefix(from)
             && !rest.contains('.')
         {
-            return format!("{to}{rest}");
+            qualified.replace_range(..from.len(), to);
+            return;
         }
     }
-    qualified
 }
 
 /// A name, attribute or call named like a dtype (`dtype`, `self.compute_dtype`,

@@ -120,11 +120,6 @@ impl<'a> Checker<'a> {
         self.model.callee(call)
     }
 
-    /// Does `call` call the qualified name `qualified`?
-    pub fn is_call_to(&self, call: &ast::ExprCall, qualified: &str) -> bool {
-        self.callee(call).is_some_and(|name| &*name == qualified)
-    }
-
     /// The module's top-level statements (to place a new import).
     pub fn module_body(&self) -> &'a [Stmt] {
         self.module_body
@@ -758,26 +753,27 @@ impl<'a> Checker<'a> {
                 self.loaders_copied.push((facts.batch, context));
             }
         }
-        if self.is_call_to(call, "torch.distributions.Distribution.set_default_validate_args") {
-            self.model.validation_disabled =
-                matches!(call.arguments.args.first(), Some(Expr::BooleanLiteral(b)) if !b.value);
-            return;
-        }
-        if let Some(qualified) = self.callee(call) {
-            if api::is_data_loader(&qualified) {
+        let qualified = self.callee(call);
+        if let Some(qualified) = qualified.as_deref() {
+            if qualified == "torch.distributions.Distribution.set_default_validate_args" {
+                self.model.validation_disabled =
+                    matches!(call.arguments.args.first(), Some(Expr::BooleanLiteral(b)) if !b.value);
+                return;
+            }
+            if api::is_data_loader(qualified) {
                 let pin = call.arguments.find_keyword("pin_memory").map(|k| &k.value);
                 if pin.is_none() || matches!(pin, Some(Expr::BooleanLiteral(b)) if !b.value) {
                     self.unpinned_loaders.push(call.range());
                 }
             }
-            if matches!(&*qualified, "torch.distributed.all_reduce" | "torch.distributed.reduce")
+            if matches!(qualified, "torch.distributed.all_reduce" | "torch.distributed.reduce")
                 && call.arguments.find_keyword("async_op").is_none()
                 && let Some(Expr::Name(name)) = call.arguments.args.first()
             {
                 self.model.flow.all_reduced.push((name.id.clone(), call.range()));
             }
         }
-        if self.is_call_to(call, "torch.set_default_device") {
+        if qualified.as_deref() == Some("torch.set_default_device") {
             if let Some(device) = call.arguments.args.first().and_then(|arg| self.model.device_of(arg)) {
                 self.model.default_device = device;
                 self.model.invalidate_kinds();

@@ -539,16 +539,16 @@ impl<'a> SemanticModel<'a> {
     /// Attributes known by name rather than by their receiver's kind: `torch.float16` (through
     /// imports) and `self.<attr>` (as the class's methods set it).
     fn named_attribute_kind(&self, attribute: &ast::ExprAttribute) -> Option<Kind> {
-        if let Some(mut qualified) = self.qualified_name(&attribute.value) {
-            qualified.push('.');
-            qualified.push_str(attribute.attr.as_str());
-            return Some(if api::is_dtype(&qualified) {
+        let attr = attribute.attr.as_str();
+        if let Some((root, _)) = self.import_root(&attribute.value) {
+            // Only `torch.<dtype>` names a dtype: no need to spell out the qualified name.
+            let on_torch = root == "torch" && attribute.value.is_name_expr();
+            return Some(if on_torch && api::is_dtype_name(attr) {
                 Kind::Dtype
             } else {
                 Kind::Unknown
             });
         }
-        let attr = attribute.attr.as_str();
         if let Expr::Name(receiver) = attribute.value.as_ref()
             && matches!(receiver.id.as_str(), "self" | "cls")
             && self.lookup(receiver.id.as_str()).is_some()

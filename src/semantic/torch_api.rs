@@ -175,34 +175,37 @@ pub fn is_cuda_sync_object(qualified: &str) -> bool {
 
 /// Dtype constants: `.to(torch.float16)` changes the dtype, not the device.
 pub fn is_dtype(qualified: &str) -> bool {
-    qualified.strip_prefix("torch.").is_some_and(|name| {
-        matches!(
-            name,
-            "float"
-                | "float16"
-                | "float32"
-                | "float64"
-                | "half"
-                | "double"
-                | "bfloat16"
-                | "int"
-                | "int8"
-                | "int16"
-                | "int32"
-                | "int64"
-                | "long"
-                | "short"
-                | "uint8"
-                | "bool"
-                | "complex64"
-                | "complex128"
-                | "cfloat"
-                | "cdouble"
-                | "uint16"
-                | "uint32"
-                | "uint64"
-        ) || name.starts_with("float8_")
-    })
+    qualified.strip_prefix("torch.").is_some_and(is_dtype_name)
+}
+
+/// `float16` in `torch.float16`.
+pub fn is_dtype_name(name: &str) -> bool {
+    matches!(
+        name,
+        "float"
+            | "float16"
+            | "float32"
+            | "float64"
+            | "half"
+            | "double"
+            | "bfloat16"
+            | "int"
+            | "int8"
+            | "int16"
+            | "int32"
+            | "int64"
+            | "long"
+            | "short"
+            | "uint8"
+            | "bool"
+            | "complex64"
+            | "complex128"
+            | "cfloat"
+            | "cdouble"
+            | "uint16"
+            | "uint32"
+            | "uint64"
+    ) || name.starts_with("float8_")
 }
 
 /// Torch functions whose result is a boolean tensor.

@@ -13,7 +13,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         return;
     }
     if let Some(qualified) = callee {
-        let (message, help) = match &*qualified {
+        let (message, help) = match qualified {
             "torch.distributed.barrier" => (
                 format!(
                     "`{}()` blocks the host until every rank and the GPU catch up",

@@ -28,7 +28,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         return;
     }
     let qualified = callee;
-    match qualified.as_deref() {
+    match qualified {
         Some("torch.tensor" | "torch.as_tensor") => factory(checker, call),
         Some(_) => {}
         None => method(checker, call),

@@ -14,7 +14,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         return;
     }
     let qualified = callee;
-    let function = match qualified.as_deref() {
+    let function = match qualified {
         Some(
             q @ ("torch.linalg.inv"
             | "torch.linalg.solve"

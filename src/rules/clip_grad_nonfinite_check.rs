@@ -14,7 +14,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
     }
     let qualified = callee;
     if !matches!(
-        qualified.as_deref(),
+        qualified,
         Some("torch.nn.utils.clip_grad_norm_" | "torch.nn.utils.clip_grad.clip_grad_norm_")
     ) {
         return;

@@ -17,7 +17,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
     let Some(qualified) = callee else {
         return sample_check(checker, call);
     };
-    if !torch_api::is_distribution_class(&qualified) {
+    if !torch_api::is_distribution_class(qualified) {
         return;
     }
     // Parameters that live on the host are validated without waiting for the GPU.

@@ -14,7 +14,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         return;
     }
     let qualified = callee;
-    let what = match qualified.as_deref() {
+    let what = match qualified {
         Some("torch.cuda.synchronize" | "torch.accelerator.synchronize" | "torch.cuda.empty_cache") => {
             checker.slice(&*call.func).to_string()
         }

@@ -14,7 +14,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
     }
     let args = &call.arguments.args;
     let qualified = callee;
-    let (what, help) = match qualified.as_deref() {
+    let (what, help) = match qualified {
         Some("torch.equal" | "torch.allclose") => (
             checker.slice(&*call.func).to_string(),
             "compare on the device (`torch.isclose(a, b).all()`, `(a == b).all()`) and keep the result as a tensor",

@@ -13,7 +13,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         return;
     }
     let qualified = callee;
-    match qualified.as_deref() {
+    match qualified {
         Some("torch.nn.functional.one_hot") => {
             let num_classes = argument(call, "num_classes", 1);
             let inferred = match num_classes {

@@ -78,7 +78,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
 fn method_or_torch_call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
     let args = &call.arguments.args;
     if let Some(qualified) = callee {
-        if torch_api::is_math_function(&qualified) {
+        if torch_api::is_math_function(qualified) {
             if let Some(arg) = args.iter().find(|arg| is_cuda_value(checker, arg)) {
                 let text = format!(
                     "`{}({})` reads a GPU value on the host",
@@ -94,7 +94,7 @@ fn method_or_torch_call(checker: &mut Checker, call: &ExprCall, callee: Option<&
             }
             return;
         }
-        let size_positions: &[usize] = match &*qualified {
+        let size_positions: &[usize] = match qualified {
             "torch.zeros" | "torch.ones" | "torch.empty" | "torch.rand" | "torch.randn" | "torch.arange"
             | "torch.randint" | "torch.randperm" | "torch.full" | "torch.eye" => &[0, 1, 2, 3],
             "torch.linspace" | "torch.logspace" => &[2],
@@ -111,7 +111,7 @@ fn method_or_torch_call(checker: &mut Checker, call: &ExprCall, callee: Option<&
             flag(checker, arg, text, STATIC_SIZE);
             return;
         }
-        if matches!(&*qualified, "torch.tensor" | "torch.as_tensor") {
+        if matches!(qualified, "torch.tensor" | "torch.as_tensor") {
             // A list of GPU scalars (a tensor sequence); a single tensor is copied on the device.
             let of_tensors = args.first().is_some_and(
                 |data| matches!(checker.model().kind_of(data), Kind::TensorSequence(facts) if facts.may_be_cuda()),
@@ -130,7 +130,7 @@ fn method_or_torch_call(checker: &mut Checker, call: &ExprCall, callee: Option<&
             }
             return;
         }
-        if matches!(&*qualified, "torch.split" | "torch.tensor_split") {
+        if matches!(qualified, "torch.split" | "torch.tensor_split") {
             split_sizes(checker, args.get(1));
         }
         return;

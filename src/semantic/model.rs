@@ -185,14 +185,18 @@ pub struct SemanticModel<'a> {
     /// Kinds of call expressions (and of what they call) already inferred since the bindings
     /// last changed: every rule asks about the same calls, and a call's kind is the costliest
     /// to infer.
-    call_kinds: std::cell::RefCell<FxHashMap<(usize, TextRange), CallKinds>>,
+    call_kinds: std::cell::RefCell<FxHashMap<NodeKey, CallKinds>>,
     /// Qualified names of callees resolved so far in the function being analysed, by call
     /// node: the checker, every rule and the call's kind ask for them in turn. The checker
     /// resolves each call when it visits it, so the name is the one its imports give at that
     /// point of the flow. Scans ahead of the flow (loops over data loaders) resolve calls of
     /// functions not yet analysed, so the cache is emptied as each analysis starts and ends.
-    callees: std::cell::RefCell<FxHashMap<(usize, TextRange), Option<Rc<str>>>>,
+    callees: std::cell::RefCell<FxHashMap<NodeKey, Option<Rc<str>>>>,
 }
+
+/// A node by its address and range: the same node, never a look-alike (a temporary copy has
+/// another address; two at one address with one range are copies of one node).
+type NodeKey = (usize, TextRange);
 
 /// What a call returns, and what the called expression itself is (`Module(CtcLoss)` for
 /// `ctc(...)`).
@@ -481,8 +485,7 @@ impl<'a> SemanticModel<'a> {
     }
 
     fn call_kinds(&self, call: &ast::ExprCall) -> CallKinds {
-        // Keyed by the node's address and range: the same node, never a look-alike.
-        let key = (call as *const ast::ExprCall as usize, call.range());
+        let key: NodeKey = (call as *const ast::ExprCall as usize, call.range());
         if let Some(kinds) = self.call_kinds.borrow().get(&key) {
             return *kinds;
         }
@@ -500,7 +503,7 @@ impl<'a> SemanticModel<'a> {
     /// The qualified name of what `call` calls (`torch.nn.functional.cross_entropy`), resolved
     /// once per call however many rules ask.
     pub fn callee(&self, call: &ast::ExprCall) -> Option<Rc<str>> {
-        let key = (call as *const ast::ExprCall as usize, call.range());
+        let key: NodeKey = (call as *const ast::ExprCall as usize, call.range());
         if let Some(name) = self.callees.borrow().get(&key) {
             return name.clone();
         }

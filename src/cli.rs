@@ -8,6 +8,7 @@ use std::sync::Arc;
 use clap::{Args, Parser, Subcommand};
 use miette::{LabeledSpan, NamedSource, Report, miette};
 use rayon::prelude::*;
+use ruff_source_file::LineIndex;
 use rustc_hash::FxHashMap;
 
 use crate::config::{Overrides, Resolver, Settings, Source};
@@ -15,12 +16,13 @@ use crate::diagnostic::{Applicability, Diagnostic};
 use crate::discovery::discover;
 use crate::fix::{FixFailure, fix_in_passes};
 use crate::linter::{FileLint, decode, lint_source};
+use crate::parse::SyntaxError;
 use crate::project::{
     HotFunctions, ModuleInfo, ModulePaths, display_path, hot_note, module_path, resolve_hot_functions,
 };
 use crate::registry::{Rule, RuleSelector};
 use crate::render::{ColorChoice, Finding, OutputFormat, SourceText, render};
-use crate::semantic::FunctionId;
+use crate::semantic::{FileSemantics, FunctionId, FunctionSummary, HotContext};
 
 /// Deep enough for 5,000-deep nested expressions in the parser and the checker.
 const STACK_SIZE: usize = 256 * 1024 * 1024;
@@ -196,7 +198,7 @@ impl Errors {
     /// printed (`--statistics`, `--diff`, `--fix-only`).
     fn push_syntax(&mut self, file: &Linted, findings_printed: bool) {
         if findings_printed {
-            self.shown += file.lint.syntax_errors.len();
+            self.shown += file.checked.syntax_errors().len();
         } else {
             self.reports.extend(syntax_reports(file));
         }
@@ -215,8 +217,13 @@ impl Errors {
 
 /// A file's syntax errors, each with the source around it.
 fn syntax_reports(file: &Linted) -> Vec<Report> {
-    file.lint
-        .syntax_errors
+    let Checked::Whole {
+        source, syntax_errors, ..
+    } = &file.checked
+    else {
+        return Vec::new();
+    };
+    syntax_errors
         .iter()
         .map(|error| {
             let span = error.range.start().to_usize()..error.range.end().to_usize();
@@ -226,55 +233,7 @@ fn syntax_reports(file: &Linted) -> Vec<Report> {
                 file.display,
                 error.message
             )
-            .with_source_code(NamedSource::new(file.display.clone(), file.source.to_string()))
-        })
-        .collect()
-}
-
-/// The findings left in a file after fixing, located in the fixed text when there is one.
-fn remaining_findings(file: &Linted, fixed_source: Option<&str>, remaining: Vec<(Diagnostic, String)>) -> Vec<Finding> {
-    let source = Arc::new(SourceText {
-        text: fixed_source.map_or_else(|| file.source.clone(), Arc::from),
-        index: match fixed_source {
-            Some(fixed) => ruff_source_file::LineIndex::from_source_text(fixed),
-            None => file.lint.line_index.clone(),
-        },
-    });
-    remaining
-        .into_iter()
-        .map(|(diagnostic, note)| Finding {
-            path: file.display.clone(),
-            rule: Some(diagnostic.rule),
-            message: diagnostic.message,
-            help: Some(diagnostic.help),
-            note: Some(note),
-            range: diagnostic.range,
-            fix: diagnostic.fix,
-            fix_title: diagnostic.fix_title,
-            source: source.clone(),
-        })
-        .collect()
-}
-
-/// A file's syntax errors as findings without a rule, printed with the others.
-fn syntax_findings(file: &Linted) -> Vec<Finding> {
-    let source = Arc::new(SourceText {
-        text: file.source.clone(),
-        index: file.lint.line_index.clone(),
-    });
-    file.lint
-        .syntax_errors
-        .iter()
-        .map(|error| Finding {
-            path: file.display.clone(),
-            rule: None,
-            message: error.message.clone(),
-            help: None,
-            note: None,
-            range: error.range,
-            fix: None,
-            fix_title: None,
-            source: source.clone(),
+            .with_source_code(NamedSource::new(file.display.clone(), source.to_string()))
         })
         .collect()
 }
@@ -284,10 +243,68 @@ struct Linted {
     path: PathBuf,
     display: String,
     settings: Arc<Settings>,
-    source: Arc<str>,
-    lint: FileLint,
+    semantics: FileSemantics,
+    checked: Checked,
     module: String,
     is_package: bool,
+}
+
+/// What checking a file left to report.
+enum Checked {
+    /// The text is kept whole: the file may be fixed, or has syntax errors to show with the
+    /// source around them.
+    Whole {
+        source: Arc<str>,
+        line_index: LineIndex,
+        diagnostics: Vec<Diagnostic>,
+        syntax_errors: Vec<SyntaxError>,
+    },
+    /// Each finding located already and the text dropped (a large tree's flagged files would
+    /// otherwise all stay in memory), with the context that decides whether it is shown.
+    Located(Vec<(HotContext, Finding)>),
+}
+
+impl Checked {
+    /// `fixing`: whether fixes at `minimum` may be applied to the file.
+    fn new(display: &str, text: String, lint: FileLint, fixing: bool, minimum: Applicability) -> Self {
+        let fixable = |d: &Diagnostic| d.fix.as_ref().is_some_and(|f| f.applicability >= minimum);
+        let may_fix = fixing && lint.diagnostics.iter().any(fixable);
+        if may_fix || !lint.syntax_errors.is_empty() {
+            return Checked::Whole {
+                source: text.into(),
+                line_index: lint.line_index,
+                diagnostics: lint.diagnostics,
+                syntax_errors: lint.syntax_errors,
+            };
+        }
+        let source = SourceText {
+            text: &text,
+            index: &lint.line_index,
+        };
+        let located = lint.diagnostics.into_iter().map(|d| {
+            (
+                d.context,
+                Finding::from_diagnostic(display.to_string(), d, None, source),
+            )
+        });
+        Checked::Located(located.collect())
+    }
+
+    fn syntax_errors(&self) -> &[SyntaxError] {
+        match self {
+            Checked::Whole { syntax_errors, .. } => syntax_errors,
+            Checked::Located(_) => &[],
+        }
+    }
+}
+
+/// The least safe fixes `--fix` applies to files under `settings`.
+fn fix_minimum(args: &CheckArgs, settings: &Settings) -> Applicability {
+    if args.unsafe_fixes || settings.unsafe_fixes {
+        Applicability::Unsafe
+    } else {
+        Applicability::Safe
+    }
 }
 
 fn check(args: CheckArgs, threads: usize) -> u8 {
@@ -365,6 +382,8 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
         return 0;
     }
 
+    // `fix = true` in a folder's config fixes that folder's files (`--fix` sets it everywhere).
+    let fix_requested = args.fix_only || args.diff;
     // Check every file in parallel; read and decode errors are reported, never fatal.
     let results: Vec<Result<Linted, Report>> = files
         .into_par_iter()
@@ -386,19 +405,15 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
                     .unwrap_or_default();
                 miette!("{display}: internal error while checking this file (please report it): {reason}")
             })?;
-            // Only files with something to report (or fix) keep their text: a large tree's
-            // clean files would otherwise all stay in memory.
-            let keep = !lint.diagnostics.is_empty() || !lint.syntax_errors.is_empty();
-            let source: Arc<str> = if keep { text.into() } else { Arc::from("") };
-            if !keep {
-                lint.line_index = ruff_source_file::LineIndex::from_source_text("");
-            }
+            let fixing = fix_requested || file.settings.fix;
+            let minimum = fix_minimum(&args, &file.settings);
+            let semantics = std::mem::take(&mut lint.semantics);
             Ok(Linted {
+                checked: Checked::new(&display, text, lint, fixing, minimum),
                 path: file.path,
                 display,
                 settings: file.settings,
-                source,
-                lint,
+                semantics,
                 module: String::new(),
                 is_package: false,
             })
@@ -422,13 +437,10 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
             module: file.module.clone(),
             is_package: file.is_package,
             display: &file.display,
-            semantics: &file.lint.semantics,
+            semantics: &file.semantics,
         })
         .collect();
     let hot = resolve_hot_functions(&modules);
-
-    // `fix = true` in a folder's config fixes that folder's files (`--fix` sets it everywhere).
-    let fix_requested = args.fix_only || args.diff;
     let mut outputs: Vec<FileOutput> = linted
         .par_iter()
         .enumerate()
@@ -449,7 +461,7 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
         if let Some(error) = output.error.take() {
             errors.push(error);
         }
-        if let Some(fixed) = &output.fixed_source {
+        if let Some(fixed) = &output.fixed {
             changed_files += 1;
             fixed_total += output.applied.len();
             let mut counts: FxHashMap<Rule, usize> = FxHashMap::default();
@@ -458,16 +470,14 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
             }
             fix_log.push((file.display.clone(), counts));
             if args.diff {
-                diff_text.push_str(&unified_diff(&file.display, &file.source, fixed));
-            } else if let Err(report) = write_atomically(&file.path, &file.display, fixed) {
+                diff_text.push_str(&unified_diff(&file.display, &fixed.original, &fixed.text));
+            } else if let Err(report) = write_atomically(&file.path, &file.display, &fixed.text) {
                 errors.push(report);
             }
         }
-        findings.extend(syntax_findings(file));
-        let remaining = std::mem::take(&mut output.remaining);
-        findings.extend(remaining_findings(file, output.fixed_source.as_deref(), remaining));
+        findings.append(&mut output.findings);
     }
-    findings.sort_by(|a, b| (&a.path, a.start(), a.code()).cmp(&(&b.path, b.start(), b.code())));
+    findings.sort_by(|a, b| (&a.path, a.start, a.code()).cmp(&(&b.path, b.start, b.code())));
     let unsafe_fixes = args.unsafe_fixes || linted.iter().any(|f| f.settings.unsafe_fixes);
     let mut out = io::stdout().lock();
 
@@ -597,12 +607,19 @@ fn print_statistics(out: &mut dyn Write, findings: &[&Finding]) {
 }
 
 /// What happened to one file after the project-wide pass.
+#[derive(Default)]
 struct FileOutput {
-    /// Findings still to report, with why their line is hot.
-    remaining: Vec<(Diagnostic, String)>,
-    fixed_source: Option<String>,
+    /// Syntax errors and the findings still to report, with why their line is hot.
+    findings: Vec<Finding>,
+    fixed: Option<FixedText>,
     applied: Vec<Rule>,
     error: Option<Report>,
+}
+
+/// A file's text before and after its fixes.
+struct FixedText {
+    original: Arc<str>,
+    text: String,
 }
 
 /// Keeps the findings whose line is hot (resolving calls across files), and applies fixes in
@@ -612,7 +629,6 @@ fn process_file(index: usize, file: &Linted, hot: &HotFunctions, fixing: bool, a
     // Notes of this file's hot functions, by qualified name, so re-checked (fixed) code finds
     // them again.
     let function_notes: FxHashMap<&str, String> = file
-        .lint
         .semantics
         .functions
         .iter()
@@ -622,67 +638,99 @@ fn process_file(index: usize, file: &Linted, hot: &HotFunctions, fixing: bool, a
                 .map(|note| (f.qualname.as_str(), note.to_string()))
         })
         .collect();
-    let visible = |lint: &FileLint| -> Vec<(Diagnostic, String)> {
-        let functions = &lint.semantics.functions;
+    // Why a finding's line is hot, in a file with these functions; `None` hides it.
+    let note = |context: HotContext, functions: &[FunctionSummary]| {
         let called_note = |id: FunctionId| {
             let qualname = functions.get(id as usize)?.qualname.as_str();
             function_notes.get(qualname).cloned()
         };
-        lint.diagnostics
+        hot_note(context, &file.display, functions, called_note, settings.report_periodic)
+    };
+    let (source, line_index, diagnostics, syntax_errors) = match &file.checked {
+        Checked::Located(candidates) => {
+            let findings = candidates.iter().filter_map(|(context, finding)| {
+                let note = note(*context, &file.semantics.functions)?;
+                Some(finding.clone().with_note(note))
+            });
+            return FileOutput {
+                findings: findings.collect(),
+                ..FileOutput::default()
+            };
+        }
+        Checked::Whole {
+            source,
+            line_index,
+            diagnostics,
+            syntax_errors,
+        } => (source, line_index, diagnostics, syntax_errors),
+    };
+    let visible = |diagnostics: &[Diagnostic], functions: &[FunctionSummary]| -> Vec<(Diagnostic, String)> {
+        diagnostics
             .iter()
-            .filter_map(|d| {
-                let note = hot_note(
-                    d.context,
-                    &file.display,
-                    functions,
-                    called_note,
-                    settings.report_periodic,
-                )?;
-                Some((d.clone(), note))
-            })
+            .filter_map(|d| Some((d.clone(), note(d.context, functions)?)))
             .collect()
     };
+    let original = SourceText {
+        text: source,
+        index: line_index,
+    };
     let mut output = FileOutput {
-        remaining: visible(&file.lint),
-        fixed_source: None,
-        applied: Vec::new(),
-        error: None,
+        findings: syntax_errors
+            .iter()
+            .map(|error| Finding::syntax_error(file.display.clone(), error, original))
+            .collect(),
+        ..FileOutput::default()
     };
-    let unsafe_ok = args.unsafe_fixes || settings.unsafe_fixes;
-    let minimum = if unsafe_ok {
-        Applicability::Unsafe
-    } else {
-        Applicability::Safe
-    };
-    let has_fix = output
-        .remaining
+    let mut remaining = visible(diagnostics, &file.semantics.functions);
+    let minimum = fix_minimum(args, settings);
+    let has_fix = remaining
         .iter()
         .any(|(d, _)| d.fix.as_ref().is_some_and(|f| f.applicability >= minimum));
-    if !fixing || !has_fix || !file.lint.syntax_errors.is_empty() {
-        return output;
-    }
-    let rules = settings.rules_for(&file.path);
-    let findings = std::mem::take(&mut output.remaining);
-    let relint = |source: &str| visible(&lint_source(source, rules, &settings.hot_functions));
-    match fix_in_passes(&file.source, findings, minimum, MAX_FIX_PASSES, |(d, _)| d, relint) {
-        Ok(fixed) => {
-            output.remaining = fixed.remaining;
-            output.applied = fixed.applied;
-            if fixed.source != *file.source {
-                output.fixed_source = Some(fixed.source);
+    if fixing && has_fix && syntax_errors.is_empty() {
+        let rules = settings.rules_for(&file.path);
+        let relint = |source: &str| {
+            let lint = lint_source(source, rules, &settings.hot_functions);
+            visible(&lint.diagnostics, &lint.semantics.functions)
+        };
+        match fix_in_passes(source, remaining, minimum, MAX_FIX_PASSES, |(d, _)| d, relint) {
+            Ok(fixed) => {
+                remaining = fixed.remaining;
+                output.applied = fixed.applied;
+                if fixed.source != **source {
+                    output.fixed = Some(FixedText {
+                        original: source.clone(),
+                        text: fixed.source,
+                    });
+                }
+            }
+            Err(failure) => {
+                let why = match failure {
+                    FixFailure::DoesNotParse => "a fix produced code that does not parse".to_string(),
+                    FixFailure::NotConverged(passes) => {
+                        format!("fixes did not converge after {passes} passes")
+                    }
+                };
+                output.error = Some(miette!("{}: {why}; the file was left unchanged", file.display));
+                remaining = visible(diagnostics, &file.semantics.functions);
             }
         }
-        Err(failure) => {
-            let why = match failure {
-                FixFailure::DoesNotParse => "a fix produced code that does not parse".to_string(),
-                FixFailure::NotConverged(passes) => {
-                    format!("fixes did not converge after {passes} passes")
-                }
-            };
-            output.error = Some(miette!("{}: {why}; the file was left unchanged", file.display));
-            output.remaining = visible(&file.lint);
-        }
     }
+    // The findings left are located in the text they were found in: the fixed one, if any.
+    let fixed_index;
+    let located_in = match &output.fixed {
+        Some(fixed) => {
+            fixed_index = LineIndex::from_source_text(&fixed.text);
+            SourceText {
+                text: &fixed.text,
+                index: &fixed_index,
+            }
+        }
+        None => original,
+    };
+    let remaining = remaining
+        .into_iter()
+        .map(|(d, note)| Finding::from_diagnostic(file.display.clone(), d, Some(note), located_in));
+    output.findings.extend(remaining);
     output
 }
 
@@ -737,14 +785,15 @@ fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
         }
     };
     let settings = resolver.for_dir(name.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(cwd));
-    let lint = lint_source(&text, settings.rules_for(&name), &settings.hot_functions);
+    let mut lint = lint_source(&text, settings.rules_for(&name), &settings.hot_functions);
     let (module, is_package) = module_path(&name);
+    let fixing = args.fix || args.fix_only || args.diff || settings.fix;
     let file = Linted {
         path: name,
+        semantics: std::mem::take(&mut lint.semantics),
+        checked: Checked::new(&display, text.clone(), lint, fixing, fix_minimum(args, &settings)),
         display,
         settings: settings.clone(),
-        source: text.into(),
-        lint,
         module,
         is_package,
     };
@@ -752,26 +801,24 @@ fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
         module: file.module.clone(),
         is_package,
         display: &file.display,
-        semantics: &file.lint.semantics,
+        semantics: &file.semantics,
     }];
     let hot = resolve_hot_functions(&modules);
-    let fixing = args.fix || args.fix_only || args.diff || settings.fix;
-    let output = process_file(0, &file, &hot, fixing, args);
+    let mut output = process_file(0, &file, &hot, fixing, args);
     let unsafe_fixes = args.unsafe_fixes || settings.unsafe_fixes;
     let mut errors = Errors::default();
     if let Some(error) = output.error {
         errors.push(error);
     }
     errors.push_syntax(&file, !args.diff && !args.fix_only);
-    let fixed = output.fixed_source.clone();
-    let remaining = output.remaining.len();
-    let mut findings = syntax_findings(&file);
-    findings.extend(remaining_findings(&file, fixed.as_deref(), output.remaining));
-    findings.sort_by_key(|f| (f.start(), f.code()));
+    let fixed = output.fixed.map(|fixed| fixed.text);
+    let mut findings = std::mem::take(&mut output.findings);
+    let remaining = findings.iter().filter(|f| f.rule.is_some()).count();
+    findings.sort_by_key(|f| (f.start, f.code()));
     let mut stdout = io::stdout().lock();
     if args.diff {
         if let Some(fixed) = &fixed {
-            let _ = stdout.write_all(unified_diff(&file.display, &file.source, fixed).as_bytes());
+            let _ = stdout.write_all(unified_diff(&file.display, &text, fixed).as_bytes());
         }
         errors.print();
         return if errors.count() > 0 {
@@ -784,7 +831,7 @@ fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
     }
     if fixing {
         // Fixed source to stdout (unchanged source when nothing applied); findings to stderr.
-        let _ = stdout.write_all(fixed.as_deref().unwrap_or(&file.source).as_bytes());
+        let _ = stdout.write_all(fixed.as_deref().unwrap_or(&text).as_bytes());
         if !args.fix_only {
             let mut stderr = io::stderr().lock();
             let _ = render(

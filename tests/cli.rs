@@ -184,9 +184,12 @@ fn json_output_is_an_empty_array_when_clean() {
     assert_eq!(json(&output), serde_json::json!([]));
 }
 
+/// A GitHub annotation's parts: (title, properties, message).
+type Annotation = (String, Vec<(String, String)>, String);
+
 /// `::warning title=synclint (CODE),file=PATH,line=N,col=N,endLine=N,endColumn=N::CODE message`
-/// as its parts: (title, properties, message).
-fn parse_github_line(line: &str) -> Option<(String, Vec<(String, String)>, String)> {
+/// as its parts.
+fn parse_github_line(line: &str) -> Option<Annotation> {
     let rest = line.strip_prefix("::warning ")?;
     let (properties, message) = rest.split_once("::")?;
     let properties: Vec<(String, String)> = properties

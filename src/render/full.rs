@@ -8,18 +8,20 @@ use codespan_reporting::diagnostic::{Diagnostic, Label, Severity};
 use codespan_reporting::files::{self, Files};
 use codespan_reporting::term::termcolor::{Ansi, NoColor, WriteColor};
 use codespan_reporting::term::{self, Config};
-use ruff_source_file::OneIndexed;
+use ruff_source_file::{LineIndex, OneIndexed};
 use ruff_text_size::TextSize;
 
-use super::{Finding, SourceText, one_line};
+use super::{Excerpt, Finding, one_line};
 use crate::diagnostic::Applicability;
 
-/// A finding's file as codespan sees it, through ruff's line index so that rows and columns
+/// A finding's lines as codespan sees them, through ruff's line index so that rows and columns
 /// agree with the other formats: a line ends at `\n`, `\r\n` or a lone `\r` (codespan's own
-/// index knows only `\n`), and a byte-order mark is not a column of line 1.
+/// index knows only `\n`), and a byte-order mark is not a column of line 1. Offsets are the
+/// excerpt's; line numbers are the file's.
 struct SourceFile<'a> {
     name: &'a str,
-    source: &'a SourceText,
+    excerpt: &'a Excerpt,
+    index: LineIndex,
 }
 
 impl<'a> Files<'a> for SourceFile<'a> {
@@ -32,31 +34,34 @@ impl<'a> Files<'a> for SourceFile<'a> {
     }
 
     fn source(&'a self, (): ()) -> Result<&'a str, files::Error> {
-        Ok(&self.source.text)
+        Ok(&self.excerpt.text)
     }
 
     fn line_index(&'a self, (): (), byte_index: usize) -> Result<usize, files::Error> {
-        let offset = byte_index.min(self.source.text.len());
+        let offset = byte_index.min(self.excerpt.text.len());
         let offset = TextSize::try_from(offset).map_err(|_| files::Error::IndexTooLarge {
             given: byte_index,
-            max: self.source.text.len(),
+            max: self.excerpt.text.len(),
         })?;
-        Ok(self.source.index.line_index(offset).to_zero_indexed())
+        Ok(self.index.line_index(offset).to_zero_indexed())
+    }
+
+    fn line_number(&'a self, (): (), line_index: usize) -> Result<usize, files::Error> {
+        Ok(self.excerpt.first_row + line_index)
     }
 
     fn line_range(&'a self, (): (), line_index: usize) -> Result<Range<usize>, files::Error> {
-        let lines = self.source.index.line_count();
+        let lines = self.index.line_count();
         if line_index >= lines {
             return Err(files::Error::LineTooLarge {
                 given: line_index,
                 max: lines - 1,
             });
         }
-        let range = self
-            .source
-            .index
-            .line_range(OneIndexed::from_zero_indexed(line_index), &self.source.text);
-        let bom = if line_index == 0 && self.source.text.starts_with('\u{feff}') {
+        let text = &self.excerpt.text;
+        let range = self.index.line_range(OneIndexed::from_zero_indexed(line_index), text);
+        let file_start = line_index == 0 && self.excerpt.base == TextSize::default();
+        let bom = if file_start && text.starts_with('\u{feff}') {
             '\u{feff}'.len_utf8()
         } else {
             0
@@ -93,9 +98,11 @@ pub fn render(out: &mut dyn Write, findings: &[Finding], color: ColorChoice) -> 
             Box::new(NoColor::new(&mut buffer))
         };
         for finding in findings {
+            let excerpt = &finding.excerpt;
             let file = SourceFile {
                 name: &finding.path,
-                source: &finding.source,
+                excerpt,
+                index: LineIndex::from_source_text(&excerpt.text),
             };
             let severity = if finding.rule.is_some() {
                 Severity::Warning
@@ -121,7 +128,7 @@ pub fn render(out: &mut dyn Write, findings: &[Finding], color: ColorChoice) -> 
                 .with_message(one_line(&finding.message))
                 .with_labels(vec![Label::primary(
                     (),
-                    finding.range.start().to_usize()..finding.range.end().to_usize(),
+                    Range::<usize>::from(finding.range - excerpt.base),
                 )])
                 .with_notes(notes);
             term::emit(&mut *writer, &config, &file, &diagnostic).map_err(io::Error::other)?;

@@ -16,7 +16,7 @@ fn escape_property(text: &str) -> String {
 
 pub fn render(out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {
     for finding in findings {
-        let (start, end) = (finding.start(), finding.end());
+        let (start, end) = (finding.start, finding.end);
         let level = if finding.rule.is_some() { "warning" } else { "error" };
         writeln!(
             out,

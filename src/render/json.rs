@@ -39,11 +39,11 @@ pub fn render(out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {
     let rows: Vec<JsonFinding> = findings
         .iter()
         .map(|finding| {
-            let location = finding.start();
+            let location = finding.start;
             JsonFinding {
                 cell: None,
                 code: finding.rule.map(|r| r.code()),
-                end_location: finding.end(),
+                end_location: finding.end,
                 filename: &finding.path,
                 fix: finding.fix.as_ref().map(|fix| JsonFix {
                     applicability: fix.applicability.as_str(),
@@ -51,10 +51,11 @@ pub fn render(out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {
                     edits: fix
                         .edits
                         .iter()
-                        .map(|edit| JsonEdit {
+                        .zip(&finding.edit_locations)
+                        .map(|(edit, &(location, end_location))| JsonEdit {
                             content: edit.content.clone(),
-                            location: finding.source.location(edit.range.start()),
-                            end_location: finding.source.location(edit.range.end()),
+                            location,
+                            end_location,
                         })
                         .collect(),
                 }),

@@ -7,12 +7,12 @@ mod sarif;
 
 use std::borrow::Cow;
 use std::io::{self, Write};
-use std::sync::Arc;
 
 use ruff_source_file::LineIndex;
 use ruff_text_size::{TextRange, TextSize};
 
-use crate::diagnostic::Fix;
+use crate::diagnostic::{Diagnostic, Fix};
+use crate::parse::SyntaxError;
 use crate::registry::Rule;
 
 pub use full::ColorChoice;
@@ -26,10 +26,11 @@ pub enum OutputFormat {
     Sarif,
 }
 
-/// A file's text and line index, shared by its findings.
-pub struct SourceText {
-    pub text: Arc<str>,
-    pub index: LineIndex,
+/// A file's text and line index, while its findings are located in it.
+#[derive(Clone, Copy)]
+pub struct SourceText<'a> {
+    pub text: &'a str,
+    pub index: &'a LineIndex,
 }
 
 /// A 1-based row and column (columns count characters, as Ruff's do).
@@ -39,17 +40,44 @@ pub struct Location {
     pub column: usize,
 }
 
-impl SourceText {
+impl SourceText<'_> {
     pub fn location(&self, offset: TextSize) -> Location {
-        let position = self.index.line_column(offset, &self.text);
+        let position = self.index.line_column(offset, self.text);
         Location {
             row: position.line.get(),
             column: position.column.get(),
         }
     }
+
+    /// The whole lines `range` touches: all `full` output shows of the file.
+    fn excerpt(&self, range: TextRange) -> Excerpt {
+        let first = self.index.line_index(range.start());
+        let last = self.index.line_index(range.end());
+        let lines = TextRange::new(
+            self.index.line_start(first, self.text),
+            self.index.line_end(last, self.text),
+        );
+        Excerpt {
+            text: self.text[lines].into(),
+            base: lines.start(),
+            first_row: first.get(),
+        }
+    }
 }
 
-/// One finding, ready to print.
+#[derive(Clone)]
+/// The lines of a file under a finding, so that printing it needs neither the file nor its
+/// line index: a large tree's findings would otherwise keep every flagged file in memory.
+pub struct Excerpt {
+    pub text: Box<str>,
+    /// Where `text` starts in the file.
+    pub base: TextSize,
+    /// The 1-based row of its first line.
+    pub first_row: usize,
+}
+
+/// One finding, located and ready to print.
+#[derive(Clone)]
 pub struct Finding {
     pub path: String,
     /// `None` for a syntax error.
@@ -59,18 +87,66 @@ pub struct Finding {
     /// Why the line is hot.
     pub note: Option<String>,
     pub range: TextRange,
+    pub start: Location,
+    pub end: Location,
     pub fix: Option<Fix>,
     pub fix_title: Option<String>,
-    pub source: Arc<SourceText>,
+    /// Where each of the fix's edits starts and ends.
+    pub edit_locations: Vec<(Location, Location)>,
+    pub excerpt: Excerpt,
 }
 
 impl Finding {
-    pub fn start(&self) -> Location {
-        self.source.location(self.range.start())
+    /// A rule's finding, located in the `source` it was found in.
+    pub fn from_diagnostic(path: String, diagnostic: Diagnostic, note: Option<String>, source: SourceText) -> Self {
+        let edit_locations = diagnostic
+            .fix
+            .iter()
+            .flat_map(|fix| &fix.edits)
+            .map(|edit| (source.location(edit.range.start()), source.location(edit.range.end())));
+        Finding {
+            edit_locations: edit_locations.collect(),
+            rule: Some(diagnostic.rule),
+            message: diagnostic.message,
+            help: Some(diagnostic.help),
+            note,
+            fix: diagnostic.fix,
+            fix_title: diagnostic.fix_title,
+            ..Finding::at(path, diagnostic.range, source)
+        }
     }
 
-    pub fn end(&self) -> Location {
-        self.source.location(self.range.end())
+    /// A syntax error, as a finding without a rule.
+    pub fn syntax_error(path: String, error: &SyntaxError, source: SourceText) -> Self {
+        Finding {
+            message: error.message.clone(),
+            ..Finding::at(path, error.range, source)
+        }
+    }
+
+    fn at(path: String, range: TextRange, source: SourceText) -> Self {
+        Finding {
+            path,
+            rule: None,
+            message: String::new(),
+            help: None,
+            note: None,
+            range,
+            start: source.location(range.start()),
+            end: source.location(range.end()),
+            fix: None,
+            fix_title: None,
+            edit_locations: Vec::new(),
+            excerpt: source.excerpt(range),
+        }
+    }
+
+    /// The finding with why its line is hot.
+    pub fn with_note(self, note: String) -> Self {
+        Finding {
+            note: Some(note),
+            ..self
+        }
     }
 
     pub fn code(&self) -> &'static str {
@@ -120,7 +196,7 @@ pub fn render(
         OutputFormat::Full => full::render(out, findings, color),
         OutputFormat::Concise => {
             for finding in findings {
-                let start = finding.start();
+                let start = finding.start;
                 let fixable = finding
                     .fix
                     .as_ref()

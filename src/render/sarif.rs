@@ -26,7 +26,7 @@ pub fn render(out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {
     let results: Vec<Value> = findings
         .iter()
         .map(|finding| {
-            let (start, end) = (finding.start(), finding.end());
+            let (start, end) = (finding.start, finding.end);
             let mut result = json!({
                 "ruleId": finding.code(),
                 "level": if finding.rule.is_some() { "warning" } else { "error" },

@@ -13,7 +13,7 @@ use rustc_hash::FxHashMap;
 
 use crate::config::{Overrides, Resolver, Settings, Source};
 use crate::diagnostic::{Applicability, Diagnostic};
-use crate::discovery::discover;
+use crate::discovery::{DiscoveredFile, discover};
 use crate::fix::{FixFailure, fix_in_passes};
 use crate::linter::{FileLint, decode, lint_source};
 use crate::parse::SyntaxError;
@@ -385,48 +385,57 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
     // `fix = true` in a folder's config fixes that folder's files (`--fix` sets it everywhere).
     let fix_requested = args.fix_only || args.diff;
     // Check every file in parallel; read and decode errors are reported, never fatal.
-    let results: Vec<Result<Linted, Report>> = files
-        .into_par_iter()
-        .map(|file| {
-            let display = display_path(&file.path, &cwd);
-            let bytes = std::fs::read(&file.path).map_err(|e| miette!("{display}: cannot read: {e}"))?;
-            let text = decode(bytes).map_err(|e| miette!("{display}: {e}"))?;
-            // A bug in a rule must cost one file, not the run: it is reported with the file's
-            // path (exit 2) and every other file is still checked.
-            let rules = file.settings.rules_for(&file.path);
-            let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                lint_source(&text, rules, &file.settings.hot_functions)
-            }));
-            let mut lint = checked.map_err(|panic| {
-                let reason = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
-                miette!("{display}: internal error while checking this file (please report it): {reason}")
-            })?;
-            let fixing = fix_requested || file.settings.fix;
-            let minimum = fix_minimum(&args, &file.settings);
-            let semantics = std::mem::take(&mut lint.semantics);
-            Ok(Linted {
-                checked: Checked::new(&display, text, lint, fixing, minimum),
-                path: file.path,
-                display,
-                settings: file.settings,
-                semantics,
-                module: String::new(),
-                is_package: false,
-            })
+    let lint_file = |file: &DiscoveredFile| -> Result<Linted, Report> {
+        let display = display_path(&file.path, &cwd);
+        let bytes = std::fs::read(&file.path).map_err(|e| miette!("{display}: cannot read: {e}"))?;
+        let text = decode(bytes).map_err(|e| miette!("{display}: {e}"))?;
+        // A bug in a rule must cost one file, not the run: it is reported with the file's
+        // path (exit 2) and every other file is still checked.
+        let rules = file.settings.rules_for(&file.path);
+        let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            lint_source(&text, rules, &file.settings.hot_functions)
+        }));
+        let mut lint = checked.map_err(|panic| {
+            let reason = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            miette!("{display}: internal error while checking this file (please report it): {reason}")
+        })?;
+        let fixing = fix_requested || file.settings.fix;
+        let minimum = fix_minimum(&args, &file.settings);
+        let semantics = std::mem::take(&mut lint.semantics);
+        Ok(Linted {
+            checked: Checked::new(&display, text, lint, fixing, minimum),
+            path: file.path.clone(),
+            display,
+            settings: file.settings.clone(),
+            semantics,
+            module: String::new(),
+            is_package: false,
         })
-        .collect();
+    };
+    // Module paths (a walk up each folder's packages, cached) come from one thread while the
+    // others lint, rather than after them.
+    let (results, module_names) = rayon::join(
+        || files.par_iter().map(lint_file).collect::<Vec<_>>(),
+        || {
+            let mut module_paths = ModulePaths::default();
+            files
+                .iter()
+                .map(|file| module_paths.module_of(&file.path))
+                .collect::<Vec<_>>()
+        },
+    );
     let mut linted = Vec::with_capacity(results.len());
-    let mut module_paths = ModulePaths::default();
-    for result in results {
+    for (result, (module, is_package)) in results.into_iter().zip(module_names) {
         match result {
-            Ok(mut file) => {
-                (file.module, file.is_package) = module_paths.module_of(&file.path);
-                linted.push(file);
-            }
+            Ok(file) => linted.push(Linted {
+                module,
+                is_package,
+                ..file
+            }),
             Err(report) => errors.push(report),
         }
     }
@@ -626,30 +635,18 @@ struct FixedText {
 /// passes until nothing changes.
 fn process_file(index: usize, file: &Linted, hot: &HotFunctions, fixing: bool, args: &CheckArgs) -> FileOutput {
     let settings = &file.settings;
-    // Notes of this file's hot functions, by qualified name, so re-checked (fixed) code finds
-    // them again.
-    let function_notes: FxHashMap<&str, String> = file
-        .semantics
-        .functions
-        .iter()
-        .enumerate()
-        .filter_map(|(id, f)| {
-            hot.note(index, id as FunctionId)
-                .map(|note| (f.qualname.as_str(), note.to_string()))
-        })
-        .collect();
-    // Why a finding's line is hot, in a file with these functions; `None` hides it.
-    let note = |context: HotContext, functions: &[FunctionSummary]| {
-        let called_note = |id: FunctionId| {
-            let qualname = functions.get(id as usize)?.qualname.as_str();
-            function_notes.get(qualname).cloned()
-        };
-        hot_note(context, &file.display, functions, called_note, settings.report_periodic)
-    };
     let (source, line_index, diagnostics, syntax_errors) = match &file.checked {
         Checked::Located(candidates) => {
+            let functions = &file.semantics.functions;
+            let called_note = |id: FunctionId| hot.note(index, id);
             let findings = candidates.iter().filter_map(|(context, finding)| {
-                let note = note(*context, &file.semantics.functions)?;
+                let note = hot_note(
+                    *context,
+                    &file.display,
+                    functions,
+                    called_note,
+                    settings.report_periodic,
+                )?;
                 Some(finding.clone().with_note(note))
             });
             return FileOutput {
@@ -663,6 +660,23 @@ fn process_file(index: usize, file: &Linted, hot: &HotFunctions, fixing: bool, a
             diagnostics,
             syntax_errors,
         } => (source, line_index, diagnostics, syntax_errors),
+    };
+    // Notes of this file's hot functions, by qualified name, so re-checked (fixed) code finds
+    // them again.
+    let function_notes: FxHashMap<&str, String> = file
+        .semantics
+        .functions
+        .iter()
+        .enumerate()
+        .filter_map(|(id, f)| Some((f.qualname.as_str(), hot.note(index, id as FunctionId)?)))
+        .collect();
+    // Why a finding's line is hot, in a file with these functions; `None` hides it.
+    let note = |context: HotContext, functions: &[FunctionSummary]| {
+        let called_note = |id: FunctionId| {
+            let qualname = functions.get(id as usize)?.qualname.as_str();
+            function_notes.get(qualname).cloned()
+        };
+        hot_note(context, &file.display, functions, called_note, settings.report_periodic)
     };
     let visible = |diagnostics: &[Diagnostic], functions: &[FunctionSummary]| -> Vec<(Diagnostic, String)> {
         diagnostics

@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::semantic::{
@@ -21,16 +22,43 @@ pub struct ModuleInfo<'a> {
     pub semantics: &'a FileSemantics,
 }
 
+/// A function of the linted project: (file index, function id).
+type ProjectFunction = (usize, FunctionId);
+
 /// Functions made hot by their callers, with the chain that explains it.
-#[derive(Default)]
-pub struct HotFunctions {
-    /// (file index, function) -> "`masked_mean()` is called from the loop at train.py:12 via `compute_loss()`".
-    notes: FxHashMap<(usize, FunctionId), String>,
+pub struct HotFunctions<'m> {
+    modules: &'m [ModuleInfo<'m>],
+    /// Each function reached from a hot line: the call at the start of its chain, and the
+    /// function it was reached from (`None` for the first call of the chain).
+    reached: FxHashMap<ProjectFunction, (RootCall, Option<ProjectFunction>)>,
 }
 
-impl HotFunctions {
-    pub fn note(&self, file: usize, function: FunctionId) -> Option<&str> {
-        self.notes.get(&(file, function)).map(String::as_str)
+impl HotFunctions<'_> {
+    /// "`masked_mean()` is called from the loop at train.py:12 via `compute_loss()`", for a
+    /// function of file `file`; `None` when no hot line reaches it. Built only for the few
+    /// functions with findings: a chain's text repeats its callers' names.
+    pub fn note(&self, file: usize, function: FunctionId) -> Option<String> {
+        let &(root, mut caller) = self.reached.get(&(file, function))?;
+        let mut via = Vec::new();
+        while let Some(node) = caller {
+            via.push(self.function_name(node));
+            caller = self.reached.get(&node).and_then(|(_, parent)| *parent);
+        }
+        let name = self.function_name((file, function));
+        let root = describe_root(self.modules, root);
+        Some(if via.is_empty() {
+            format!("{name} is called from {root}")
+        } else {
+            via.reverse();
+            format!("{name} is called from {root} via {}", via.join(" → "))
+        })
+    }
+
+    fn function_name(&self, (file, function): ProjectFunction) -> String {
+        format!(
+            "`{}()`",
+            self.modules[file].semantics.functions[function as usize].qualname
+        )
     }
 }
 
@@ -80,81 +108,116 @@ impl ModulePaths {
     }
 }
 
-/// Why a function was reached: a call on a line hot by itself, or a call from a hot function.
-enum Origin {
-    /// "the loop at train.py:12"
-    Root(String),
-    Caller((usize, FunctionId)),
+/// A call on a line hot by itself (`line` of `file`, hot for `reason`), where a chain of hot
+/// calls starts: "the loop at train.py:12".
+#[derive(Clone, Copy)]
+struct RootCall {
+    file: usize,
+    reason: HotReason,
+    line: u32,
+}
+
+/// A call from a function or a hot line to a function of the project.
+struct ResolvedCall {
+    context: HotContext,
+    line: u32,
+    target: ProjectFunction,
 }
 
 /// Follows every call site from a hot line to the function it calls, in the same file or an
 /// imported one, until nothing new becomes hot.
-pub fn resolve_hot_functions(modules: &[ModuleInfo]) -> HotFunctions {
+pub fn resolve_hot_functions<'m>(modules: &'m [ModuleInfo<'m>]) -> HotFunctions<'m> {
     let index = ModuleIndex::new(modules);
-    let by_module = &index;
-    let resolve = |file: usize, callee: &Callee| -> Option<(usize, FunctionId)> {
-        match callee {
-            Callee::Local(id) => Some((file, *id)),
-            Callee::Imported { module, name } => resolve_import(modules, by_module, file, module, name, 0),
-        }
-    };
-    // Edges from a function to what it calls, and the roots: calls on lines hot by themselves,
-    // from loops and from functions hot by themselves (which are also edges, so a chain from a
-    // loop can pass through them).
-    let mut edges: FxHashMap<(usize, FunctionId), Vec<(usize, FunctionId)>> = FxHashMap::default();
-    let mut loop_roots: VecDeque<((usize, FunctionId), Origin)> = VecDeque::new();
-    let mut function_roots: VecDeque<((usize, FunctionId), Origin)> = VecDeque::new();
-    for (file, module) in modules.iter().enumerate() {
-        for site in &module.semantics.call_sites {
-            let Some(target) = resolve(file, &site.callee) else {
-                continue;
+    // Each file's calls resolved in parallel; a file calls the same imported names again and
+    // again, so each (module, name) is resolved once per file.
+    let resolved: Vec<Vec<ResolvedCall>> = modules
+        .par_iter()
+        .enumerate()
+        .map(|(file, module)| {
+            let mut imports: FxHashMap<(&str, &str), Option<ProjectFunction>> = FxHashMap::default();
+            let sites = module
+                .semantics
+                .call_sites
+                .iter()
+                .filter(|site| matches!(site.context, HotContext::Hot(_) | HotContext::InFunction(_)));
+            sites
+                .filter_map(|site| {
+                    let target = match &site.callee {
+                        Callee::Local(id) => Some((file, *id)),
+                        Callee::Imported { module, name } => *imports
+                            .entry((module, name))
+                            .or_insert_with(|| resolve_import(modules, &index, file, module, name, 0)),
+                    }?;
+                    Some(ResolvedCall {
+                        context: site.context,
+                        line: site.line,
+                        target,
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    // Edges from a function to what it calls (per file, by function id), and the roots: calls
+    // on lines hot by themselves, from loops and from functions hot by themselves (which are
+    // also edges, so a chain from a loop can pass through them).
+    let mut edges: Vec<Vec<Vec<ProjectFunction>>> = modules
+        .iter()
+        .map(|module| vec![Vec::new(); module.semantics.functions.len()])
+        .collect();
+    // Queued: (function, the root call of its chain, the function it is reached from).
+    type Queued = (ProjectFunction, RootCall, Option<ProjectFunction>);
+    let mut loop_roots: VecDeque<Queued> = VecDeque::new();
+    let mut function_roots: VecDeque<Queued> = VecDeque::new();
+    for (file, calls) in resolved.iter().enumerate() {
+        for call in calls {
+            let root = |reason| RootCall {
+                file,
+                reason,
+                line: call.line,
             };
-            let origin = |reason| Origin::Root(describe_reason(modules, file, reason, site.line));
-            match site.context {
-                HotContext::Hot(reason @ HotReason::Loop { .. }) => loop_roots.push_back((target, origin(reason))),
-                HotContext::Hot(reason @ HotReason::Function { function: caller, .. }) => {
-                    function_roots.push_back((target, origin(reason)));
-                    edges.entry((file, caller)).or_default().push(target);
+            match call.context {
+                HotContext::Hot(reason @ HotReason::Loop { .. }) => {
+                    loop_roots.push_back((call.target, root(reason), None));
                 }
-                HotContext::InFunction(caller) => edges.entry((file, caller)).or_default().push(target),
+                HotContext::Hot(reason @ HotReason::Function { function: caller, .. }) => {
+                    function_roots.push_back((call.target, root(reason), None));
+                    edges[file][caller as usize].push(call.target);
+                }
+                HotContext::InFunction(caller) => edges[file][caller as usize].push(call.target),
                 _ => {}
             }
         }
     }
-    // Breadth-first, so each note names the shortest chain: (root, functions on the way). The
-    // loops go first: "called from the loop at train.py:12 via `compute_loss()`" says more than
-    // "called from `compute_loss()`", which may be hot only by its name.
-    let mut chains: FxHashMap<(usize, FunctionId), (String, Vec<String>)> = FxHashMap::default();
-    let mut hot = HotFunctions::default();
+    // Breadth-first, so each note names the shortest chain. The loops go first: "called from
+    // the loop at train.py:12 via `compute_loss()`" says more than "called from
+    // `compute_loss()`", which may be hot only by its name.
+    let mut hot = HotFunctions {
+        modules,
+        reached: FxHashMap::default(),
+    };
     for mut queue in [loop_roots, function_roots] {
-        while let Some((node, origin)) = queue.pop_front() {
+        while let Some((node, root, caller)) = queue.pop_front() {
             let summary = &modules[node.0].semantics.functions[node.1 as usize];
-            if summary.setup || chains.contains_key(&node) {
+            if summary.setup || hot.reached.contains_key(&node) {
                 continue;
             }
-            let (root, via) = match origin {
-                Origin::Root(root) => (root, Vec::new()),
-                Origin::Caller(caller) => chains.get(&caller).cloned().unwrap_or_default(),
-            };
-            let name = format!("`{}()`", summary.qualname);
-            let note = if via.is_empty() {
-                format!("{name} is called from {root}")
-            } else {
-                format!("{name} is called from {root} via {}", via.join(" → "))
-            };
-            hot.notes.insert(node, note);
-            let mut path = via;
-            path.push(name);
-            chains.insert(node, (root, path));
-            for target in edges.get(&node).into_iter().flatten() {
-                queue.push_back((*target, Origin::Caller(node)));
+            hot.reached.insert(node, (root, caller));
+            for target in &edges[node.0][node.1 as usize] {
+                queue.push_back((*target, root, Some(node)));
             }
         }
     }
     hot
 }
 
-fn describe_reason(modules: &[ModuleInfo], file: usize, reason: HotReason, call_line: u32) -> String {
+fn describe_root(
+    modules: &[ModuleInfo],
+    RootCall {
+        file,
+        reason,
+        line: call_line,
+    }: RootCall,
+) -> String {
     let path = modules[file].display;
     match reason {
         HotReason::Loop { line } => format!("the loop at {path}:{line}"),
@@ -208,7 +271,7 @@ fn resolve_import(
     module: &str,
     name: &str,
     depth: u32,
-) -> Option<(usize, FunctionId)> {
+) -> Option<ProjectFunction> {
     if depth > 4 {
         return None;
     }

@@ -1,7 +1,7 @@
 //! The default output: each finding with its source, an underline, the rewrite and why the line
 //! is hot (codespan-reporting).
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal};
 use std::ops::Range;
 
 use codespan_reporting::diagnostic::{Diagnostic, Label, Severity};
@@ -88,14 +88,13 @@ impl ColorChoice {
     }
 }
 
-pub fn render(out: &mut dyn Write, findings: &[Finding], color: ColorChoice) -> io::Result<()> {
+pub fn render(out: &mut Vec<u8>, findings: &[Finding], color: bool) -> io::Result<()> {
     let config = Config::default();
-    let mut buffer = Vec::new();
     {
-        let mut writer: Box<dyn WriteColor> = if color.enabled() {
-            Box::new(Ansi::new(&mut buffer))
+        let mut writer: Box<dyn WriteColor> = if color {
+            Box::new(Ansi::new(&mut *out))
         } else {
-            Box::new(NoColor::new(&mut buffer))
+            Box::new(NoColor::new(&mut *out))
         };
         for finding in findings {
             let excerpt = &finding.excerpt;
@@ -134,5 +133,5 @@ pub fn render(out: &mut dyn Write, findings: &[Finding], color: ColorChoice) -> 
             term::emit(&mut *writer, &config, &file, &diagnostic).map_err(io::Error::other)?;
         }
     }
-    out.write_all(&buffer)
+    Ok(())
 }

@@ -8,6 +8,7 @@ mod sarif;
 use std::borrow::Cow;
 use std::io::{self, Write};
 
+use rayon::prelude::*;
 use ruff_source_file::LineIndex;
 use ruff_text_size::{TextRange, TextSize};
 
@@ -184,7 +185,7 @@ pub fn one_line(text: &str) -> Cow<'_, str> {
 }
 
 /// `unsafe_fixes`: whether `--fix` would apply unsafe fixes too; `[*]` marks only the findings
-/// `--fix` would fix, as Ruff's does.
+/// `--fix` would fix, as Ruff's does. `findings` come sorted by path.
 pub fn render(
     out: &mut dyn Write,
     format: OutputFormat,
@@ -192,9 +193,38 @@ pub fn render(
     color: ColorChoice,
     unsafe_fixes: bool,
 ) -> io::Result<()> {
+    let color = color.enabled();
+    match format {
+        OutputFormat::Json => json::render(out, findings),
+        OutputFormat::Sarif => sarif::render(out, findings),
+        // A finding per line or per block: each file's findings are rendered on their own, in
+        // parallel (codespan's snippets are the costly part), and written in order.
+        OutputFormat::Full | OutputFormat::Concise | OutputFormat::Github => {
+            let files: Vec<&[Finding]> = findings.chunk_by(|a, b| a.path == b.path).collect();
+            let rendered: Vec<io::Result<Vec<u8>>> = files
+                .par_iter()
+                .map(|findings| {
+                    let mut buffer = Vec::new();
+                    render_blocks(&mut buffer, format, findings, color, unsafe_fixes)?;
+                    Ok(buffer)
+                })
+                .collect();
+            rendered.into_iter().try_for_each(|buffer| out.write_all(&buffer?))
+        }
+    }
+}
+
+fn render_blocks(
+    out: &mut Vec<u8>,
+    format: OutputFormat,
+    findings: &[Finding],
+    color: bool,
+    unsafe_fixes: bool,
+) -> io::Result<()> {
     match format {
         OutputFormat::Full => full::render(out, findings, color),
-        OutputFormat::Concise => {
+        OutputFormat::Github => github::render(out, findings),
+        _ => {
             for finding in findings {
                 let start = finding.start;
                 let fixable = finding
@@ -214,8 +244,5 @@ pub fn render(
             }
             Ok(())
         }
-        OutputFormat::Json => json::render(out, findings),
-        OutputFormat::Github => github::render(out, findings),
-        OutputFormat::Sarif => sarif::render(out, findings),
     }
 }

@@ -159,7 +159,7 @@ impl<'a> Checker<'a> {
             .functions
             .iter()
             .map(|f| crate::semantic::model::FunctionSummary {
-                qualname: f.qualname.clone(),
+                qualname: f.qualname.as_str().into(),
                 line: f.line,
                 intrinsic: f.intrinsic,
                 setup: f.setup,
@@ -170,7 +170,7 @@ impl<'a> Checker<'a> {
             diagnostics: self.diagnostics,
             semantics: FileSemantics {
                 functions,
-                call_sites: model.call_sites,
+                call_sites: model.call_sites.into_boxed_slice().into_vec(),
                 exports,
             },
         }
@@ -700,8 +700,8 @@ impl<'a> Checker<'a> {
                 Some(BindingSource::Function(id)) => Some(Callee::Local(id)),
                 Some(BindingSource::Import(qualified)) if !is_library(&qualified) => {
                     qualified.rsplit_once('.').map(|(module, name)| Callee::Imported {
-                        module: module.to_string(),
-                        name: name.to_string(),
+                        module: module.into(),
+                        name: name.into(),
                     })
                 }
                 _ => None,
@@ -716,8 +716,8 @@ impl<'a> Checker<'a> {
                     .qualified_name(value)
                     .filter(|module| !is_library(module))
                     .map(|module| Callee::Imported {
-                        module,
-                        name: attribute.attr.to_string(),
+                        module: module.into(),
+                        name: attribute.attr.as_str().into(),
                     }),
             },
             _ => None,

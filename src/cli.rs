@@ -668,12 +668,12 @@ fn process_file(index: usize, file: &Linted, hot: &HotFunctions, fixing: bool, a
         .functions
         .iter()
         .enumerate()
-        .filter_map(|(id, f)| Some((f.qualname.as_str(), hot.note(index, id as FunctionId)?)))
+        .filter_map(|(id, f)| Some((&*f.qualname, hot.note(index, id as FunctionId)?)))
         .collect();
     // Why a finding's line is hot, in a file with these functions; `None` hides it.
     let note = |context: HotContext, functions: &[FunctionSummary]| {
         let called_note = |id: FunctionId| {
-            let qualname = functions.get(id as usize)?.qualname.as_str();
+            let qualname = &*functions.get(id as usize)?.qualname;
             function_notes.get(qualname).cloned()
         };
         hot_note(context, &file.display, functions, called_note, settings.report_periodic)

@@ -336,7 +336,7 @@ fn describe_hot(display: &str, functions: &[FunctionSummary], reason: HotReason)
     match reason {
         HotReason::Loop { line } => format!("hot: inside the loop at {display}:{line}"),
         HotReason::Function { function, why } => {
-            let name = functions.get(function as usize).map_or("?", |f| f.qualname.as_str());
+            let name = functions.get(function as usize).map_or("?", |f| &*f.qualname);
             format!("hot: `{name}`: {}", why.describe())
         }
     }

@@ -11,6 +11,6 @@ pub mod torch_api;
 pub use hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
 pub use kinds::{BatchSource, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
 pub use model::{
-    Binding, BindingSource, CallSite, Callee, ClassInfo, Export, FileSemantics, FunctionInfo, FunctionSummary,
+    Binding, BindingSource, CallSite, Callee, ClassInfo, Export, Exports, FileSemantics, FunctionInfo, FunctionSummary,
     LoopInfo, ScopeKind, SemanticModel,
 };

@@ -100,8 +100,8 @@ pub enum Callee {
     /// A name imported from another module: `(module, name)`, module relative if it starts with
     /// dots.
     Imported {
-        module: String,
-        name: String,
+        module: Box<str>,
+        name: Box<str>,
     },
 }
 
@@ -119,12 +119,32 @@ pub struct FileSemantics {
     pub functions: Vec<FunctionSummary>,
     pub call_sites: Vec<CallSite>,
     /// Top-level names other modules can import: functions and re-exported imports.
-    pub exports: FxHashMap<String, Export>,
+    pub exports: Exports,
+}
+
+/// A module's importable names, sorted by name: compact, as every file's stay in memory until
+/// the project-wide pass.
+#[derive(Debug, Default, Clone)]
+pub struct Exports(Box<[(Box<str>, Export)]>);
+
+impl Exports {
+    pub fn get(&self, name: &str) -> Option<&Export> {
+        let index = self.0.binary_search_by(|(n, _)| (**n).cmp(name)).ok()?;
+        Some(&self.0[index].1)
+    }
+}
+
+impl FromIterator<(Box<str>, Export)> for Exports {
+    fn from_iter<I: IntoIterator<Item = (Box<str>, Export)>>(names: I) -> Self {
+        let mut names: Vec<(Box<str>, Export)> = names.into_iter().collect();
+        names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        Exports(names.into_boxed_slice())
+    }
 }
 
 #[derive(Debug, Clone)]
 pub struct FunctionSummary {
-    pub qualname: String,
+    pub qualname: Box<str>,
     pub line: u32,
     pub intrinsic: Option<IntrinsicHot>,
     pub setup: bool,
@@ -133,7 +153,7 @@ pub struct FunctionSummary {
 #[derive(Debug, Clone)]
 pub enum Export {
     Function(FunctionId),
-    Import { module: String, name: String },
+    Import { module: Box<str>, name: Box<str> },
 }
 
 #[derive(Debug, Clone)]
@@ -1267,7 +1287,7 @@ impl<'a> SemanticModel<'a> {
     }
 
     /// Names other modules can import from this one.
-    pub(crate) fn module_exports(&self) -> FxHashMap<String, Export> {
+    pub(crate) fn module_exports(&self) -> Exports {
         self.scopes[0]
             .bindings
             .iter()
@@ -1278,13 +1298,13 @@ impl<'a> SemanticModel<'a> {
                     BindingSource::Import(qualified) if !is_library(qualified) => {
                         let (module, name) = qualified.rsplit_once('.')?;
                         Export::Import {
-                            module: module.to_string(),
-                            name: name.to_string(),
+                            module: module.into(),
+                            name: name.into(),
                         }
                     }
                     _ => return None,
                 };
-                Some((name.to_string(), export))
+                Some((name.as_str().into(), export))
             })
             .collect()
     }

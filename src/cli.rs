@@ -488,6 +488,10 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
     }
     findings.sort_by(|a, b| (&a.path, a.start, a.code()).cmp(&(&b.path, b.start, b.code())));
     let unsafe_fixes = args.unsafe_fixes || linted.iter().any(|f| f.settings.unsafe_fixes);
+    // The process ends once this is printed, and the OS takes its memory back at once: freeing
+    // every file's call graph and every finding piece by piece costs about 10 ms on a large tree.
+    std::mem::forget(linted);
+    let findings = std::mem::ManuallyDrop::new(findings);
     let mut out = io::stdout().lock();
 
     if args.diff {

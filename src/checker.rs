@@ -1212,7 +1212,28 @@ impl<'a> Visitor<'a> for Checker<'a> {
         }
     }
 
+    #[inline]
     fn visit_expr(&mut self, expr: &'a Expr) {
+        // Names and literals, most of the nodes, bind nothing, hold nothing to walk and no rule
+        // looks at them: skip them before the costly entry into the full visit.
+        if !matches!(
+            expr,
+            Expr::Name(_)
+                | Expr::NumberLiteral(_)
+                | Expr::StringLiteral(_)
+                | Expr::BytesLiteral(_)
+                | Expr::BooleanLiteral(_)
+                | Expr::NoneLiteral(_)
+                | Expr::EllipsisLiteral(_)
+        ) {
+            self.visit_compound_expr(expr);
+        }
+    }
+}
+
+impl<'a> Checker<'a> {
+    #[inline(never)]
+    fn visit_compound_expr(&mut self, expr: &'a Expr) {
         match expr {
             Expr::Lambda(lambda) => {
                 let scope = self.model.push_scope(ScopeKind::Lambda, self.model.flow.scope);

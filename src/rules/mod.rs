@@ -36,10 +36,10 @@ use crate::registry::Rule;
 
 pub(crate) use dataloader_without_pin_memory::report_unpinned_loaders;
 
-#[inline]
+#[inline(always)]
 pub(crate) fn check_expr(checker: &mut Checker, expr: &Expr) {
-    // Most nodes are names, constants and the like, which no rule looks at: leave before
-    // asking where the code runs.
+    // Most nodes are comparisons, tuples and the like, which no rule looks at: leave before
+    // asking where the code runs (and before the entry into the dispatch below).
     let checked = matches!(
         expr,
         Expr::Call(_)
@@ -51,7 +51,14 @@ pub(crate) fn check_expr(checker: &mut Checker, expr: &Expr) {
             | Expr::UnaryOp(_)
             | Expr::If(_)
     );
-    if !checked || checker.is_cold() {
+    if checked {
+        check_flagged_expr(checker, expr);
+    }
+}
+
+#[inline(never)]
+fn check_flagged_expr(checker: &mut Checker, expr: &Expr) {
+    if checker.is_cold() {
         return;
     }
     match expr {

@@ -377,7 +377,7 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
             .par_iter()
             .with_max_len(1)
             .filter_map(|file| std::fs::read(&file.path).ok().and_then(|bytes| decode(bytes).ok()))
-            .map(|source| crate::parse::parse(&source).module.body.len())
+            .map(|source| crate::parse::parse(&source).module().body.len())
             .sum();
         println!("parsed {} files ({parsed} top-level statements)", files.len());
         return 0;

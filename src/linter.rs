@@ -26,13 +26,12 @@ pub fn lint_source(source: &str, rules: RuleSet, hot_functions: &[String]) -> Fi
         rules: &rules,
         hot_functions,
     };
-    let result = check_module(&parsed.module, source, &line_index, &options);
-    let noqa = NoqaMap::from_comments(source, &parsed.comments, &line_index);
-    let mut diagnostics: Vec<Diagnostic> = result
-        .diagnostics
-        .into_iter()
-        .filter(|d| !noqa.suppresses(d.rule, line_index.line_index(d.range.start()).get() as u32))
-        .collect();
+    let result = check_module(parsed.module(), source, &line_index, &options);
+    let mut diagnostics = result.diagnostics;
+    if !diagnostics.is_empty() {
+        let noqa = NoqaMap::from_comments(source, parsed.comments(), &line_index);
+        diagnostics.retain(|d| !noqa.suppresses(d.rule, line_index.line_index(d.range.start()).get() as u32));
+    }
     diagnostics.sort_by_key(|d| (d.range.start(), d.rule));
     diagnostics.dedup_by(|a, b| a.rule == b.rule && a.range == b.range);
     FileLint {

@@ -32,10 +32,10 @@ pub struct NoqaMap {
 }
 
 impl NoqaMap {
-    pub fn from_comments(source: &str, comments: &[TextRange], line_index: &LineIndex) -> Self {
+    pub fn from_comments(source: &str, comments: impl Iterator<Item = TextRange>, line_index: &LineIndex) -> Self {
         let mut map = NoqaMap::default();
         for range in comments {
-            let text = &source[*range];
+            let text = &source[range];
             if let Some(directive) = parse_file_directive(text) {
                 map.file = Some(match (map.file.take(), directive) {
                     (None, directive) => directive,

@@ -3,18 +3,32 @@
 
 use ruff_python_ast::token::TokenKind;
 use ruff_python_ast::{ModModule, PySourceType};
-use ruff_python_parser::{ParseOptions, parse_unchecked, parse_unchecked_source};
+use ruff_python_parser::{ParseOptions, Parsed, parse_unchecked, parse_unchecked_source};
 use ruff_text_size::TextRange;
 
 pub use ruff_python_ast as ast;
 pub use ruff_text_size::{Ranged, TextLen, TextSize};
 
-/// A parsed file: the recovered module, its comments, and its syntax errors.
+/// A parsed file: the recovered module, its tokens, and its syntax errors.
 pub struct ParsedModule {
-    pub module: ModModule,
-    /// Ranges of every `#` comment, in source order (for `# noqa`).
-    pub comments: Vec<TextRange>,
+    parsed: Parsed<ModModule>,
     pub syntax_errors: Vec<SyntaxError>,
+}
+
+impl ParsedModule {
+    pub fn module(&self) -> &ModModule {
+        self.parsed.syntax()
+    }
+
+    /// Ranges of every `#` comment, in source order (for `# noqa`): read from the tokens only
+    /// for the files that have findings to suppress.
+    pub fn comments(&self) -> impl Iterator<Item = TextRange> + '_ {
+        self.parsed
+            .tokens()
+            .iter()
+            .filter(|token| token.kind() == TokenKind::Comment)
+            .map(|token| token.range())
+    }
 }
 
 /// A syntax error with its location; the rest of the file is still linted.
@@ -27,12 +41,6 @@ pub struct SyntaxError {
 /// Parses with error recovery: always returns a module, possibly partial.
 pub fn parse(source: &str) -> ParsedModule {
     let parsed = parse_unchecked_source(source, PySourceType::Python);
-    let comments = parsed
-        .tokens()
-        .iter()
-        .filter(|token| token.kind() == TokenKind::Comment)
-        .map(|token| token.range())
-        .collect();
     let syntax_errors = parsed
         .errors()
         .iter()
@@ -41,12 +49,7 @@ pub fn parse(source: &str) -> ParsedModule {
             message: error.error.to_string(),
         })
         .collect();
-    let module: ModModule = parsed.into_syntax();
-    ParsedModule {
-        module,
-        comments,
-        syntax_errors,
-    }
+    ParsedModule { parsed, syntax_errors }
 }
 
 /// True when `source` parses without any syntax error (used to vet fixed code).

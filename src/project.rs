@@ -351,3 +351,82 @@ pub fn display_path(path: &Path, cwd: &Path) -> String {
     let text = relative.to_string_lossy().replace('\\', "/");
     text.strip_prefix("./").map(str::to_string).unwrap_or(text)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::semantic::CallSite;
+
+    fn function(qualname: &str, line: u32) -> FunctionSummary {
+        FunctionSummary {
+            qualname: qualname.into(),
+            line,
+            intrinsic: None,
+            setup: false,
+        }
+    }
+
+    fn call(callee: Callee, context: HotContext, line: u32) -> CallSite {
+        CallSite { callee, context, line }
+    }
+
+    /// train.py's loop calls `step`, which calls `loss` from losses.py, which calls the local
+    /// `masked_mean`: each note names the shortest chain, outermost caller first.
+    #[test]
+    fn notes_spell_the_chain_from_the_loop() {
+        let train = FileSemantics {
+            functions: vec![function("step", 1)],
+            call_sites: vec![
+                call(Callee::Local(0), HotContext::Hot(HotReason::Loop { line: 9 }), 10),
+                call(
+                    Callee::Imported {
+                        module: "losses".into(),
+                        name: "loss".into(),
+                    },
+                    HotContext::InFunction(0),
+                    2,
+                ),
+            ],
+            exports: Default::default(),
+        };
+        let losses = FileSemantics {
+            functions: vec![function("loss", 1), function("masked_mean", 5)],
+            call_sites: vec![call(Callee::Local(1), HotContext::InFunction(0), 2)],
+            exports: [
+                ("loss".into(), Export::Function(0)),
+                ("masked_mean".into(), Export::Function(1)),
+            ]
+            .into_iter()
+            .collect(),
+        };
+        let unrelated = FileSemantics {
+            functions: vec![function("setup", 1)],
+            ..FileSemantics::default()
+        };
+        let info = |module: &str, display: &'static str, semantics| ModuleInfo {
+            module: module.to_string(),
+            is_package: false,
+            display,
+            semantics,
+        };
+        let modules = [
+            info("train", "train.py", &train),
+            info("losses", "losses.py", &losses),
+            info("other", "other.py", &unrelated),
+        ];
+        let hot = resolve_hot_functions(&modules);
+        assert_eq!(
+            hot.note(0, 0).as_deref(),
+            Some("`step()` is called from the loop at train.py:9")
+        );
+        assert_eq!(
+            hot.note(1, 0).as_deref(),
+            Some("`loss()` is called from the loop at train.py:9 via `step()`")
+        );
+        assert_eq!(
+            hot.note(1, 1).as_deref(),
+            Some("`masked_mean()` is called from the loop at train.py:9 via `step()` → `loss()`")
+        );
+        assert_eq!(hot.note(2, 0), None);
+    }
+}

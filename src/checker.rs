@@ -10,10 +10,10 @@ use std::rc::Rc;
 use ruff_python_ast::name::Name;
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
-use ruff_source_file::LineIndex;
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
 use crate::diagnostic::Diagnostic;
+use crate::lines::Lines;
 use crate::registry::{Rule, RuleSet};
 use crate::rules;
 use crate::semantic::model::{Analysis, ArmOutcome, Flow, ScopeKind, is_library};
@@ -33,7 +33,7 @@ pub struct CheckOptions<'s> {
 pub struct Checker<'a> {
     model: SemanticModel<'a>,
     source: &'a str,
-    line_index: &'a LineIndex,
+    lines: &'a Lines<'a>,
     options: &'a CheckOptions<'a>,
     diagnostics: Vec<Diagnostic>,
     /// The join of the `return` kinds of the function being analysed.
@@ -54,16 +54,11 @@ pub struct CheckResult {
     pub semantics: FileSemantics,
 }
 
-pub fn check_module(
-    module: &ast::ModModule,
-    source: &str,
-    line_index: &LineIndex,
-    options: &CheckOptions,
-) -> CheckResult {
+pub fn check_module(module: &ast::ModModule, source: &str, lines: &Lines, options: &CheckOptions) -> CheckResult {
     let mut checker = Checker {
         model: SemanticModel::new(),
         source,
-        line_index,
+        lines,
         options,
         diagnostics: Vec::new(),
         returns: None,
@@ -146,7 +141,7 @@ impl<'a> Checker<'a> {
     }
 
     fn line(&self, offset: TextSize) -> u32 {
-        self.line_index.line_index(offset).get() as u32
+        self.lines.row(offset) as u32
     }
 
     fn finish(mut self) -> CheckResult {

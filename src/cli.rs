@@ -8,13 +8,13 @@ use std::sync::Arc;
 use clap::{Args, Parser, Subcommand};
 use miette::{LabeledSpan, NamedSource, Report, miette};
 use rayon::prelude::*;
-use ruff_source_file::LineIndex;
 use rustc_hash::FxHashMap;
 
 use crate::config::{Overrides, Resolver, Settings, Source};
 use crate::diagnostic::{Applicability, Diagnostic};
 use crate::discovery::{DiscoveredFile, discover};
 use crate::fix::{FixFailure, fix_in_passes};
+use crate::lines::Lines;
 use crate::linter::{FileLint, decode, lint_source};
 use crate::parse::SyntaxError;
 use crate::project::{
@@ -255,7 +255,6 @@ enum Checked {
     /// source around them.
     Whole {
         source: Arc<str>,
-        line_index: LineIndex,
         diagnostics: Vec<Diagnostic>,
         syntax_errors: Vec<SyntaxError>,
     },
@@ -272,14 +271,14 @@ impl Checked {
         if may_fix || !lint.syntax_errors.is_empty() {
             return Checked::Whole {
                 source: text.into(),
-                line_index: lint.line_index,
                 diagnostics: lint.diagnostics,
                 syntax_errors: lint.syntax_errors,
             };
         }
+        let lines = Lines::new(&text);
         let source = SourceText {
             text: &text,
-            index: &lint.line_index,
+            lines: &lines,
         };
         let located = lint.diagnostics.into_iter().map(|d| {
             (
@@ -642,7 +641,7 @@ struct FixedText {
 /// passes until nothing changes.
 fn process_file(index: usize, file: &Linted, hot: &HotFunctions, fixing: bool, args: &CheckArgs) -> FileOutput {
     let settings = &file.settings;
-    let (source, line_index, diagnostics, syntax_errors) = match &file.checked {
+    let (source, diagnostics, syntax_errors) = match &file.checked {
         Checked::Located(candidates) => {
             let functions = &file.semantics.functions;
             let called_note = |id: FunctionId| hot.note(index, id);
@@ -663,10 +662,9 @@ fn process_file(index: usize, file: &Linted, hot: &HotFunctions, fixing: bool, a
         }
         Checked::Whole {
             source,
-            line_index,
             diagnostics,
             syntax_errors,
-        } => (source, line_index, diagnostics, syntax_errors),
+        } => (source, diagnostics, syntax_errors),
     };
     // Notes of this file's hot functions, by qualified name, so re-checked (fixed) code finds
     // them again.
@@ -691,9 +689,10 @@ fn process_file(index: usize, file: &Linted, hot: &HotFunctions, fixing: bool, a
             .filter_map(|d| Some((d.clone(), note(d.context, functions)?)))
             .collect()
     };
+    let original_lines = Lines::new(source);
     let original = SourceText {
         text: source,
-        index: line_index,
+        lines: &original_lines,
     };
     let mut output = FileOutput {
         findings: syntax_errors
@@ -737,13 +736,13 @@ fn process_file(index: usize, file: &Linted, hot: &HotFunctions, fixing: bool, a
         }
     }
     // The findings left are located in the text they were found in: the fixed one, if any.
-    let fixed_index;
+    let fixed_lines;
     let located_in = match &output.fixed {
         Some(fixed) => {
-            fixed_index = LineIndex::from_source_text(&fixed.text);
+            fixed_lines = Lines::new(&fixed.text);
             SourceText {
                 text: &fixed.text,
-                index: &fixed_index,
+                lines: &fixed_lines,
             }
         }
         None => original,

@@ -10,6 +10,7 @@ pub mod config;
 pub mod diagnostic;
 pub mod discovery;
 pub mod fix;
+pub mod lines;
 pub mod linter;
 pub mod noqa;
 pub mod parse;

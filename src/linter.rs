@@ -1,9 +1,8 @@
 //! One file: decode, parse, check, apply `# noqa`.
 
-use ruff_source_file::LineIndex;
-
 use crate::checker::{CheckOptions, check_module};
 use crate::diagnostic::Diagnostic;
+use crate::lines::Lines;
 use crate::noqa::NoqaMap;
 use crate::parse::{SyntaxError, parse};
 use crate::registry::RuleSet;
@@ -14,23 +13,22 @@ pub struct FileLint {
     pub diagnostics: Vec<Diagnostic>,
     pub syntax_errors: Vec<SyntaxError>,
     pub semantics: FileSemantics,
-    pub line_index: LineIndex,
 }
 
 /// Lints `source` with error recovery: syntax errors are returned beside the findings of the
 /// part that parsed.
 pub fn lint_source(source: &str, rules: RuleSet, hot_functions: &[String]) -> FileLint {
     let parsed = parse(source);
-    let line_index = LineIndex::from_source_text(source);
+    let lines = Lines::new(source);
     let options = CheckOptions {
         rules: &rules,
         hot_functions,
     };
-    let result = check_module(parsed.module(), source, &line_index, &options);
+    let result = check_module(parsed.module(), source, &lines, &options);
     let mut diagnostics = result.diagnostics;
     if !diagnostics.is_empty() {
-        let noqa = NoqaMap::from_comments(source, parsed.comments(), &line_index);
-        diagnostics.retain(|d| !noqa.suppresses(d.rule, line_index.line_index(d.range.start()).get() as u32));
+        let noqa = NoqaMap::from_comments(source, parsed.comments(), &lines);
+        diagnostics.retain(|d| !noqa.suppresses(d.rule, lines.row(d.range.start()) as u32));
     }
     diagnostics.sort_by_key(|d| (d.range.start(), d.rule));
     diagnostics.dedup_by(|a, b| a.rule == b.rule && a.range == b.range);
@@ -38,7 +36,6 @@ pub fn lint_source(source: &str, rules: RuleSet, hot_functions: &[String]) -> Fi
         diagnostics,
         syntax_errors: parsed.syntax_errors,
         semantics: result.semantics,
-        line_index,
     }
 }
 

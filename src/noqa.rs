@@ -2,10 +2,10 @@
 //! SYNC203`, and the file-level `# synclint: noqa` / `# synclint: noqa: SYNC101`. A listed code
 //! may be a prefix, as in `--select`: `# noqa: SYNC1` covers SYNC101 to SYNC107.
 
-use ruff_source_file::LineIndex;
 use ruff_text_size::TextRange;
 use rustc_hash::FxHashMap;
 
+use crate::lines::Lines;
 use crate::registry::Rule;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,7 +32,7 @@ pub struct NoqaMap {
 }
 
 impl NoqaMap {
-    pub fn from_comments(source: &str, comments: impl Iterator<Item = TextRange>, line_index: &LineIndex) -> Self {
+    pub fn from_comments(source: &str, comments: impl Iterator<Item = TextRange>, lines: &Lines) -> Self {
         let mut map = NoqaMap::default();
         for range in comments {
             let text = &source[range];
@@ -46,7 +46,7 @@ impl NoqaMap {
                     _ => Directive::All,
                 });
             } else if let Some(directive) = parse_line_directive(text) {
-                let line = line_index.line_index(range.start()).get() as u32;
+                let line = lines.row(range.start()) as u32;
                 map.lines.insert(line, directive);
             }
         }

@@ -9,10 +9,10 @@ use std::borrow::Cow;
 use std::io::{self, Write};
 
 use rayon::prelude::*;
-use ruff_source_file::LineIndex;
 use ruff_text_size::{TextRange, TextSize};
 
 use crate::diagnostic::{Diagnostic, Fix};
+use crate::lines::Lines;
 use crate::parse::SyntaxError;
 use crate::registry::Rule;
 
@@ -27,48 +27,34 @@ pub enum OutputFormat {
     Sarif,
 }
 
-/// A file's text and line index, while its findings are located in it.
+pub use crate::lines::Location;
+
+/// A file's text and its lines, while its findings are located in it.
 #[derive(Clone, Copy)]
 pub struct SourceText<'a> {
     pub text: &'a str,
-    pub index: &'a LineIndex,
-}
-
-/// A 1-based row and column (columns count characters, as Ruff's do).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
-pub struct Location {
-    pub row: usize,
-    pub column: usize,
+    pub lines: &'a Lines<'a>,
 }
 
 impl SourceText<'_> {
     pub fn location(&self, offset: TextSize) -> Location {
-        let position = self.index.line_column(offset, self.text);
-        Location {
-            row: position.line.get(),
-            column: position.column.get(),
-        }
+        self.lines.location(offset)
     }
 
     /// The whole lines `range` touches: all `full` output shows of the file.
     fn excerpt(&self, range: TextRange) -> Excerpt {
-        let first = self.index.line_index(range.start());
-        let last = self.index.line_index(range.end());
-        let lines = TextRange::new(
-            self.index.line_start(first, self.text),
-            self.index.line_end(last, self.text),
-        );
+        let lines = TextRange::new(self.lines.line_start(range.start()), self.lines.line_end(range.end()));
         Excerpt {
             text: self.text[lines].into(),
             base: lines.start(),
-            first_row: first.get(),
+            first_row: self.lines.row(range.start()),
         }
     }
 }
 
-#[derive(Clone)]
 /// The lines of a file under a finding, so that printing it needs neither the file nor its
 /// line index: a large tree's findings would otherwise keep every flagged file in memory.
+#[derive(Clone)]
 pub struct Excerpt {
     pub text: Box<str>,
     /// Where `text` starts in the file.

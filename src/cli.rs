@@ -215,7 +215,8 @@ impl Errors {
     }
 }
 
-/// A file's syntax errors, each with the source around it.
+/// A file's syntax errors, each with the source around it (a file with syntax errors is always
+/// kept whole).
 fn syntax_reports(file: &Linted) -> Vec<Report> {
     let Checked::Whole {
         source, syntax_errors, ..

@@ -691,9 +691,9 @@ impl<'a> Checker<'a> {
     /// kind is known), and records the call site for the project-wide call graph.
     fn note_call(&mut self, call: &ast::ExprCall) {
         let callee = match call.func.as_ref() {
-            Expr::Name(name) => match self.model.lookup(name.id.as_str()).map(|b| b.source.clone()) {
-                Some(BindingSource::Function(id)) => Some(Callee::Local(id)),
-                Some(BindingSource::Import(qualified)) if !is_library(&qualified) => {
+            Expr::Name(name) => match self.model.lookup(name.id.as_str()).map(|b| &b.source) {
+                Some(BindingSource::Function(id)) => Some(Callee::Local(*id)),
+                Some(BindingSource::Import(qualified)) if !is_library(qualified) => {
                     qualified.rsplit_once('.').map(|(module, name)| Callee::Imported {
                         module: module.into(),
                         name: name.into(),
@@ -706,10 +706,12 @@ impl<'a> Checker<'a> {
                     .model
                     .method_of_current_class(attribute.attr.as_str())
                     .map(Callee::Local),
+                // The import's first component names the library (aliases never change it):
+                // spell out the module only for the project's own.
+                value if self.model.import_root(value).is_none_or(|(root, _)| is_library(root)) => None,
                 value => self
                     .model
                     .qualified_name(value)
-                    .filter(|module| !is_library(module))
                     .map(|module| Callee::Imported {
                         module: module.into(),
                         name: attribute.attr.as_str().into(),

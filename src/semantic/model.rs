@@ -409,7 +409,7 @@ impl<'a> SemanticModel<'a> {
     }
 
     /// The import a `name.attr.attr` chain starts from, and the length of its qualified name.
-    fn import_root(&self, expr: &Expr) -> Option<(&str, usize)> {
+    pub(crate) fn import_root(&self, expr: &Expr) -> Option<(&str, usize)> {
         match expr {
             Expr::Name(name) => match &self.lookup(name.id.as_str())?.source {
                 BindingSource::Import(qualified) => Some((qualified, qualified.len())),

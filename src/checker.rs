@@ -17,6 +17,7 @@ use crate::lines::Lines;
 use crate::registry::{Rule, RuleSet};
 use crate::rules;
 use crate::semantic::model::{Analysis, ArmOutcome, Flow, ScopeKind, is_library};
+use crate::semantic::names::{contains_ignoring_ascii_case, ends_with_ignoring_ascii_case};
 use crate::semantic::torch_api as api;
 use crate::semantic::{
     BatchSource, Binding, BindingSource, CallSite, Callee, ClassInfo, Device, FileSemantics, FunctionInfo, HotContext,
@@ -278,6 +279,9 @@ impl<'a> Checker<'a> {
                 other => self.model.kind_of(other),
             };
         }
+        if !tensors_by_default {
+            return Kind::Unknown;
+        }
         // Counters, names, modes and callables are not tensors (`batch_idx`, `layer_type`).
         const NON_TENSOR_SUFFIXES: &[&str] = &[
             "idx",
@@ -322,10 +326,10 @@ impl<'a> Checker<'a> {
                 name,
                 "i" | "j" | "k" | "n" | "optimizer" | "optimizers" | "opt" | "trainer" | "pl_module"
             );
-        if tensors_by_default && !names_a_non_tensor {
-            Kind::Tensor(TensorFacts::on(Device::Unknown))
-        } else {
+        if names_a_non_tensor {
             Kind::Unknown
+        } else {
+            Kind::Tensor(TensorFacts::on(Device::Unknown))
         }
     }
 
@@ -391,7 +395,7 @@ impl<'a> Checker<'a> {
             Some(IntrinsicHot::LightningHook)
         } else if name == "step" || name.ends_with("_step") || name == "train_one_epoch" {
             Some(IntrinsicHot::StepName)
-        } else if name.to_ascii_lowercase().contains("loss") && !name.starts_with("__") {
+        } else if contains_ignoring_ascii_case(name, "loss") && !name.starts_with("__") {
             Some(IntrinsicHot::Loss)
         } else {
             None
@@ -709,13 +713,10 @@ impl<'a> Checker<'a> {
                 // The import's first component names the library (aliases never change it):
                 // spell out the module only for the project's own.
                 value if self.model.import_root(value).is_none_or(|(root, _)| is_library(root)) => None,
-                value => self
-                    .model
-                    .qualified_name(value)
-                    .map(|module| Callee::Imported {
-                        module: module.into(),
-                        name: attribute.attr.as_str().into(),
-                    }),
+                value => self.model.qualified_name(value).map(|module| Callee::Imported {
+                    module: module.into(),
+                    name: attribute.attr.as_str().into(),
+                }),
             },
             _ => None,
         };
@@ -1000,8 +1001,9 @@ fn looks_like_loader(iter: &Expr) -> bool {
         },
         _ => return false,
     };
-    let name = name.to_ascii_lowercase();
-    name.ends_with("loader") || name.ends_with("dataloader") || name == "dl" || name.ends_with("_dl")
+    ends_with_ignoring_ascii_case(name, "loader")
+        || ends_with_ignoring_ascii_case(name, "_dl")
+        || name.eq_ignore_ascii_case("dl")
 }
 
 /// The kind of one element of an iterable or unpacked value.

@@ -34,7 +34,12 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
     let args = &call.arguments.args;
     if let Expr::Name(func) = call.func.as_ref() {
         let name = func.id.as_str();
-        if !checker.model().is_builtin(name) {
+        // Only these builtins read a value; the name is cheaper to test than the binding.
+        let reads_values = matches!(
+            name,
+            "float" | "int" | "bool" | "complex" | "max" | "min" | "sorted" | "range"
+        );
+        if !reads_values || !checker.model().is_builtin(name) {
             return method_or_torch_call(checker, call, callee);
         }
         match name {

@@ -7,6 +7,7 @@ use ruff_text_size::Ranged;
 use super::{method_call, report};
 use crate::checker::Checker;
 use crate::registry::Rule;
+use crate::semantic::names::contains_ignoring_ascii_case;
 
 fn flag(checker: &mut Checker, expr: &Expr, how: &str) {
     let text = checker.slice(expr);
@@ -34,8 +35,8 @@ fn logging_level(checker: &Checker, call: &ExprCall) -> Option<&'static str> {
     };
     let is_logger = checker.model().qualified_name(receiver).is_some_and(|q| q == "logging")
         || match receiver {
-            Expr::Name(name) => name.id.as_str().to_ascii_lowercase().contains("log"),
-            Expr::Attribute(attribute) => attribute.attr.as_str().to_ascii_lowercase().contains("log"),
+            Expr::Name(name) => contains_ignoring_ascii_case(name.id.as_str(), "log"),
+            Expr::Attribute(attribute) => contains_ignoring_ascii_case(attribute.attr.as_str(), "log"),
             _ => false,
         };
     is_logger.then_some(level)
@@ -47,23 +48,23 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     }
     let args = &call.arguments.args;
     if let Expr::Name(func) = call.func.as_ref() {
+        // A call of a name is neither `str.format` nor a logger's method.
         let name = func.id.as_str();
-        if checker.model().is_builtin(name) {
-            match name {
-                "print" => {
-                    if let Some(arg) = args.iter().find(|arg| checker.model().is_maybe_cuda_tensor(arg)) {
-                        flag(checker, arg, "printing");
-                    }
+        match name {
+            "print" if checker.model().is_builtin(name) => {
+                if let Some(arg) = args.iter().find(|arg| checker.model().is_maybe_cuda_tensor(arg)) {
+                    flag(checker, arg, "printing");
                 }
-                "str" | "repr" | "format" | "ascii"
-                    if args.first().is_some_and(|a| checker.model().is_maybe_cuda_tensor(a)) =>
-                {
-                    flag(checker, &args[0], &format!("`{name}()` of"));
-                }
-                _ => {}
             }
-            return;
+            "str" | "repr" | "format" | "ascii"
+                if checker.model().is_builtin(name)
+                    && args.first().is_some_and(|a| checker.model().is_maybe_cuda_tensor(a)) =>
+            {
+                flag(checker, &args[0], &format!("`{name}()` of"));
+            }
+            _ => {}
         }
+        return;
     }
     if let Some((receiver, "format")) = method_call(call) {
         if matches!(receiver, Expr::StringLiteral(_))

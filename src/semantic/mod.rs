@@ -6,6 +6,7 @@
 mod hot;
 mod kinds;
 pub(crate) mod model;
+pub(crate) mod names;
 pub mod torch_api;
 
 pub use hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};

@@ -831,7 +831,7 @@ impl<'a> SemanticModel<'a> {
         {
             return false;
         }
-        names_a_network(name)
+        super::names::names_a_network(name)
     }
 
     fn builtin_call_kind(&self, name: &str, call: &ast::ExprCall) -> Kind {
@@ -1322,34 +1322,6 @@ impl Default for SemanticModel<'_> {
 }
 
 /// Imports of third-party libraries are not part of the project's call graph.
-/// A name with a word for a network or a loss in it, in any case: `model`, `self.backbone`,
-/// `lossFn`, `ConvBlock`. One pass over the name, trying only the words that start with each
-/// byte (this runs for every call of an unknown callable that takes a GPU tensor).
-fn names_a_network(name: &str) -> bool {
-    let name = name.as_bytes();
-    (0..name.len()).any(|start| {
-        let rest = &name[start..];
-        let words: &[&[u8]] = match rest[0].to_ascii_lowercase() {
-            b'a' => &[b"attn", b"attention"],
-            b'b' => &[b"backbone", b"block"],
-            b'c' => &[b"criterion", b"classifier", b"conv"],
-            b'd' => &[b"decoder"],
-            b'e' => &[b"encoder", b"embed"],
-            b'f' => &[b"fc"],
-            b'h' => &[b"head"],
-            b'l' => &[b"loss", b"layer", b"linear"],
-            b'm' => &[b"model", b"module", b"mlp"],
-            b'n' => &[b"net"],
-            b'p' => &[b"proj"],
-            b't' => &[b"transformer"],
-            _ => return false,
-        };
-        words
-            .iter()
-            .any(|word| rest.len() >= word.len() && rest[..word.len()].eq_ignore_ascii_case(word))
-    })
-}
-
 pub(crate) fn is_library(qualified: &str) -> bool {
     let root = qualified.split('.').next().unwrap_or(qualified);
     matches!(
@@ -1460,28 +1432,4 @@ pub fn insertion_point(call: &ast::ExprCall) -> (ruff_text_size::TextSize, bool)
     let close = call.arguments.range().end() - ruff_text_size::TextSize::from(1);
     let last_end = call.arguments.iter_source_order().last().map(|arg| arg.range().end());
     (last_end.unwrap_or(close), false)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::names_a_network;
-
-    #[test]
-    fn network_words_are_found_anywhere_in_any_case() {
-        for name in [
-            "model",
-            "self_attn",
-            "ConvBlock",
-            "lossFn",
-            "teacher_MODEL",
-            "x_proj",
-            "mlp",
-            "fc2",
-        ] {
-            assert!(names_a_network(name), "{name}");
-        }
-        for name in ["", "forward", "compute", "atten", "mod", "los", "f", "tokenize"] {
-            assert!(!names_a_network(name), "{name}");
-        }
-    }
 }

@@ -694,15 +694,20 @@ impl<'a> Checker<'a> {
     /// Resolves what a call calls (analysing a local function first if needed, so its return
     /// kind is known), and records the call site for the project-wide call graph.
     fn note_call(&mut self, call: &ast::ExprCall) {
+        // A function of the project's own modules, spelled as the rules see it: the callee's
+        // module and name (aliases only ever rename torch's own modules).
+        let imported = |qualified: Option<Rc<str>>| {
+            let qualified = qualified.filter(|q| !is_library(q))?;
+            let (module, name) = qualified.rsplit_once('.')?;
+            Some(Callee::Imported {
+                module: module.into(),
+                name: name.into(),
+            })
+        };
         let callee = match call.func.as_ref() {
             Expr::Name(name) => match self.model.lookup(name.id.as_str()).map(|b| &b.source) {
                 Some(BindingSource::Function(id)) => Some(Callee::Local(*id)),
-                Some(BindingSource::Import(qualified)) if !is_library(qualified) => {
-                    qualified.rsplit_once('.').map(|(module, name)| Callee::Imported {
-                        module: module.into(),
-                        name: name.into(),
-                    })
-                }
+                Some(BindingSource::Import(_)) => imported(self.model.callee(call)),
                 _ => None,
             },
             Expr::Attribute(attribute) => match attribute.value.as_ref() {
@@ -710,13 +715,7 @@ impl<'a> Checker<'a> {
                     .model
                     .method_of_current_class(attribute.attr.as_str())
                     .map(Callee::Local),
-                // The import's first component names the library (aliases never change it):
-                // spell out the module only for the project's own.
-                value if self.model.import_root(value).is_none_or(|(root, _)| is_library(root)) => None,
-                value => self.model.qualified_name(value).map(|module| Callee::Imported {
-                    module: module.into(),
-                    name: attribute.attr.as_str().into(),
-                }),
+                _ => imported(self.model.callee(call)),
             },
             _ => None,
         };

@@ -409,7 +409,7 @@ impl<'a> SemanticModel<'a> {
     }
 
     /// The import a `name.attr.attr` chain starts from, and the length of its qualified name.
-    pub(crate) fn import_root(&self, expr: &Expr) -> Option<(&str, usize)> {
+    fn import_root(&self, expr: &Expr) -> Option<(&str, usize)> {
         match expr {
             Expr::Name(name) => match &self.lookup(name.id.as_str())?.source {
                 BindingSource::Import(qualified) => Some((qualified, qualified.len())),
@@ -563,18 +563,32 @@ impl<'a> SemanticModel<'a> {
     /// imports) and `self.<attr>` (as the class's methods set it).
     fn named_attribute_kind(&self, attribute: &ast::ExprAttribute) -> Option<Kind> {
         let attr = attribute.attr.as_str();
-        if let Some((root, _)) = self.import_root(&attribute.value) {
-            // Only `torch.<dtype>` names a dtype: no need to spell out the qualified name.
-            let on_torch = root == "torch" && attribute.value.is_name_expr();
-            return Some(if on_torch && api::is_dtype_name(attr) {
-                Kind::Dtype
-            } else {
-                Kind::Unknown
-            });
-        }
-        if let Expr::Name(receiver) = attribute.value.as_ref()
-            && matches!(receiver.id.as_str(), "self" | "cls")
-            && self.lookup(receiver.id.as_str()).is_some()
+        let receiver = match attribute.value.as_ref() {
+            // One lookup tells an import from `self`.
+            Expr::Name(name) => match self.lookup(name.id.as_str()) {
+                Some(Binding {
+                    source: BindingSource::Import(module),
+                    ..
+                }) => {
+                    // Only `torch.<dtype>` names a dtype: no need to spell out the qualified name.
+                    let on_torch = &**module == "torch";
+                    return Some(if on_torch && api::is_dtype_name(attr) {
+                        Kind::Dtype
+                    } else {
+                        Kind::Unknown
+                    });
+                }
+                Some(_) => Some(name.id.as_str()),
+                None => None,
+            },
+            value => {
+                if self.import_root(value).is_some() {
+                    return Some(Kind::Unknown);
+                }
+                None
+            }
+        };
+        if matches!(receiver, Some("self" | "cls"))
             && let Some(class) = self.flow.class
         {
             // Set by this class's methods, else inherited from a local base.

@@ -32,52 +32,47 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         return;
     }
     let args = &call.arguments.args;
-    if let Expr::Name(func) = call.func.as_ref() {
-        let name = func.id.as_str();
-        // Only these builtins read a value; the name is cheaper to test than the binding.
-        let reads_values = matches!(
-            name,
-            "float" | "int" | "bool" | "complex" | "max" | "min" | "sorted" | "range"
-        );
-        if !reads_values || !checker.model().is_builtin(name) {
-            return method_or_torch_call(checker, call, callee);
+    let Expr::Name(func) = call.func.as_ref() else {
+        return method_or_torch_call(checker, call, callee);
+    };
+    let name = func.id.as_str();
+    // The name is tested before its binding (cheaper); a name that is bound (`from torch import
+    // max`, a local `range`) is not the builtin. A builtin no arm takes goes on to the torch
+    // functions and methods, of which it is none.
+    let builtin = || checker.model().is_builtin(name);
+    match name {
+        "float" | "int" | "bool" | "complex" if builtin() && args.len() == 1 && is_cuda_value(checker, &args[0]) => {
+            let arg = checker.slice(&args[0]);
+            flag(
+                checker,
+                &call.func,
+                format!("`{name}({arg})` reads a GPU value on the host and waits for the GPU"),
+                KEEP_ON_DEVICE,
+            );
         }
-        match name {
-            "float" | "int" | "bool" | "complex" if args.len() == 1 && is_cuda_value(checker, &args[0]) => {
-                let arg = checker.slice(&args[0]);
-                flag(
-                    checker,
-                    &call.func,
-                    format!("`{name}({arg})` reads a GPU value on the host and waits for the GPU"),
-                    KEEP_ON_DEVICE,
-                );
-            }
-            "max" | "min" | "sorted" if args.iter().any(|arg| is_cuda_value(checker, arg)) => {
-                let help = if name == "sorted" {
-                    "use `torch.sort` and keep the result on the device"
-                } else {
-                    "use `torch.maximum`/`torch.minimum` or `t.amax()`/`t.amin()` and keep the result on the device"
-                };
-                flag(
-                    checker,
-                    &call.func,
-                    format!("builtin `{name}()` compares GPU values on the host, one sync per comparison"),
-                    help,
-                );
-            }
-            "range" if args.iter().any(|arg| is_cuda_value(checker, arg)) => {
-                flag(
-                    checker,
-                    &call.func,
-                    "`range()` of a GPU tensor reads its value on the host".to_string(),
-                    STATIC_SIZE,
-                );
-            }
-            _ => {}
+        "max" | "min" | "sorted" if builtin() && args.iter().any(|arg| is_cuda_value(checker, arg)) => {
+            let help = if name == "sorted" {
+                "use `torch.sort` and keep the result on the device"
+            } else {
+                "use `torch.maximum`/`torch.minimum` or `t.amax()`/`t.amin()` and keep the result on the device"
+            };
+            flag(
+                checker,
+                &call.func,
+                format!("builtin `{name}()` compares GPU values on the host, one sync per comparison"),
+                help,
+            );
         }
-        return;
+        "range" if builtin() && args.iter().any(|arg| is_cuda_value(checker, arg)) => {
+            flag(
+                checker,
+                &call.func,
+                "`range()` of a GPU tensor reads its value on the host".to_string(),
+                STATIC_SIZE,
+            );
+        }
+        _ => method_or_torch_call(checker, call, callee),
     }
-    method_or_torch_call(checker, call, callee);
 }
 
 fn method_or_torch_call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {

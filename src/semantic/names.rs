@@ -3,10 +3,11 @@
 
 /// `haystack` contains the lowercase ASCII `needle` in any case: `lossFn` contains `loss`.
 pub(crate) fn contains_ignoring_ascii_case(haystack: &str, needle: &str) -> bool {
-    haystack
-        .as_bytes()
-        .windows(needle.len())
-        .any(|window| window.eq_ignore_ascii_case(needle.as_bytes()))
+    needle.is_empty()
+        || haystack
+            .as_bytes()
+            .windows(needle.len())
+            .any(|window| window.eq_ignore_ascii_case(needle.as_bytes()))
 }
 
 /// `haystack` ends with the lowercase ASCII `suffix` in any case: `trainLoader` ends with
@@ -54,6 +55,7 @@ mod tests {
         assert!(contains_ignoring_ascii_case("loss", "loss"));
         assert!(!contains_ignoring_ascii_case("los", "loss"));
         assert!(!contains_ignoring_ascii_case("", "log"));
+        assert!(contains_ignoring_ascii_case("log", ""));
         assert!(ends_with_ignoring_ascii_case("train_DataLoader", "loader"));
         assert!(ends_with_ignoring_ascii_case("dl", "dl"));
         assert!(!ends_with_ignoring_ascii_case("loaders", "loader"));

@@ -14,7 +14,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         return;
     }
     let is_ctc = callee == Some("torch.nn.functional.ctc_loss")
-        || checker.model().callee_kind(call) == Kind::Module(ModuleKind::CtcLoss);
+        || checker.model().calls_module(call, ModuleKind::CtcLoss);
     if !is_ctc || !torch_input_may_be_cuda(checker, call.arguments.args.first()) || is_cudnn_forward(checker, call) {
         return;
     }

@@ -47,7 +47,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
     let is_loss = match callee {
         Some("torch.nn.functional.cross_entropy" | "torch.nn.functional.nll_loss") => true,
         Some(_) => false,
-        None => checker.model().callee_kind(call) == Kind::Module(ModuleKind::ClassIndexLoss),
+        None => checker.model().calls_module(call, ModuleKind::ClassIndexLoss),
     };
     if !is_loss || call.arguments.find_keyword("ignore_index").is_some() {
         return;

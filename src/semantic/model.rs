@@ -202,6 +202,9 @@ pub struct SemanticModel<'a> {
     pub(crate) call_sites: Vec<CallSite>,
     /// `Distribution.set_default_validate_args(False)` was called.
     pub(crate) validation_disabled: bool,
+    /// A call made a module the loss rules look for by kind (`nn.CrossEntropyLoss()`,
+    /// `nn.CTCLoss()`): until one is made, no call can call one.
+    loss_module_made: std::cell::Cell<bool>,
     /// Kinds of call expressions (and of what they call) already inferred since the bindings
     /// last changed: every rule asks about the same calls, and a call's kind is the costliest
     /// to infer.
@@ -242,6 +245,7 @@ impl<'a> SemanticModel<'a> {
             default_device: Device::Cpu,
             call_sites: Vec::new(),
             validation_disabled: false,
+            loss_module_made: std::cell::Cell::new(false),
             call_kinds: Default::default(),
             callees: Default::default(),
         }
@@ -514,10 +518,14 @@ impl<'a> SemanticModel<'a> {
         kinds
     }
 
-    /// The kind of what `call` calls: `Module(..)` for a module instance, `Unknown` for a
-    /// function reached through an import.
-    pub fn callee_kind(&self, call: &ast::ExprCall) -> Kind {
-        self.call_kinds(call).callee
+    /// Does `call` call a module of this kind? The loss modules the rules look for
+    /// (`ClassIndexLoss`, `CtcLoss`) come only from their constructors: where the file made none
+    /// yet, the answer is no without inferring the call (most files make none).
+    pub fn calls_module(&self, call: &ast::ExprCall, module: ModuleKind) -> bool {
+        if matches!(module, ModuleKind::ClassIndexLoss | ModuleKind::CtcLoss) && !self.loss_module_made.get() {
+            return false;
+        }
+        self.call_kinds(call).callee == Kind::Module(module)
     }
 
     /// The qualified name of what `call` calls (`torch.nn.functional.cross_entropy`), resolved
@@ -938,6 +946,9 @@ impl<'a> SemanticModel<'a> {
             _ => {}
         }
         if let Some(module) = api::nn_module_class(qualified) {
+            if matches!(module, ModuleKind::ClassIndexLoss | ModuleKind::CtcLoss) {
+                self.loss_module_made.set(true);
+            }
             return Kind::Module(module);
         }
         if let Some(adam_family) = api::optimizer_class(qualified) {

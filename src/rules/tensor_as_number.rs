@@ -24,6 +24,9 @@ fn flag(checker: &mut Checker, expr: &Expr, message: String, help: &str) {
 
 const KEEP_ON_DEVICE: &str =
     "keep the computation on the device (`torch.where`, `torch.clamp`, tensor ops) instead of a Python number";
+/// Keyword arguments that take a size, a count or a bound.
+const SIZE_KEYWORDS: [&str; 6] = ["size", "k", "steps", "end", "n", "length"];
+
 const STATIC_SIZE: &str =
     "use a size known on the host (`x.shape[0]`, a config value), or keep the full shape and mask with `torch.where`";
 
@@ -146,7 +149,13 @@ fn method_or_torch_call(checker: &mut Checker, call: &ExprCall, callee: Option<&
         _ => &[],
     };
     // Nothing that could be a size (the receiver's kind is the costly question).
-    let no_sizes = positions.is_empty() && call.arguments.keywords.is_empty() && method != "split";
+    let no_sizes = positions.is_empty()
+        && !call
+            .arguments
+            .keywords
+            .iter()
+            .any(|keyword| keyword.arg.as_ref().is_some_and(|arg| SIZE_KEYWORDS.contains(&arg.as_str())))
+        && method != "split";
     if no_sizes || !checker.model().is_maybe_cuda_tensor(receiver) {
         return;
     }
@@ -163,9 +172,8 @@ fn method_or_torch_call(checker: &mut Checker, call: &ExprCall, callee: Option<&
 
 /// The first argument at one of `positions` (or inside a size tuple there) that is a CUDA tensor.
 fn sized_argument<'e>(checker: &Checker, call: &'e ExprCall, positions: &[usize]) -> Option<&'e Expr> {
-    let keyword_sizes = ["size", "k", "steps", "end", "n", "length"];
     let positional = positions.iter().filter_map(|&i| call.arguments.args.get(i));
-    let keywords = keyword_sizes
+    let keywords = SIZE_KEYWORDS
         .iter()
         .filter_map(|name| call.arguments.find_keyword(name).map(|k| &k.value));
     positional.chain(keywords).find_map(|arg| match arg {

@@ -29,6 +29,7 @@ const TOPICS: &[&str] = &[
     "bindings",
     "boolean_masks",
     "data_dependent_shapes",
+    "large_arms",
 ];
 
 /// (code, row) of every line `marker` marks in `source`.

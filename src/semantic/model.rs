@@ -182,8 +182,9 @@ pub(crate) struct Flow {
 
 /// What one arm of a conditional (`if` body, `elif`, `else`, `except`) did to the bindings.
 pub(crate) struct ArmOutcome<'a> {
-    /// (scope, name, binding before the arm, binding at its end).
-    changes: Vec<(ScopeId, Name, Option<Binding<'a>>, Option<Binding<'a>>)>,
+    /// (scope, name, binding at the arm's end) for each name the arm changed; the binding
+    /// before the arm is back in its scope.
+    changes: Vec<(ScopeId, Name, Option<Binding<'a>>)>,
     /// The arm can reach the code after the statement (it does not end in `return`, `raise`,
     /// `continue` or `break`).
     falls_through: bool,
@@ -193,7 +194,7 @@ pub struct SemanticModel<'a> {
     scopes: Vec<Scope<'a>>,
     /// One log per conditional arm being visited: the bindings it changed, with their value
     /// before the arm, so the next arm starts from the same state and the arms can be joined.
-    pub(crate) branch_logs: Vec<Vec<(ScopeId, Name, Option<Binding<'a>>)>>,
+    pub(crate) branch_logs: Vec<ArmLog<'a>>,
     pub(crate) classes: Vec<ClassInfo>,
     pub(crate) functions: Vec<FunctionInfo<'a>>,
     pub(crate) flow: Flow,
@@ -307,32 +308,30 @@ impl<'a> SemanticModel<'a> {
             Some(binding) => bindings.insert(name.clone(), binding),
             None => bindings.remove(name),
         };
-        if let Some(log) = self.branch_logs.last_mut()
-            && !log.iter().any(|(s, n, _)| *s == scope && n == name)
-        {
-            log.push((scope, name.clone(), before));
+        if let Some(log) = self.branch_logs.last_mut() {
+            log.record(scope, name, before);
         }
     }
 
     pub(crate) fn begin_arm(&mut self) {
-        self.branch_logs.push(Vec::new());
+        self.branch_logs.push(ArmLog::default());
     }
 
     /// Ends an arm: restores the bindings it changed, so the next arm starts from the same
     /// state, and returns what it changed.
     pub(crate) fn end_arm(&mut self, falls_through: bool) -> ArmOutcome<'a> {
-        let log = self.branch_logs.pop().unwrap_or_default();
+        let log = self.branch_logs.pop().unwrap_or_default().entries;
         if !log.is_empty() {
             self.invalidate_kinds();
         }
         let mut changes = Vec::with_capacity(log.len());
         for (scope, name, before) in log {
             let bindings = &mut self.scopes[scope as usize].bindings;
-            let after = match &before {
-                Some(before) => bindings.insert(name.clone(), before.clone()),
+            let after = match before {
+                Some(before) => bindings.insert(name.clone(), before),
                 None => bindings.remove(&name),
             };
-            changes.push((scope, name, before, after));
+            changes.push((scope, name, after));
         }
         ArmOutcome { changes, falls_through }
     }
@@ -341,34 +340,49 @@ impl<'a> SemanticModel<'a> {
     /// reaches the next line leaves in it (the state before, when no arm is taken and the arms
     /// are not exhaustive).
     pub(crate) fn merge_arms(&mut self, arms: Vec<ArmOutcome<'a>>, exhaustive: bool) {
-        let mut keys: Vec<(ScopeId, Name, Option<Binding<'a>>)> = Vec::new();
-        for arm in &arms {
-            for (scope, name, before, _) in &arm.changes {
-                if !keys.iter().any(|(s, n, _)| s == scope && n == name) {
-                    keys.push((*scope, name.clone(), before.clone()));
-                }
+        if exhaustive && !arms.iter().any(|arm| arm.falls_through) {
+            // No path reaches the next line; keep the old state.
+            return;
+        }
+        // Each changed name once, in the order the arms changed them, with each arm's binding
+        // at its end (`afters[key * arms + arm]`, `None` where that arm left the name alone).
+        // Most conditionals have one or two arms and change a few names: a map only for the
+        // large ones.
+        let mut keys: Vec<(ScopeId, &Name)> = Vec::new();
+        let mut afters: Vec<Option<&Option<Binding<'a>>>> = Vec::new();
+        let mut index: FxHashMap<(ScopeId, &Name), usize> = FxHashMap::default();
+        for (position, arm) in arms.iter().enumerate() {
+            for (scope, name, after) in &arm.changes {
+                let found = if keys.len() > LINEAR_SEARCH_LIMIT {
+                    if index.is_empty() {
+                        index.extend(keys.iter().enumerate().map(|(i, key)| (*key, i)));
+                    }
+                    index.get(&(*scope, name)).copied()
+                } else {
+                    keys.iter().position(|(s, n)| s == scope && *n == name)
+                };
+                let key = found.unwrap_or_else(|| {
+                    keys.push((*scope, name));
+                    afters.resize(keys.len() * arms.len(), None);
+                    if !index.is_empty() {
+                        index.insert((*scope, name), keys.len() - 1);
+                    }
+                    keys.len() - 1
+                });
+                afters[key * arms.len() + position] = Some(after);
             }
         }
-        for (scope, name, before) in keys {
-            let mut outcomes: Vec<Option<&Binding<'a>>> = arms
+        for (key, (scope, name)) in keys.into_iter().enumerate() {
+            // The arms ended with the state before them restored.
+            let before = self.scopes[scope as usize].bindings.get(name);
+            let reached = arms
                 .iter()
-                .filter(|arm| arm.falls_through)
-                .map(|arm| {
-                    arm.changes
-                        .iter()
-                        .find(|(s, n, _, _)| *s == scope && *n == name)
-                        .map_or(before.as_ref(), |(_, _, _, after)| after.as_ref())
-                })
-                .collect();
-            if !exhaustive {
-                outcomes.push(before.as_ref());
-            }
-            if outcomes.is_empty() {
-                // No path reaches the next line; keep the old state.
-                continue;
-            }
-            let merged = join_bindings(outcomes.into_iter().flatten());
-            self.bind_in(scope, &name, merged);
+                .zip(&afters[key * arms.len()..][..arms.len()])
+                .filter(|(arm, _)| arm.falls_through)
+                .map(|(_, after)| after.map_or(before, Option::as_ref))
+                .chain((!exhaustive).then_some(before));
+            let merged = join_bindings(reached.flatten());
+            self.bind_in(scope, name, merged);
         }
     }
 
@@ -1338,6 +1352,37 @@ where
         });
     }
     merged
+}
+
+/// Up to this many entries, finding a name in an arm's log or changes by scanning beats hashing.
+const LINEAR_SEARCH_LIMIT: usize = 16;
+
+/// The bindings one conditional arm changed, with their value before it, so the next arm
+/// starts from the same state and the arms can be joined.
+#[derive(Default)]
+pub(crate) struct ArmLog<'a> {
+    entries: Vec<(ScopeId, Name, Option<Binding<'a>>)>,
+    /// The logged (scope, name) pairs, once the log outgrows a scan (an arm of hundreds of
+    /// imports would otherwise cost quadratic time).
+    logged: rustc_hash::FxHashSet<(ScopeId, Name)>,
+}
+
+impl<'a> ArmLog<'a> {
+    /// Remembers a binding's value before the arm, the first time the arm changes it.
+    fn record(&mut self, scope: ScopeId, name: &Name, before: Option<Binding<'a>>) {
+        let seen = if self.entries.len() > LINEAR_SEARCH_LIMIT {
+            if self.logged.is_empty() {
+                self.logged
+                    .extend(self.entries.iter().map(|(s, n, _)| (*s, n.clone())));
+            }
+            !self.logged.insert((scope, name.clone()))
+        } else {
+            self.entries.iter().any(|(s, n, _)| *s == scope && n == name)
+        };
+        if !seen {
+            self.entries.push((scope, name.clone(), before));
+        }
+    }
 }
 
 impl Default for SemanticModel<'_> {

@@ -150,23 +150,25 @@ impl<'a> Checker<'a> {
             let found = rules::report_unpinned_loaders(&self.unpinned_loaders, &self.loaders_copied);
             self.diagnostics.extend(found);
         }
-        let model = self.model;
+        let mut model = self.model;
+        // Every file's call sites stay in memory until the project-wide pass: no spare room.
+        model.call_sites.shrink_to_fit();
+        let exports = model.module_exports();
         let functions = model
             .functions
-            .iter()
+            .into_iter()
             .map(|f| crate::semantic::model::FunctionSummary {
-                qualname: f.qualname.as_str().into(),
+                qualname: f.qualname,
                 line: f.line,
                 intrinsic: f.intrinsic,
                 setup: f.setup,
             })
             .collect();
-        let exports = model.module_exports();
         CheckResult {
             diagnostics: self.diagnostics,
             semantics: FileSemantics {
                 functions,
-                call_sites: model.call_sites.into_boxed_slice().into_vec(),
+                call_sites: model.call_sites,
                 exports,
             },
         }
@@ -415,10 +417,11 @@ impl<'a> Checker<'a> {
             ScopeKind::Class(id) => Some(id),
             _ => None,
         };
+        let name = def.name.id.as_str();
         let qualname = match (class, self.model.current_function()) {
-            (Some(id), _) => format!("{}.{}", self.model.classes[id as usize].name, def.name.id),
-            (None, Some(outer)) => format!("{}.<locals>.{}", outer.qualname, def.name.id),
-            (None, None) => def.name.id.to_string(),
+            (Some(id), _) => joined(&[&self.model.classes[id as usize].name, ".", name]),
+            (None, Some(outer)) => joined(&[&outer.qualname, ".<locals>.", name]),
+            (None, None) => name.into(),
         };
         let intrinsic = self.intrinsic_hotness(def, class.map(|id| &self.model.classes[id as usize]));
         let id = self.model.functions.len() as u32;
@@ -960,6 +963,14 @@ impl<'b> Visitor<'b> for BatchLoopFinder<'_, '_> {
             _ => visitor::walk_stmt(self, stmt),
         }
     }
+}
+
+/// The parts as one string, in one allocation of exactly their length (a function's qualified
+/// name is kept for the whole run).
+fn joined(parts: &[&str]) -> Box<str> {
+    let mut text = String::with_capacity(parts.iter().map(|part| part.len()).sum());
+    parts.iter().for_each(|part| text.push_str(part));
+    text.into_boxed_str()
 }
 
 /// The names an assignment target binds.

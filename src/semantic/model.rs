@@ -77,7 +77,7 @@ pub(crate) enum Analysis {
 pub struct FunctionInfo<'a> {
     pub name: Name,
     /// `Class.method` or `function` (nested functions: `outer.<locals>.inner`).
-    pub qualname: String,
+    pub qualname: Box<str>,
     pub class: Option<ClassId>,
     pub def: &'a ast::StmtFunctionDef,
     pub line: u32,

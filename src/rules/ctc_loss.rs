@@ -13,8 +13,8 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
     if !checker.enabled(Rule::CtcLoss) {
         return;
     }
-    let is_ctc = callee == Some("torch.nn.functional.ctc_loss")
-        || checker.model().calls_module(call, ModuleKind::CtcLoss);
+    let is_ctc =
+        callee == Some("torch.nn.functional.ctc_loss") || checker.model().calls_module(call, ModuleKind::CtcLoss);
     if !is_ctc || !torch_input_may_be_cuda(checker, call.arguments.args.first()) || is_cudnn_forward(checker, call) {
         return;
     }

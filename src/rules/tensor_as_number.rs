@@ -150,11 +150,12 @@ fn method_or_torch_call(checker: &mut Checker, call: &ExprCall, callee: Option<&
     };
     // Nothing that could be a size (the receiver's kind is the costly question).
     let no_sizes = positions.is_empty()
-        && !call
-            .arguments
-            .keywords
-            .iter()
-            .any(|keyword| keyword.arg.as_ref().is_some_and(|arg| SIZE_KEYWORDS.contains(&arg.as_str())))
+        && !call.arguments.keywords.iter().any(|keyword| {
+            keyword
+                .arg
+                .as_ref()
+                .is_some_and(|arg| SIZE_KEYWORDS.contains(&arg.as_str()))
+        })
         && method != "split";
     if no_sizes || !checker.model().is_maybe_cuda_tensor(receiver) {
         return;

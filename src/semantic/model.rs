@@ -1372,8 +1372,7 @@ impl<'a> ArmLog<'a> {
     fn record(&mut self, scope: ScopeId, name: &Name, before: Option<Binding<'a>>) {
         let seen = if self.entries.len() > LINEAR_SEARCH_LIMIT {
             if self.logged.is_empty() {
-                self.logged
-                    .extend(self.entries.iter().map(|(s, n, _)| (*s, n.clone())));
+                self.logged.extend(self.entries.iter().map(|(s, n, _)| (*s, n.clone())));
             }
             !self.logged.insert((scope, name.clone()))
         } else {

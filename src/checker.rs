@@ -154,11 +154,13 @@ impl<'a> Checker<'a> {
         // Every file's call sites stay in memory until the project-wide pass: no spare room.
         model.call_sites.shrink_to_fit();
         let exports = model.module_exports();
+        // A new list of exactly the summaries' size: collected in place, it would keep the
+        // larger `FunctionInfo` list's memory until the project-wide pass.
         let functions = model
             .functions
-            .into_iter()
+            .iter_mut()
             .map(|f| crate::semantic::model::FunctionSummary {
-                qualname: f.qualname,
+                qualname: std::mem::take(&mut f.qualname),
                 line: f.line,
                 intrinsic: f.intrinsic,
                 setup: f.setup,

@@ -320,12 +320,12 @@ impl<'a> SemanticModel<'a> {
     /// Ends an arm: restores the bindings it changed, so the next arm starts from the same
     /// state, and returns what it changed.
     pub(crate) fn end_arm(&mut self, falls_through: bool) -> ArmOutcome<'a> {
-        let log = self.branch_logs.pop().unwrap_or_default().entries;
-        if !log.is_empty() {
+        let log = self.branch_logs.pop().unwrap_or_default();
+        if !log.befores.is_empty() {
             self.invalidate_kinds();
         }
-        let mut changes = Vec::with_capacity(log.len());
-        for (scope, name, before) in log {
+        let mut changes = Vec::with_capacity(log.befores.len());
+        for ((scope, name), before) in log.changed.keys.into_iter().zip(log.befores) {
             let bindings = &mut self.scopes[scope as usize].bindings;
             let after = match before {
                 Some(before) => bindings.insert(name.clone(), before),
@@ -346,33 +346,16 @@ impl<'a> SemanticModel<'a> {
         }
         // Each changed name once, in the order the arms changed them, with each arm's binding
         // at its end (`afters[key * arms + arm]`, `None` where that arm left the name alone).
-        // Most conditionals have one or two arms and change a few names: a map only for the
-        // large ones.
-        let mut keys: Vec<(ScopeId, &Name)> = Vec::new();
+        let mut changed: OrderedKeys<(ScopeId, &Name)> = OrderedKeys::default();
         let mut afters: Vec<Option<&Option<Binding<'a>>>> = Vec::new();
-        let mut index: FxHashMap<(ScopeId, &Name), usize> = FxHashMap::default();
         for (position, arm) in arms.iter().enumerate() {
             for (scope, name, after) in &arm.changes {
-                let found = if keys.len() > LINEAR_SEARCH_LIMIT {
-                    if index.is_empty() {
-                        index.extend(keys.iter().enumerate().map(|(i, key)| (*key, i)));
-                    }
-                    index.get(&(*scope, name)).copied()
-                } else {
-                    keys.iter().position(|(s, n)| s == scope && *n == name)
-                };
-                let key = found.unwrap_or_else(|| {
-                    keys.push((*scope, name));
-                    afters.resize(keys.len() * arms.len(), None);
-                    if !index.is_empty() {
-                        index.insert((*scope, name), keys.len() - 1);
-                    }
-                    keys.len() - 1
-                });
+                let (key, _) = changed.insert((*scope, name));
+                afters.resize(changed.keys.len() * arms.len(), None);
                 afters[key * arms.len() + position] = Some(after);
             }
         }
-        for (key, (scope, name)) in keys.into_iter().enumerate() {
+        for (key, (scope, name)) in changed.keys.into_iter().enumerate() {
             // The arms ended with the state before them restored.
             let before = self.scopes[scope as usize].bindings.get(name);
             let reached = arms
@@ -1354,32 +1337,67 @@ where
     merged
 }
 
-/// Up to this many entries, finding a name in an arm's log or changes by scanning beats hashing.
-const LINEAR_SEARCH_LIMIT: usize = 16;
-
 /// The bindings one conditional arm changed, with their value before it, so the next arm
 /// starts from the same state and the arms can be joined.
 #[derive(Default)]
 pub(crate) struct ArmLog<'a> {
-    entries: Vec<(ScopeId, Name, Option<Binding<'a>>)>,
-    /// The logged (scope, name) pairs, once the log outgrows a scan (an arm of hundreds of
-    /// imports would otherwise cost quadratic time).
-    logged: rustc_hash::FxHashSet<(ScopeId, Name)>,
+    /// (scope, name) of each binding the arm changed, in order.
+    changed: OrderedKeys<(ScopeId, Name)>,
+    /// The value of each before the arm, in the same order.
+    befores: Vec<Option<Binding<'a>>>,
 }
 
 impl<'a> ArmLog<'a> {
     /// Remembers a binding's value before the arm, the first time the arm changes it.
     fn record(&mut self, scope: ScopeId, name: &Name, before: Option<Binding<'a>>) {
-        let seen = if self.entries.len() > LINEAR_SEARCH_LIMIT {
-            if self.logged.is_empty() {
-                self.logged.extend(self.entries.iter().map(|(s, n, _)| (*s, n.clone())));
+        if let (_, true) = self.changed.insert((scope, name.clone())) {
+            self.befores.push(before);
+        }
+    }
+}
+
+/// Keys in the order they were first inserted, each once. Found by a scan while few (most arms
+/// change a handful of names), through a map once many (an arm of thousands of imports would
+/// otherwise take quadratic time).
+struct OrderedKeys<K> {
+    keys: Vec<K>,
+    /// Each key's position, built once `keys` outgrows a scan.
+    positions: FxHashMap<K, usize>,
+}
+
+impl<K> Default for OrderedKeys<K> {
+    fn default() -> Self {
+        OrderedKeys {
+            keys: Vec::new(),
+            positions: FxHashMap::default(),
+        }
+    }
+}
+
+impl<K: Eq + std::hash::Hash + Clone> OrderedKeys<K> {
+    /// Up to this many keys, a scan beats hashing.
+    const SCAN_LIMIT: usize = 16;
+
+    /// The key's position, and whether it was new (then it goes last).
+    fn insert(&mut self, key: K) -> (usize, bool) {
+        let found = if self.keys.len() > Self::SCAN_LIMIT {
+            if self.positions.is_empty() {
+                let indexed = self.keys.iter().cloned().enumerate().map(|(i, key)| (key, i));
+                self.positions.extend(indexed);
             }
-            !self.logged.insert((scope, name.clone()))
+            self.positions.get(&key).copied()
         } else {
-            self.entries.iter().any(|(s, n, _)| *s == scope && n == name)
+            self.keys.iter().position(|known| *known == key)
         };
-        if !seen {
-            self.entries.push((scope, name.clone(), before));
+        match found {
+            Some(position) => (position, false),
+            None => {
+                if !self.positions.is_empty() {
+                    self.positions.insert(key.clone(), self.keys.len());
+                }
+                self.keys.push(key);
+                (self.keys.len() - 1, true)
+            }
         }
     }
 }
@@ -1501,4 +1519,24 @@ pub fn insertion_point(call: &ast::ExprCall) -> (ruff_text_size::TextSize, bool)
     let close = call.arguments.range().end() - ruff_text_size::TextSize::from(1);
     let last_end = call.arguments.iter_source_order().last().map(|arg| arg.range().end());
     (last_end.unwrap_or(close), false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OrderedKeys;
+
+    #[test]
+    fn ordered_keys_keep_first_positions_past_the_scan_limit() {
+        let mut keys = OrderedKeys::default();
+        let count = 3 * OrderedKeys::<u32>::SCAN_LIMIT;
+        for key in 0..count as u32 {
+            assert_eq!(keys.insert(key * 7), (key as usize, true));
+        }
+        // Every key again, in another order: found where it was first put, not added twice.
+        for key in (0..count as u32).rev() {
+            assert_eq!(keys.insert(key * 7), (key as usize, false));
+        }
+        assert_eq!(keys.insert(1), (count, true));
+        assert_eq!(keys.keys.len(), count + 1);
+    }
 }

@@ -168,6 +168,14 @@ pub enum ModuleKind {
     CtcLoss,
 }
 
+impl ModuleKind {
+    /// Made only by its torch constructor (no local class is one), so a file that never calls
+    /// that constructor holds none.
+    pub fn only_from_torch_constructor(self) -> bool {
+        matches!(self, ModuleKind::ClassIndexLoss | ModuleKind::CtcLoss)
+    }
+}
+
 /// What a value is, as far as the code shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Kind {

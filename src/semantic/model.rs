@@ -350,8 +350,10 @@ impl<'a> SemanticModel<'a> {
         let mut afters: Vec<Option<&Option<Binding<'a>>>> = Vec::new();
         for (position, arm) in arms.iter().enumerate() {
             for (scope, name, after) in &arm.changes {
-                let (key, _) = changed.insert((*scope, name));
-                afters.resize(changed.keys.len() * arms.len(), None);
+                let (key, new) = changed.insert((*scope, name));
+                if new {
+                    afters.resize(changed.keys.len() * arms.len(), None);
+                }
                 afters[key * arms.len() + position] = Some(after);
             }
         }
@@ -519,7 +521,7 @@ impl<'a> SemanticModel<'a> {
     /// (`ClassIndexLoss`, `CtcLoss`) come only from their constructors: where the file made none
     /// yet, the answer is no without inferring the call (most files make none).
     pub fn calls_module(&self, call: &ast::ExprCall, module: ModuleKind) -> bool {
-        if matches!(module, ModuleKind::ClassIndexLoss | ModuleKind::CtcLoss) && !self.loss_module_made.get() {
+        if module.only_from_torch_constructor() && !self.loss_module_made.get() {
             return false;
         }
         self.call_kinds(call).callee == Kind::Module(module)
@@ -943,7 +945,7 @@ impl<'a> SemanticModel<'a> {
             _ => {}
         }
         if let Some(module) = api::nn_module_class(qualified) {
-            if matches!(module, ModuleKind::ClassIndexLoss | ModuleKind::CtcLoss) {
+            if module.only_from_torch_constructor() {
                 self.loss_module_made.set(true);
             }
             return Kind::Module(module);

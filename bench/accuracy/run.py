@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""Accuracy of synclint on real training code, against lines labelled by hand.
+
+    bench/accuracy/run.py                 # fetch the pinned packages, lint them, print the scores
+    bench/accuracy/run.py --misses        # also list every labelled line scored wrong
+    bench/accuracy/run.py fetch           # only download and extract the packages
+    bench/accuracy/run.py show PKG==VER PATH LINE   # a line's text and its hash, for labelling
+
+Labels live in bench/accuracy/labels/*.tsv, one line each, tab-separated:
+
+    location    label    pattern    hash    reason
+
+- location: `package==version:path/in/the/sdist.py:line` (the sdist's top folder left out);
+- label: `true_hazard` (syncs on every step), `benign` (syncs, but not per step: setup, once per
+  epoch, a logging interval, an eval loop's product) or `not_sync` (looks like a sync, is not);
+- pattern: the family (see PATTERNS);
+- hash: the first 10 hex digits of the SHA-1 of the line's text, stripped, so a label that no
+  longer points at its line is an error instead of a silent miss;
+- reason: one line, in our words.
+
+No third-party code is stored in this repository: the packages are downloaded from PyPI into
+bench/accuracy/cache (git-ignored), by pinned version.
+
+A labelled line counts as flagged when synclint reports any finding on it. Recall is the share of
+`true_hazard` lines flagged; the alarm rates are the shares of `benign` and `not_sync` lines
+flagged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+CACHE = HERE / "cache"
+LABELS = HERE / "labels"
+LABEL_KINDS = ("true_hazard", "benign", "not_sync")
+PATTERNS = (
+    "item",  # .item()
+    "tolist",  # .tolist()
+    "device-to-host",  # .cpu(), .numpy(), .to("cpu")
+    "tensor-as-number",  # float(t), int(t), range(t), x[:t], torch.zeros(t)
+    "truthiness",  # if t:, while t:, assert t, t and x, not t
+    "formatting",  # f"{t}", print(t), str(t), "%f" % t
+    "host-comparison",  # torch.equal, allclose, t == python value used on the host
+    "nonzero",  # nonzero, argwhere, one-argument torch.where
+    "unique",  # unique, unique_consecutive, bincount
+    "bool-mask-read",  # x[mask], masked_select
+    "bool-mask-write",  # x[mask] = tensor, x[mask] += v
+    "index-write",  # x[idx] = python scalar with an index tensor
+    "host-index",  # a CUDA tensor indexed with a CPU tensor or list
+    "size-from-data",  # repeat_interleave with tensor repeats, one_hot without num_classes
+    "data-dependent-shape",  # shapes read from data-dependent results
+    "masked-loss",  # a loss on masked logits/targets that should use ignore_index
+    "library-sync",  # linalg with checks, distributions with validation, clip_grad error_if_nonfinite, GradScaler
+    "host-to-device",  # blocking .to(dev)/.cuda() of host batches, torch.tensor(list, device=)
+    "explicit-sync",  # torch.cuda.synchronize, event/stream synchronize, empty_cache
+    "collective",  # serial all_reduce, barrier in the step
+)
+
+
+def line_hash(text: str) -> str:
+    return hashlib.sha1(text.strip().encode("utf-8")).hexdigest()[:10]
+
+
+class Label:
+    def __init__(self, source: Path, number: int, fields: list[str]):
+        self.where = f"{source.name}:{number}"
+        if len(fields) != 5:
+            raise SystemExit(f"{self.where}: expected 5 tab-separated fields, found {len(fields)}")
+        location, self.label, self.pattern, self.hash, self.reason = fields
+        try:
+            self.package, rest = location.split(":", 1)
+            self.path, line = rest.rsplit(":", 1)
+            self.line = int(line)
+            name, version = self.package.split("==")
+        except ValueError:
+            raise SystemExit(f"{self.where}: location must be package==version:path:line, got {location!r}")
+        self.name, self.version = name, version
+        if self.label not in LABEL_KINDS:
+            raise SystemExit(f"{self.where}: label must be one of {', '.join(LABEL_KINDS)}")
+        if self.pattern not in PATTERNS:
+            raise SystemExit(f"{self.where}: unknown pattern {self.pattern!r}")
+        if not self.reason.strip():
+            raise SystemExit(f"{self.where}: a label needs a reason")
+
+    @property
+    def location(self) -> str:
+        return f"{self.package}:{self.path}:{self.line}"
+
+
+def read_labels() -> list[Label]:
+    labels = []
+    for source in sorted(LABELS.glob("*.tsv")):
+        for number, raw in enumerate(source.read_text(encoding="utf-8").splitlines(), 1):
+            if not raw.strip() or raw.startswith("#"):
+                continue
+            labels.append(Label(source, number, raw.split("\t")))
+    seen = {}
+    for label in labels:
+        if label.location in seen:
+            raise SystemExit(f"{label.where}: {label.location} is labelled twice (also {seen[label.location]})")
+        seen[label.location] = label.where
+    return labels
+
+
+def package_dir(package: str) -> Path:
+    return CACHE / package.replace("==", "-")
+
+
+def fetch(package: str) -> Path:
+    """Downloads the package's sdist (or, if it has none, its wheel) and extracts it once."""
+    target = package_dir(package)
+    if target.is_dir():
+        return target
+    with tempfile.TemporaryDirectory() as tmp:
+        pip = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "-d", tmp]
+        result = subprocess.run(pip + ["--no-binary", ":all:", package], capture_output=True, text=True)
+        if result.returncode != 0:
+            result = subprocess.run(pip + ["--only-binary", ":all:", package], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise SystemExit(f"cannot download {package}:\n{result.stderr}")
+        (archive,) = Path(tmp).iterdir()
+        staging = Path(tmp) / "x"
+        if archive.name.endswith(".whl") or archive.name.endswith(".zip"):
+            with zipfile.ZipFile(archive) as z:
+                z.extractall(staging)
+        else:
+            with tarfile.open(archive) as t:
+                t.extractall(staging, filter="data")
+        entries = list(staging.iterdir())
+        # An sdist holds one top folder (`name-version/`); paths in labels leave it out.
+        top = entries[0] if len(entries) == 1 and entries[0].is_dir() and not archive.name.endswith(".whl") else staging
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(top), str(target))
+    return target
+
+
+def source_line(label: Label) -> str | None:
+    path = package_dir(label.package) / label.path
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    return lines[label.line - 1] if 0 < label.line <= len(lines) else None
+
+
+def synclint_binary() -> Path:
+    configured = os.environ.get("SYNCLINT_BIN")
+    if configured:
+        return Path(configured)
+    binary = ROOT / "target" / "release" / "synclint"
+    if os.environ.get("SKIP_BUILD") != "1":
+        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
+    return binary
+
+
+def findings(binary: Path, root: Path, extra: list[str]) -> set[tuple[str, int]]:
+    """(path relative to the package root, row) of every finding synclint reports in it."""
+    command = [str(binary), "check", "--isolated", "--exit-zero", "--output-format", "json", *extra, "."]
+    result = subprocess.run(command, cwd=root, capture_output=True, text=True)
+    if result.returncode not in (0, 1):
+        # Errors (an unparsable file) are printed but do not stop the scoring.
+        sys.stderr.write(result.stderr)
+    flagged = set()
+    for finding in json.loads(result.stdout or "[]"):
+        name = os.path.relpath(os.path.join(root, finding["filename"]), root)
+        flagged.add((name.replace(os.sep, "/"), finding["location"]["row"]))
+    return flagged
+
+
+def score(labels: list[Label], flagged: dict[str, set[tuple[str, int]]]):
+    """Per pattern: [true_hazard flagged, true_hazard total, benign flagged, ..., not_sync ...]."""
+    table: dict[str, list[int]] = collections.defaultdict(lambda: [0] * 6)
+    misses = []
+    for label in labels:
+        hit = (label.path, label.line) in flagged[label.package]
+        slot = LABEL_KINDS.index(label.label) * 2
+        for key in (label.pattern, "all"):
+            table[key][slot] += hit
+            table[key][slot + 1] += 1
+        wrong = hit != (label.label == "true_hazard")
+        if wrong:
+            misses.append(label)
+    return table, misses
+
+
+def rate(hit: int, total: int) -> str:
+    return f"{hit}/{total} ({100 * hit / total:.0f}%)" if total else "-"
+
+
+def print_table(table) -> None:
+    print(f"{'pattern':<22} {'recall (true_hazard)':>22} {'alarms on benign':>18} {'alarms on not_sync':>20}")
+    keys = [p for p in PATTERNS if p in table] + ["all"]
+    for key in keys:
+        row = table[key]
+        print(f"{key:<22} {rate(row[0], row[1]):>22} {rate(row[2], row[3]):>18} {rate(row[4], row[5]):>20}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", nargs="?", default="score", choices=["score", "fetch", "show"])
+    parser.add_argument("args", nargs="*")
+    parser.add_argument("--misses", action="store_true", help="list every labelled line scored wrong")
+    parser.add_argument("--synclint-arg", action="append", default=[], help="pass an extra argument to synclint")
+    options = parser.parse_args()
+    if options.command == "show":
+        package, path, line = options.args
+        root = fetch(package)
+        text = (root / path).read_text(encoding="utf-8", errors="replace").splitlines()[int(line) - 1]
+        print(f"{line_hash(text)}\t{text}")
+        return
+    labels = read_labels()
+    packages = sorted({label.package for label in labels})
+    for package in packages:
+        fetch(package)
+    stale = [label for label in labels if (text := source_line(label)) is None or line_hash(text) != label.hash]
+    for label in stale:
+        print(f"{label.where}: {label.location} does not hold the labelled line (hash {label.hash})", file=sys.stderr)
+    if stale:
+        raise SystemExit(1)
+    if options.command == "fetch":
+        return
+    binary = synclint_binary()
+    flagged = {package: findings(binary, package_dir(package), options.synclint_arg) for package in packages}
+    table, misses = score(labels, flagged)
+    counts = collections.Counter(label.label for label in labels)
+    print(
+        f"{len(labels)} labelled lines from {len(packages)} packages: "
+        + ", ".join(f"{counts[k]} {k}" for k in LABEL_KINDS)
+    )
+    print_table(table)
+    if options.misses:
+        print()
+        for label in misses:
+            verdict = "missed" if label.label == "true_hazard" else "alarm"
+            print(f"{verdict:<7} {label.pattern:<20} {label.location}  # {label.reason}")
+
+
+if __name__ == "__main__":
+    main()

@@ -19,7 +19,8 @@ Labels live in bench/accuracy/labels/*.tsv, one line each, tab-separated:
 - reason: one line, in our words.
 
 No third-party code is stored in this repository: the packages are downloaded from PyPI into
-bench/accuracy/cache (git-ignored), by pinned version.
+bench/accuracy/cache (git-ignored), by pinned version, as the sdist or the wheel that
+bench/accuracy/packages.tsv names (some ship no sdist, or one that does not build).
 
 A labelled line counts as flagged when synclint reports any finding on it. Recall is the share of
 `true_hazard` lines flagged; the alarm rates are the shares of `benign` and `not_sync` lines
@@ -119,19 +120,32 @@ def package_dir(package: str) -> Path:
     return CACHE / package.replace("==", "-")
 
 
-def fetch(package: str) -> Path:
-    """Downloads the package's sdist (or, if it has none, its wheel) and extracts it once."""
+def read_forms() -> dict[str, str]:
+    """Which distribution of each package the labels point into: `sdist` or `wheel`."""
+    forms = {}
+    for raw in (HERE / "packages.tsv").read_text(encoding="utf-8").splitlines():
+        if raw.strip() and not raw.startswith("#"):
+            package, form = raw.split("\t")
+            if form not in ("sdist", "wheel"):
+                raise SystemExit(f"packages.tsv: {package}: form must be sdist or wheel, got {form!r}")
+            forms[package] = form
+    return forms
+
+
+def fetch(package: str, form: str) -> Path:
+    """Downloads the package's sdist or wheel, as packages.tsv says, and extracts it once."""
     target = package_dir(package)
     if target.is_dir():
         return target
+    name = package.split("==")[0]
     with tempfile.TemporaryDirectory() as tmp:
         pip = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "-d", tmp]
-        result = subprocess.run(pip + ["--no-binary", ":all:", package], capture_output=True, text=True)
+        # Only the package itself as source: its build tools may come as wheels.
+        only = ["--no-binary", name] if form == "sdist" else ["--only-binary", ":all:"]
+        result = subprocess.run(pip + only + [package], capture_output=True, text=True)
         if result.returncode != 0:
-            result = subprocess.run(pip + ["--only-binary", ":all:", package], capture_output=True, text=True)
-        if result.returncode != 0:
-            raise SystemExit(f"cannot download {package}:\n{result.stderr}")
-        (archive,) = Path(tmp).iterdir()
+            raise SystemExit(f"cannot download the {form} of {package}:\n{result.stderr}")
+        (archive,) = [p for p in Path(tmp).iterdir() if p.is_file()]
         staging = Path(tmp) / "x"
         if archive.name.endswith(".whl") or archive.name.endswith(".zip"):
             with zipfile.ZipFile(archive) as z:
@@ -141,7 +155,7 @@ def fetch(package: str) -> Path:
                 t.extractall(staging, filter="data")
         entries = list(staging.iterdir())
         # An sdist holds one top folder (`name-version/`); paths in labels leave it out.
-        top = entries[0] if len(entries) == 1 and entries[0].is_dir() and not archive.name.endswith(".whl") else staging
+        top = entries[0] if len(entries) == 1 and entries[0].is_dir() and form == "sdist" else staging
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(top), str(target))
     return target
@@ -217,14 +231,18 @@ def main() -> None:
     options = parser.parse_args()
     if options.command == "show":
         package, path, line = options.args
-        root = fetch(package)
+        root = fetch(package, read_forms().get(package, "sdist"))
         text = (root / path).read_text(encoding="utf-8", errors="replace").splitlines()[int(line) - 1]
         print(f"{line_hash(text)}\t{text}")
         return
     labels = read_labels()
     packages = sorted({label.package for label in labels})
+    forms = read_forms()
+    unlisted = [package for package in packages if package not in forms]
+    if unlisted:
+        raise SystemExit(f"packages.tsv does not list {', '.join(unlisted)}")
     for package in packages:
-        fetch(package)
+        fetch(package, forms[package])
     stale = [label for label in labels if (text := source_line(label)) is None or line_hash(text) != label.hash]
     for label in stale:
         print(f"{label.where}: {label.location} does not hold the labelled line (hash {label.hash})", file=sys.stderr)

@@ -16,12 +16,14 @@ use crate::diagnostic::Diagnostic;
 use crate::lines::Lines;
 use crate::registry::{Rule, RuleSet};
 use crate::rules;
+use crate::semantic::facts;
 use crate::semantic::model::{Analysis, ArmOutcome, Flow, ScopeKind, is_library};
 use crate::semantic::names::{contains_ignoring_ascii_case, ends_with_ignoring_ascii_case};
 use crate::semantic::torch_api as api;
 use crate::semantic::{
-    BatchSource, Binding, BindingSource, CallSite, Callee, ClassInfo, Device, FileSemantics, FunctionInfo, HotContext,
-    IntrinsicHot, Kind, SemanticModel, TensorFacts,
+    Argument, BatchSource, Binding, BindingSource, CallArguments, CallSite, Callee, ClassInfo, ClassRef, ClassSummary,
+    Device, FileFacts, FileSemantics, FunctionId, FunctionInfo, HotContext, ImportedCall, IntrinsicHot, Kind,
+    ModuleKind, ParamSummary, ProjectKind, SemanticModel, TensorFacts,
 };
 
 /// What the checker needs from the settings.
@@ -29,6 +31,17 @@ pub struct CheckOptions<'s> {
     pub rules: &'s RuleSet,
     /// Extra function names (or `Class.method`) to treat as hot.
     pub hot_functions: &'s [String],
+    /// What the project knows about the file.
+    pub facts: &'s FileFacts,
+    /// Record calls in cold code too (module level, setup), for the whole call graph.
+    pub every_call: bool,
+}
+
+/// The kinds a call passes, as the callee's parameters see them: `skip` leading positional
+/// arguments are not parameters of `params` (the instance of `Class.method(obj, x)`).
+struct PassedArguments<'c> {
+    arguments: &'c CallArguments,
+    skip: usize,
 }
 
 pub struct Checker<'a> {
@@ -47,6 +60,8 @@ pub struct Checker<'a> {
     /// Loaders (by constructor offset) whose batches are copied to the GPU on a hot line, with
     /// the context of the first such copy.
     loaders_copied: Vec<(BatchSource, HotContext)>,
+    /// Qualified names of the project names the file calls.
+    project_imports: Vec<ImportedCall>,
 }
 
 /// Everything checking a file produced.
@@ -55,9 +70,14 @@ pub struct CheckResult {
     pub semantics: FileSemantics,
 }
 
-pub fn check_module(module: &ast::ModModule, source: &str, lines: &Lines, options: &CheckOptions) -> CheckResult {
+pub fn check_module<'a>(
+    module: &'a ast::ModModule,
+    source: &'a str,
+    lines: &'a Lines<'a>,
+    options: &'a CheckOptions<'a>,
+) -> CheckResult {
     let mut checker = Checker {
-        model: SemanticModel::new(),
+        model: SemanticModel::new(options.facts),
         source,
         lines,
         options,
@@ -67,10 +87,33 @@ pub fn check_module(module: &ast::ModModule, source: &str, lines: &Lines, option
         module_body: &module.body,
         unpinned_loaders: Vec::new(),
         loaders_copied: Vec::new(),
+        project_imports: Vec::new(),
     };
     checker.visit_body(&module.body);
-    // Functions nobody called during the pass, in definition order (nested ones get appended).
-    let mut next = 0;
+    // Functions nobody called during the pass: first those whose callers the project knows,
+    // then those hot by themselves, so the helpers they call are analysed with the arguments
+    // they pass; then the rest (nested ones get appended).
+    let facts = options.facts;
+    for intrinsic_pass in [false, true] {
+        for id in 0..checker.model.functions.len() {
+            let function = &checker.model.functions[id];
+            let first = if intrinsic_pass {
+                function.intrinsic.is_some()
+            } else {
+                facts.parameters.contains_key(&*function.qualname)
+            };
+            if first {
+                checker.ensure_analyzed(id as u32);
+            }
+        }
+    }
+    // The rest last to first: helpers are usually defined before the code that calls them,
+    // so a caller analysed first hands its arguments to the helpers it calls.
+    let defined = checker.model.functions.len();
+    for id in (0..defined).rev() {
+        checker.ensure_analyzed(id as u32);
+    }
+    let mut next = defined;
     while next < checker.model.functions.len() {
         checker.ensure_analyzed(next as u32);
         next += 1;
@@ -141,6 +184,20 @@ impl<'a> Checker<'a> {
         self.diagnostics.retain(|d| !(d.rule == rule && d.range == range));
     }
 
+    /// Runs rules, noting what the values they ask about and the file cannot tell depend on.
+    #[inline]
+    fn run_rules(&mut self, rules: impl FnOnce(&mut Self)) {
+        self.model.in_rule.set(true);
+        rules(self);
+        self.model.in_rule.set(false);
+    }
+
+    fn note_loop(&mut self) {
+        if let Some(id) = self.model.flow.function {
+            self.model.functions[id as usize].has_loops = true;
+        }
+    }
+
     fn line(&self, offset: TextSize) -> u32 {
         self.lines.row(offset) as u32
     }
@@ -154,24 +211,65 @@ impl<'a> Checker<'a> {
         // Every file's call sites stay in memory until the project-wide pass: no spare room.
         model.call_sites.shrink_to_fit();
         let exports = model.module_exports();
+        let returns: Vec<ProjectKind> = model
+            .functions
+            .iter()
+            .map(|f| model.to_project(f.returns.unwrap_or_default()))
+            .collect();
         // A new list of exactly the summaries' size: collected in place, it would keep the
         // larger `FunctionInfo` list's memory until the project-wide pass.
         let functions = model
             .functions
             .iter_mut()
-            .map(|f| crate::semantic::model::FunctionSummary {
+            .zip(returns)
+            .map(|(f, returns)| crate::semantic::model::FunctionSummary {
                 qualname: std::mem::take(&mut f.qualname),
                 line: f.line,
                 intrinsic: f.intrinsic,
                 setup: f.setup,
+                class: f.class,
+                takes_self: f.takes_self,
+                demand: f.demand,
+                has_hot_lines: f.intrinsic.is_some() || f.has_loops,
+                params: std::mem::take(&mut f.params).into_boxed_slice(),
+                returns,
             })
             .collect();
+        let classes = model
+            .classes
+            .iter()
+            .map(|class| {
+                let mut methods: Vec<(Box<str>, FunctionId)> = class
+                    .methods
+                    .iter()
+                    .map(|(name, id)| (Box::from(name.as_str()), *id))
+                    .collect();
+                methods.sort_unstable();
+                ClassSummary {
+                    name: class.name.as_str().into(),
+                    top_level: class.top_level,
+                    bases: class.bases.iter().map(|b| Box::from(b.as_str())).collect(),
+                    methods: methods.into_boxed_slice(),
+                    module: if class.is_loss {
+                        Some(ModuleKind::Loss)
+                    } else if class.is_module {
+                        Some(ModuleKind::Plain)
+                    } else {
+                        None
+                    },
+                }
+            })
+            .collect();
+        let mut imports = std::mem::take(&mut self.project_imports);
+        imports.sort_unstable_by(|a, b| (&a.name, a.caller).cmp(&(&b.name, b.caller)));
         CheckResult {
             diagnostics: self.diagnostics,
             semantics: FileSemantics {
                 functions,
                 call_sites: model.call_sites,
                 exports,
+                classes,
+                imports: imports.into_boxed_slice(),
             },
         }
     }
@@ -179,6 +277,12 @@ impl<'a> Checker<'a> {
     // ---- functions -----------------------------------------------------------------------
 
     fn ensure_analyzed(&mut self, id: u32) {
+        self.ensure_analyzed_with(id, None);
+    }
+
+    /// Analyses a function if it was not yet, its parameters bound to what `passed` gives them
+    /// when a call asks first (the project's facts, where there are any, come first).
+    fn ensure_analyzed_with(&mut self, id: u32, passed: Option<PassedArguments>) {
         if self.model.functions[id as usize].analysis != Analysis::Pending {
             return;
         }
@@ -211,8 +315,9 @@ impl<'a> Checker<'a> {
         let saved_yields = std::mem::replace(&mut self.yields, false);
         // A function analysed in the middle of a conditional has branches of its own.
         let saved_arms = std::mem::take(&mut self.model.branch_logs);
+        let saved_demand = std::mem::take(&mut *self.model.demand.borrow_mut());
 
-        self.bind_parameters(def, class.is_some(), intrinsic);
+        self.bind_parameters(id, def, class.is_some(), intrinsic, passed);
         self.visit_body(&def.body);
 
         let returns = if self.yields || def.is_async {
@@ -220,8 +325,27 @@ impl<'a> Checker<'a> {
         } else {
             self.returns.unwrap_or(Kind::NoneValue)
         };
+        // `-> torch.Tensor`, `-> Head`: the annotation says what the code may not show.
+        let returns = match def
+            .returns
+            .as_deref()
+            .map(|annotation| self.model.annotation_kind(annotation))
+        {
+            Some(annotated) if returns.is_opaque() || returns == Kind::NoneValue => match annotated {
+                Kind::Unknown => returns,
+                annotated => annotated,
+            },
+            _ => returns,
+        };
+        let demand = std::mem::replace(&mut *self.model.demand.borrow_mut(), saved_demand);
+        self.project_imports
+            .extend(demand.calls.iter().map(|name| ImportedCall {
+                name: name.as_ref().into(),
+                caller: id,
+            }));
         let function = &mut self.model.functions[id as usize];
         function.returns = Some(returns);
+        function.demand = demand.parameters;
         function.analysis = Analysis::Done;
         self.model.flow = saved_flow;
         self.model.invalidate_kinds();
@@ -231,11 +355,21 @@ impl<'a> Checker<'a> {
         self.yields = saved_yields;
     }
 
-    fn bind_parameters(&mut self, def: &ast::StmtFunctionDef, is_method: bool, intrinsic: Option<IntrinsicHot>) {
-        let is_static = def
-            .decorator_list
-            .iter()
-            .any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == "staticmethod"));
+    fn bind_parameters(
+        &mut self,
+        id: FunctionId,
+        def: &ast::StmtFunctionDef,
+        is_method: bool,
+        intrinsic: Option<IntrinsicHot>,
+        passed: Option<PassedArguments>,
+    ) {
+        let takes_self = self.model.functions[id as usize].takes_self;
+        let facts = self
+            .options
+            .facts
+            .parameters
+            .get(&*self.model.functions[id as usize].qualname);
+        let mut params = Vec::new();
         // Parameters of per-step functions are tensors unless they say otherwise.
         let tensors_by_default = matches!(
             intrinsic,
@@ -243,20 +377,63 @@ impl<'a> Checker<'a> {
         );
         let parameters = &def.parameters;
         let positional = parameters.posonlyargs.iter().chain(parameters.args.iter());
+        let positional_count = parameters.posonlyargs.len() + parameters.args.len();
         for (index, parameter) in positional.chain(parameters.kwonlyargs.iter()).enumerate() {
             let name = &parameter.parameter.name.id;
-            let kind = if index == 0 && is_method && !is_static {
-                Kind::Unknown
-            } else {
-                self.parameter_kind(
-                    name.as_str(),
-                    parameter.parameter.annotation.as_deref(),
-                    parameter.default.as_deref(),
-                    tensors_by_default,
-                )
+            if index == 0 && is_method && takes_self {
+                // `self`: an instance of the class.
+                let class = self
+                    .model
+                    .flow
+                    .class
+                    .map_or(Kind::Unknown, |c| self.model.instance_of_local(c));
+                self.model.bind_value(name, class, None);
+                continue;
+            }
+            let annotation = parameter.parameter.annotation.as_deref();
+            let base = self.parameter_kind(
+                name.as_str(),
+                annotation,
+                parameter.default.as_deref(),
+                tensors_by_default,
+            );
+            let slot = params.len();
+            let from_callers = match (facts, &passed) {
+                (Some(facts), _) => facts
+                    .get(slot)
+                    .map_or(Kind::Unknown, |k| self.model.kind_from_project(k)),
+                (None, Some(passed)) => {
+                    let by_position = (index < positional_count)
+                        .then(|| passed.arguments.positional.get(slot + passed.skip))
+                        .flatten();
+                    let by_keyword = || {
+                        passed
+                            .arguments
+                            .keywords
+                            .iter()
+                            .find(|(keyword, _)| **keyword == *name.as_str())
+                            .map(|(_, argument)| argument)
+                    };
+                    by_position
+                        .or_else(by_keyword)
+                        .map_or(Kind::Unknown, |argument| self.model.kind_from_project(&argument.kind))
+                }
+                (None, None) => Kind::Unknown,
             };
-            self.model.bind_value(name, kind, None);
+            let kind = facts::parameter_kind(base, annotation.is_some(), from_callers);
+            params.push(ParamSummary {
+                name: name.as_str().into(),
+                kind: self.model.to_project(kind),
+                annotated: annotation.is_some(),
+            });
+            let binding = Binding {
+                kind,
+                source: BindingSource::Parameter(slot as u16),
+                value: None,
+            };
+            self.model.bind(name, binding);
         }
+        self.model.functions[id as usize].params = params;
         for variadic in [&parameters.vararg, &parameters.kwarg].into_iter().flatten() {
             let kind = if std::ptr::eq(variadic.as_ref(), parameters.vararg.as_deref().unwrap_or(variadic)) {
                 Kind::Tuple
@@ -275,7 +452,7 @@ impl<'a> Checker<'a> {
         tensors_by_default: bool,
     ) -> Kind {
         if let Some(annotation) = annotation {
-            return self.annotation_kind(annotation);
+            return self.model.annotation_kind(annotation);
         }
         if let Some(default) = default {
             return match default {
@@ -337,40 +514,6 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn annotation_kind(&self, annotation: &Expr) -> Kind {
-        let tensor = Kind::Tensor(TensorFacts::on(Device::Unknown));
-        match annotation {
-            Expr::StringLiteral(string) => match string.value.to_str() {
-                "Tensor" | "torch.Tensor" => tensor,
-                _ => Kind::Unknown,
-            },
-            Expr::Name(name) if name.id.as_str() == "Tensor" => tensor,
-            Expr::Name(name) => match name.id.as_str() {
-                "int" | "float" | "bool" | "complex" => Kind::Number,
-                "str" => Kind::Str,
-                _ => self.qualified_annotation(annotation),
-            },
-            // Optional[Tensor], Tensor | None
-            Expr::Subscript(subscript) if self.slice(&*subscript.value).ends_with("Optional") => {
-                self.annotation_kind(&subscript.slice)
-            }
-            Expr::BinOp(binop) if matches!(&*binop.right, Expr::NoneLiteral(_)) => self.annotation_kind(&binop.left),
-            _ => self.qualified_annotation(annotation),
-        }
-    }
-
-    fn qualified_annotation(&self, annotation: &Expr) -> Kind {
-        match self.model.qualified_name(annotation).as_deref() {
-            Some("torch.Tensor" | "torch.FloatTensor" | "torch.LongTensor" | "torch.BoolTensor") => {
-                Kind::Tensor(TensorFacts::on(Device::Unknown))
-            }
-            Some("torch.device") => Kind::Device(Device::Unknown),
-            Some("torch.nn.Module") => Kind::Module(crate::semantic::ModuleKind::Plain),
-            Some(q) if q.starts_with("numpy.") => Kind::NdArray,
-            _ => Kind::Unknown,
-        }
-    }
-
     fn intrinsic_hotness(&self, def: &ast::StmtFunctionDef, class: Option<&ClassInfo>) -> Option<IntrinsicHot> {
         let name = def.name.id.as_str();
         let compiled = def.decorator_list.iter().any(|decorator| {
@@ -427,6 +570,11 @@ impl<'a> Checker<'a> {
         };
         let intrinsic = self.intrinsic_hotness(def, class.map(|id| &self.model.classes[id as usize]));
         let id = self.model.functions.len() as u32;
+        let takes_self = class.is_some()
+            && !def
+                .decorator_list
+                .iter()
+                .any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == "staticmethod"));
         self.model.functions.push(FunctionInfo {
             name: def.name.id.clone(),
             qualname,
@@ -437,6 +585,10 @@ impl<'a> Checker<'a> {
             setup: api::is_setup_function(def.name.id.as_str()),
             runs_epochs: self.runs_epochs(&def.body),
             returns: None,
+            takes_self,
+            params: Vec::new(),
+            demand: 0,
+            has_loops: false,
             parent_scope: self.model.flow.scope,
             analysis: Analysis::Pending,
         });
@@ -491,6 +643,7 @@ impl<'a> Checker<'a> {
             is_module,
             is_loss,
             methods: Default::default(),
+            top_level: self.model.flow.scope == 0,
             attrs: Default::default(),
         });
         let scope = self.model.push_scope(ScopeKind::Class(id), self.model.flow.scope);
@@ -696,45 +849,200 @@ impl<'a> Checker<'a> {
 
     // ---- calls ---------------------------------------------------------------------------
 
-    /// Resolves what a call calls (analysing a local function first if needed, so its return
-    /// kind is known), and records the call site for the project-wide call graph.
+    /// Resolves what a call calls (analysing a local function first if needed, with the kinds
+    /// this call passes, so its return kind is known), and records the call site for the
+    /// project-wide call graph.
     fn note_call(&mut self, call: &ast::ExprCall) {
-        // A function of the project's own modules, spelled as the rules see it: the callee's
-        // module and name (aliases only ever rename torch's own modules).
-        let imported = |qualified: Option<Rc<str>>| {
-            let qualified = qualified.filter(|q| !is_library(q))?;
-            let (module, name) = qualified.rsplit_once('.')?;
-            Some(Callee::Imported {
-                module: module.into(),
-                name: name.into(),
-            })
-        };
-        let callee = match call.func.as_ref() {
-            Expr::Name(name) => match self.model.lookup(name.id.as_str()).map(|b| &b.source) {
-                Some(BindingSource::Function(id)) => Some(Callee::Local(*id)),
-                Some(BindingSource::Import(_)) => imported(self.model.callee(call)),
-                _ => None,
-            },
-            Expr::Attribute(attribute) => match attribute.value.as_ref() {
-                Expr::Name(receiver) if matches!(receiver.id.as_str(), "self" | "cls") => self
-                    .model
-                    .method_of_current_class(attribute.attr.as_str())
-                    .map(Callee::Local),
-                _ => imported(self.model.callee(call)),
-            },
-            _ => None,
-        };
-        if let Some(Callee::Local(id)) = callee {
-            self.ensure_analyzed(id);
+        // Calls in code that never runs hot (module level, setup, `except`) cannot make anything
+        // hot: only the call graph's full picture (`synclint graph`) wants them.
+        let context = self.model.context();
+        if context == HotContext::Cold && !self.options.every_call {
+            self.note_state_change(call);
+            return;
         }
-        if let Some(callee) = callee {
-            let context = self.model.context();
-            if matches!(context, HotContext::Hot(_) | HotContext::InFunction(_)) {
-                let line = self.line(call.start());
-                self.model.call_sites.push(CallSite { callee, context, line });
+        if let Some(callee) = self.project_callee(call) {
+            let arguments = self.argument_kinds(call);
+            // An argument the file cannot tell (`valid = labels >= 0` of an unknown `labels`) may
+            // become known once the project says what the caller's parameters are.
+            if let Some(arguments) = &arguments {
+                let given = call.arguments.args.iter().take_while(|arg| !arg.is_starred_expr());
+                let named = call.arguments.keywords.iter().filter(|k| k.arg.is_some());
+                let values = given.chain(named.map(|k| &k.value));
+                let kinds = arguments
+                    .positional
+                    .iter()
+                    .chain(arguments.keywords.iter().map(|(_, a)| a));
+                for (value, argument) in values.zip(kinds) {
+                    if argument.parameter.is_none() && argument.kind.kind.is_opaque() {
+                        self.model.note_demand(value, 0);
+                    }
+                }
             }
+            if let Some((id, skip)) = self.local_target(&callee) {
+                let passed = arguments
+                    .as_deref()
+                    .map(|arguments| PassedArguments { arguments, skip });
+                self.ensure_analyzed_with(id, passed);
+            }
+            let line = self.line(call.start());
+            // Arguments matter only where the call may run every step.
+            let arguments = arguments.filter(|_| context != HotContext::Cold);
+            self.model.call_sites.push(CallSite {
+                callee,
+                context,
+                caller: self.model.flow.function,
+                line,
+                arguments,
+            });
         }
         self.note_state_change(call);
+    }
+
+    /// What a call calls in the project, where the source states it: a function of this file or
+    /// an imported one, a method of a project class through an instance (`self.head.loss(x)`,
+    /// `model.run(x)`, a parameter annotated `head: Head`) or through the class
+    /// (`Head.loss(obj, x)`), or an instance called (`self.block(x)` runs `forward`).
+    fn project_callee(&mut self, call: &ast::ExprCall) -> Option<Callee> {
+        let method = |class: ClassRef, method: &str, bound: bool| Callee::Method {
+            class,
+            method: method.into(),
+            bound,
+        };
+        match call.func.as_ref() {
+            Expr::Name(name) => match self.model.lookup(name.id.as_str()) {
+                Some(Binding {
+                    source: BindingSource::Function(id),
+                    ..
+                }) => Some(Callee::Local(*id)),
+                Some(Binding {
+                    source: BindingSource::Import(_),
+                    ..
+                }) => self.imported_callee(call),
+                Some(Binding {
+                    source: BindingSource::Class(id),
+                    ..
+                }) => Some(method(ClassRef::Local(*id), "__init__", true)),
+                Some(binding) => {
+                    let class = binding.kind.class()?;
+                    Some(method(self.model.class_of_ref(class), "__call__", true))
+                }
+                None => None,
+            },
+            Expr::Attribute(attribute) => {
+                let attr = attribute.attr.as_str();
+                if let Expr::Name(receiver) = attribute.value.as_ref()
+                    && matches!(receiver.id.as_str(), "self" | "cls")
+                    && let Some(class) = self.model.flow.class
+                {
+                    // A method of this class or of a base (perhaps in another file), else an
+                    // attribute holding an instance (`self.block = Block()`).
+                    if self.model.method_of(class, attr).is_none()
+                        && let Some(held) = self.model.local_class_attribute(class, attr).and_then(Kind::class)
+                    {
+                        return Some(method(self.model.class_of_ref(held), "__call__", true));
+                    }
+                    return Some(method(ClassRef::Local(class), attr, true));
+                }
+                if let Expr::Name(receiver) = attribute.value.as_ref()
+                    && let Some(Binding {
+                        source: BindingSource::Class(id),
+                        ..
+                    }) = self.model.lookup(receiver.id.as_str())
+                {
+                    return Some(method(ClassRef::Local(*id), attr, false));
+                }
+                if self.callee(call).is_some() {
+                    return self.imported_callee(call);
+                }
+                let receiver = self.model.kind_of(&attribute.value);
+                if let Some(class) = receiver.class() {
+                    return Some(method(self.model.class_of_ref(class), attr, true));
+                }
+                // `self.head.proj(x)`: an attribute of an instance holding an instance.
+                let held = self.model.kind_of(&call.func).class()?;
+                Some(method(self.model.class_of_ref(held), "__call__", true))
+            }
+            _ => None,
+        }
+    }
+
+    /// A project name reached through an import (`losses.f`, `.heads.Head.loss`); the project
+    /// pass tells a module's function from a class's method.
+    fn imported_callee(&mut self, call: &ast::ExprCall) -> Option<Callee> {
+        let qualified = self.model.callee(call).filter(|q| !is_library(q))?;
+        let (module, name) = qualified.rsplit_once('.')?;
+        // What module-level code makes (`logger = get_logger(__name__)`) is set up once; the
+        // project tells only functions what the names they call return.
+
+        Some(Callee::Imported {
+            module: module.into(),
+            name: name.into(),
+        })
+    }
+
+    /// The function of this file a call runs, with how many of its leading positional arguments
+    /// are not parameters (the instance passed to `Class.method(obj, x)`).
+    fn local_target(&self, callee: &Callee) -> Option<(FunctionId, usize)> {
+        match callee {
+            Callee::Local(id) => Some((*id, 0)),
+            Callee::Method {
+                class: ClassRef::Local(class),
+                method,
+                bound,
+            } => {
+                let id = match &**method {
+                    "__call__" => self
+                        .model
+                        .method_of(*class, "__call__")
+                        .or_else(|| self.model.method_of(*class, "forward")),
+                    name => self.model.method_of(*class, name),
+                }?;
+                let skip = usize::from(!bound && self.model.functions[id as usize].takes_self);
+                Some((id, skip))
+            }
+            _ => None,
+        }
+    }
+
+    /// The kinds of a call's arguments, `None` when none says anything and none passes on a
+    /// parameter of the caller.
+    fn argument_kinds(&self, call: &ast::ExprCall) -> Option<Box<CallArguments>> {
+        let argument = |expr: &Expr| {
+            let parameter = match expr {
+                Expr::Name(name) => match self.model.lookup(name.id.as_str()) {
+                    Some(Binding {
+                        source: BindingSource::Parameter(slot),
+                        ..
+                    }) => Some(*slot),
+                    _ => None,
+                },
+                _ => None,
+            };
+            Argument {
+                kind: self.model.to_project(self.model.kind_of(expr)),
+                parameter,
+            }
+        };
+        let arguments = &call.arguments;
+        let positional: Vec<Argument> = arguments
+            .args
+            .iter()
+            .take_while(|arg| !arg.is_starred_expr())
+            .map(argument)
+            .collect();
+        let keywords: Vec<(Box<str>, Argument)> = arguments
+            .keywords
+            .iter()
+            .filter_map(|keyword| Some((keyword.arg.as_ref()?.as_str().into(), argument(&keyword.value))))
+            .collect();
+        let says = |argument: &Argument| argument.kind.is_informative() || argument.parameter.is_some();
+        let informative = positional.iter().any(says) || keywords.iter().any(|(_, argument)| says(argument));
+        informative.then(|| {
+            Box::new(CallArguments {
+                positional: positional.into_boxed_slice(),
+                keywords: keywords.into_boxed_slice(),
+            })
+        })
     }
 
     /// Calls that change what later code means: the default device, module buffers, batches
@@ -758,8 +1066,12 @@ impl<'a> Checker<'a> {
         let qualified = self.callee(call);
         if let Some(qualified) = qualified.as_deref() {
             if qualified == "torch.distributions.Distribution.set_default_validate_args" {
-                self.model.validation_disabled =
-                    matches!(call.arguments.args.first(), Some(Expr::BooleanLiteral(b)) if !b.value);
+                let disabled = matches!(call.arguments.args.first(), Some(Expr::BooleanLiteral(b)) if !b.value);
+                if self.model.flow.function.is_some() {
+                    self.model.flow.validation_disabled = disabled;
+                } else {
+                    self.model.validation_disabled = disabled;
+                }
                 return;
             }
             if api::is_data_loader(qualified) {
@@ -1056,7 +1368,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 for target in &assign.targets {
                     self.visit_expr(target);
                 }
-                rules::check_stmt(self, stmt);
+                self.run_rules(|checker| rules::check_stmt(checker, stmt));
                 let kind = self.model.kind_of(&assign.value);
                 for target in &assign.targets {
                     self.bind_target(target, kind, Some(&assign.value));
@@ -1067,17 +1379,17 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     self.visit_expr(value);
                 }
                 self.visit_expr(&assign.target);
-                rules::check_stmt(self, stmt);
+                self.run_rules(|checker| rules::check_stmt(checker, stmt));
                 let kind = match &assign.value {
                     Some(value) => self.model.kind_of(value),
-                    None => self.annotation_kind(&assign.annotation),
+                    None => self.model.annotation_kind(&assign.annotation),
                 };
                 self.bind_target(&assign.target, kind, assign.value.as_deref());
             }
             Stmt::AugAssign(assign) => {
                 self.visit_expr(&assign.value);
                 self.visit_expr(&assign.target);
-                rules::check_stmt(self, stmt);
+                self.run_rules(|checker| rules::check_stmt(checker, stmt));
                 let target = self.model.kind_of(&assign.target);
                 let value = self.model.kind_of(&assign.value);
                 let kind = match (target, value) {
@@ -1099,33 +1411,35 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 let line = self.line(for_stmt.start());
                 let mut targets = Vec::new();
                 collect_names(&for_stmt.target, &mut targets);
+                self.note_loop();
                 self.model.flow.loops.push(crate::semantic::LoopInfo { line, targets });
-                rules::check_stmt(self, stmt);
+                self.run_rules(|checker| rules::check_stmt(checker, stmt));
                 self.visit_body(&for_stmt.body);
                 self.model.flow.loops.pop();
                 self.visit_optional(&for_stmt.orelse);
             }
             Stmt::While(while_stmt) => {
+                self.note_loop();
                 let line = self.line(while_stmt.start());
                 self.model.flow.loops.push(crate::semantic::LoopInfo {
                     line,
                     targets: Vec::new(),
                 });
                 self.visit_expr(&while_stmt.test);
-                rules::check_stmt(self, stmt);
+                self.run_rules(|checker| rules::check_stmt(checker, stmt));
                 self.visit_body(&while_stmt.body);
                 self.model.flow.loops.pop();
                 self.visit_optional(&while_stmt.orelse);
             }
             Stmt::If(if_stmt) => {
                 self.visit_expr(&if_stmt.test);
-                rules::check_stmt(self, stmt);
+                self.run_rules(|checker| rules::check_stmt(checker, stmt));
                 let mut arms = vec![self.visit_guarded_arm(&if_stmt.test, if_stmt.start(), &if_stmt.body)];
                 for clause in &if_stmt.elif_else_clauses {
                     match &clause.test {
                         Some(test) => {
                             self.visit_expr(test);
-                            rules::check_elif(self, test);
+                            self.run_rules(|checker| rules::check_elif(checker, test));
                             arms.push(self.visit_guarded_arm(test, clause.start(), &clause.body));
                         }
                         // `else` after a single `if t.is_cuda:` knows the opposite.
@@ -1187,7 +1501,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                         self.visit_expr(target);
                     }
                 }
-                rules::check_stmt(self, stmt);
+                self.run_rules(|checker| rules::check_stmt(checker, stmt));
                 self.visit_body(&with_stmt.body);
                 for _ in 0..pushed {
                     self.model.flow.default_device_stack.pop();
@@ -1197,13 +1511,17 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 if let Some(value) = &ret.value {
                     self.visit_expr(value);
                 }
-                rules::check_stmt(self, stmt);
+                self.run_rules(|checker| rules::check_stmt(checker, stmt));
                 let kind = ret.value.as_deref().map_or(Kind::NoneValue, |v| self.model.kind_of(v));
+                // What it returns may become known with what its callers pass.
+                if let (Some(value), true) = (ret.value.as_deref(), kind.is_opaque()) {
+                    self.model.note_demand(value, 0);
+                }
                 self.returns = Some(self.returns.map_or(kind, |k| k.join(kind)));
             }
             Stmt::Assert(assert) => {
                 self.visit_expr(&assert.test);
-                rules::check_stmt(self, stmt);
+                self.run_rules(|checker| rules::check_stmt(checker, stmt));
                 // The message is built only when the assertion fails: once, not every step.
                 if let Some(msg) = &assert.msg {
                     self.model.flow.except_depth += 1;
@@ -1218,7 +1536,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
             }
             _ => {
                 visitor::walk_stmt(self, stmt);
-                rules::check_stmt(self, stmt);
+                self.run_rules(|checker| rules::check_stmt(checker, stmt));
             }
         }
     }
@@ -1286,7 +1604,7 @@ impl<'a> Checker<'a> {
             }
             _ => visitor::walk_expr(self, expr),
         }
-        rules::check_expr(self, expr);
+        self.run_rules(|checker| rules::check_expr(checker, expr));
     }
 }
 

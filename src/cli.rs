@@ -17,17 +17,18 @@ use crate::fix::{FixFailure, fix_in_passes};
 use crate::lines::Lines;
 use crate::linter::{FileLint, decode, lint_source};
 use crate::parse::SyntaxError;
-use crate::project::{
-    HotFunctions, ModuleInfo, ModulePaths, display_path, hot_note, module_path, resolve_hot_functions,
-};
+use crate::project::{HotFunctions, ModuleInfo, ModulePaths, Project, display_path, hot_note, module_path};
 use crate::registry::{Rule, RuleSelector};
 use crate::render::{ColorChoice, Finding, OutputFormat, SourceText, render};
-use crate::semantic::{FileSemantics, FunctionId, FunctionSummary, HotContext};
+use crate::semantic::{FileFacts, FileSemantics, FunctionId, FunctionSummary, HotContext};
 
 /// Deep enough for 5,000-deep nested expressions in the parser and the checker.
 const STACK_SIZE: usize = 256 * 1024 * 1024;
 /// Fix passes before a file is reported as not converging.
 const MAX_FIX_PASSES: usize = 10;
+/// How many times files are checked again with what the project learned about them (callers'
+/// argument kinds, imported return kinds): each round carries facts one call further.
+const MAX_FACT_ROUNDS: usize = 4;
 
 #[derive(Parser)]
 #[command(
@@ -248,6 +249,8 @@ struct Linted {
     checked: Checked,
     module: String,
     is_package: bool,
+    /// What the project knew about the file when it was checked.
+    facts: FileFacts,
 }
 
 /// What checking a file left to report.
@@ -386,35 +389,29 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
     // `fix = true` in a folder's config fixes that folder's files (`--fix` sets it everywhere).
     let fix_requested = args.fix_only || args.diff;
     // Check every file in parallel; read and decode errors are reported, never fatal.
+    let check_file = |path: &Path, display: &str, settings: &Settings, facts: &FileFacts| {
+        lint_path(
+            path,
+            display,
+            settings,
+            facts,
+            fix_requested || settings.fix,
+            fix_minimum(&args, settings),
+        )
+    };
     let lint_file = |file: &DiscoveredFile| -> Result<Linted, Report> {
         let display = display_path(&file.path, &cwd);
-        let bytes = std::fs::read(&file.path).map_err(|e| miette!("{display}: cannot read: {e}"))?;
-        let text = decode(bytes).map_err(|e| miette!("{display}: {e}"))?;
-        // A bug in a rule must cost one file, not the run: it is reported with the file's
-        // path (exit 2) and every other file is still checked.
-        let rules = file.settings.rules_for(&file.path);
-        let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            lint_source(&text, rules, &file.settings.hot_functions)
-        }));
-        let mut lint = checked.map_err(|panic| {
-            let reason = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            miette!("{display}: internal error while checking this file (please report it): {reason}")
-        })?;
-        let fixing = fix_requested || file.settings.fix;
-        let minimum = fix_minimum(&args, &file.settings);
-        let semantics = std::mem::take(&mut lint.semantics);
+        let facts = FileFacts::default();
+        let (checked, semantics) = check_file(&file.path, &display, &file.settings, &facts)?;
         Ok(Linted {
-            checked: Checked::new(&display, text, lint, fixing, minimum),
+            checked,
             path: file.path.clone(),
             display,
             settings: file.settings.clone(),
             semantics,
             module: String::new(),
             is_package: false,
+            facts,
         })
     };
     // Module paths (a walk up each folder's packages, cached) come from one thread while the
@@ -443,16 +440,47 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
         }
     }
 
-    let modules: Vec<ModuleInfo> = linted
-        .iter()
-        .map(|file| ModuleInfo {
-            module: file.module.clone(),
-            is_package: file.is_package,
-            display: &file.display,
-            semantics: &file.semantics,
-        })
-        .collect();
-    let hot = resolve_hot_functions(&modules);
+    // Files are checked again while the project learns something new about them.
+    for _ in 1..MAX_FACT_ROUNDS {
+        let facts = {
+            let modules = module_infos(&linted);
+            let project = Project::new(&modules);
+            let hot = project.hot_functions();
+            let applied: Vec<&FileFacts> = linted.iter().map(|file| &file.facts).collect();
+            project.facts(&hot, &applied)
+        };
+        let changed: Vec<(usize, FileFacts)> = facts
+            .into_iter()
+            .enumerate()
+            .filter(|(index, facts)| *facts != linted[*index].facts)
+            .collect();
+        if changed.is_empty() {
+            break;
+        }
+        let rechecked: Vec<_> = changed
+            .into_par_iter()
+            .with_max_len(1)
+            .map(|(index, facts)| {
+                let file = &linted[index];
+                let result = check_file(&file.path, &file.display, &file.settings, &facts);
+                (index, facts, result)
+            })
+            .collect();
+        for (index, facts, result) in rechecked {
+            match result {
+                Ok((checked, semantics)) => {
+                    let file = &mut linted[index];
+                    file.checked = checked;
+                    file.semantics = semantics;
+                    file.facts = facts;
+                }
+                // The file changed or vanished since: keep what its first check found.
+                Err(report) => errors.push(report),
+            }
+        }
+    }
+    let modules = module_infos(&linted);
+    let hot = Project::new(&modules).hot_functions();
     let mut outputs: Vec<FileOutput> = linted
         .par_iter()
         .enumerate()
@@ -638,6 +666,48 @@ struct FixedText {
     text: String,
 }
 
+/// The call graph's view of the linted files.
+fn module_infos(linted: &[Linted]) -> Vec<ModuleInfo<'_>> {
+    linted
+        .iter()
+        .map(|file| ModuleInfo {
+            module: file.module.clone(),
+            is_package: file.is_package,
+            display: &file.display,
+            semantics: &file.semantics,
+        })
+        .collect()
+}
+
+/// Reads, decodes and checks one file with what the project knows about it. A bug in a rule
+/// costs one file, not the run: it is reported with the file's path (exit 2) and every other
+/// file is still checked.
+fn lint_path(
+    path: &Path,
+    display: &str,
+    settings: &Settings,
+    facts: &FileFacts,
+    fixing: bool,
+    minimum: Applicability,
+) -> Result<(Checked, FileSemantics), Report> {
+    let bytes = std::fs::read(path).map_err(|e| miette!("{display}: cannot read: {e}"))?;
+    let text = decode(bytes).map_err(|e| miette!("{display}: {e}"))?;
+    let rules = settings.rules_for(path);
+    let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        lint_source(&text, rules, &settings.hot_functions, facts)
+    }));
+    let mut lint = checked.map_err(|panic| {
+        let reason = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        miette!("{display}: internal error while checking this file (please report it): {reason}")
+    })?;
+    let semantics = std::mem::take(&mut lint.semantics);
+    Ok((Checked::new(display, text, lint, fixing, minimum), semantics))
+}
+
 /// Keeps the findings whose line is hot (resolving calls across files), and applies fixes in
 /// passes until nothing changes.
 fn process_file(index: usize, file: &Linted, hot: &HotFunctions, fixing: bool, args: &CheckArgs) -> FileOutput {
@@ -710,7 +780,7 @@ fn process_file(index: usize, file: &Linted, hot: &HotFunctions, fixing: bool, a
     if fixing && has_fix && syntax_errors.is_empty() {
         let rules = settings.rules_for(&file.path);
         let relint = |source: &str| {
-            let lint = lint_source(source, rules, &settings.hot_functions);
+            let lint = lint_source(source, rules, &settings.hot_functions, &file.facts);
             visible(&lint.diagnostics, &lint.semantics.functions)
         };
         match fix_in_passes(source, remaining, minimum, MAX_FIX_PASSES, |(d, _)| d, relint) {
@@ -806,7 +876,12 @@ fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
         }
     };
     let settings = resolver.for_dir(name.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(cwd));
-    let mut lint = lint_source(&text, settings.rules_for(&name), &settings.hot_functions);
+    let mut lint = lint_source(
+        &text,
+        settings.rules_for(&name),
+        &settings.hot_functions,
+        &FileFacts::default(),
+    );
     let (module, is_package) = module_path(&name);
     let fixing = args.fix || args.fix_only || args.diff || settings.fix;
     let file = Linted {
@@ -817,6 +892,7 @@ fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
         settings: settings.clone(),
         module,
         is_package,
+        facts: FileFacts::default(),
     };
     let modules = [ModuleInfo {
         module: file.module.clone(),
@@ -824,7 +900,7 @@ fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
         display: &file.display,
         semantics: &file.semantics,
     }];
-    let hot = resolve_hot_functions(&modules);
+    let hot = Project::new(&modules).hot_functions();
     let mut output = process_file(0, &file, &hot, fixing, args);
     let unsafe_fixes = args.unsafe_fixes || settings.unsafe_fixes;
     let mut errors = Errors::default();

@@ -6,7 +6,7 @@ use crate::lines::Lines;
 use crate::noqa::NoqaMap;
 use crate::parse::{SyntaxError, parse};
 use crate::registry::RuleSet;
-use crate::semantic::FileSemantics;
+use crate::semantic::{FileFacts, FileSemantics};
 
 /// What linting one source produced.
 pub struct FileLint {
@@ -17,12 +17,14 @@ pub struct FileLint {
 
 /// Lints `source` with error recovery: syntax errors are returned beside the findings of the
 /// part that parsed.
-pub fn lint_source(source: &str, rules: RuleSet, hot_functions: &[String]) -> FileLint {
+pub fn lint_source(source: &str, rules: RuleSet, hot_functions: &[String], facts: &FileFacts) -> FileLint {
     let parsed = parse(source);
     let lines = Lines::new(source);
     let options = CheckOptions {
         rules: &rules,
         hot_functions,
+        facts,
+        every_call: false,
     };
     let result = check_module(parsed.module(), source, &lines, &options);
     let mut diagnostics = result.diagnostics;

@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
+use crate::semantic::model::ClassId;
 use crate::semantic::{
-    Callee, Export, FileSemantics, FunctionId, FunctionSummary, HotContext, HotReason, PeriodicInner,
+    Callee, ClassRef, Device, Export, FileFacts, FileSemantics, FunctionId, FunctionSummary, HotContext, HotReason,
+    ImportedCall, IntrinsicHot, Kind, ModuleKind, ParamSummary, PeriodicInner, ProjectKind, demand_bit,
 };
 
 /// One linted file, as the call graph sees it.
@@ -117,97 +119,581 @@ struct RootCall {
     line: u32,
 }
 
-/// A call from a function or a hot line to a function of the project.
-struct ResolvedCall {
-    context: HotContext,
-    line: u32,
-    target: ProjectFunction,
+/// A class of the project: (file index, class id).
+type ProjectClass = (usize, ClassId);
+
+/// The most classes a hierarchy walk visits (bases or subclasses): bounds a pathological or
+/// cyclic hierarchy.
+const HIERARCHY_LIMIT: usize = 256;
+
+/// The project's classes: which file class each base names, which are `nn.Module`s through
+/// bases anywhere in the project, and each class's subclasses (for overrides).
+struct ClassIndex {
+    /// Per file, per class: the project classes its bases name.
+    bases: Vec<Vec<Vec<ProjectClass>>>,
+    /// Per file, per class: what it is through its bases anywhere in the project.
+    module: Vec<Vec<Option<ModuleKind>>>,
+    subclasses: FxHashMap<ProjectClass, Vec<ProjectClass>>,
 }
 
-/// Follows every call site from a hot line to the function it calls, in the same file or an
-/// imported one, until nothing new becomes hot.
-pub fn resolve_hot_functions<'m>(modules: &'m [ModuleInfo<'m>]) -> HotFunctions<'m> {
-    let index = ModuleIndex::new(modules);
-    // Each file's calls resolved in parallel; a file calls the same imported names again and
-    // again, so each (module, name) is resolved once per file.
-    let resolved: Vec<Vec<ResolvedCall>> = modules
-        .par_iter()
-        .enumerate()
-        .map(|(file, module)| {
-            let mut imports: FxHashMap<(&str, &str), Option<ProjectFunction>> = FxHashMap::default();
-            let sites = module
-                .semantics
-                .call_sites
-                .iter()
-                .filter(|site| matches!(site.context, HotContext::Hot(_) | HotContext::InFunction(_)));
-            sites
-                .filter_map(|site| {
-                    let target = match &site.callee {
-                        Callee::Local(id) => Some((file, *id)),
-                        Callee::Imported { module, name } => *imports
+/// The functions a call site may run.
+#[derive(Clone, Default)]
+struct Targets {
+    functions: Vec<ProjectFunction>,
+    /// A method called through its class (`Head.loss(obj, x)`): the first argument is the
+    /// instance.
+    unbound: bool,
+}
+
+/// What a project name resolves to.
+#[derive(Clone, Copy)]
+enum Resolved {
+    Function(ProjectFunction),
+    Class(ProjectClass),
+}
+
+/// The call graph of the project, and what it knows about each file that the file alone does
+/// not show.
+pub struct Project<'m> {
+    modules: &'m [ModuleInfo<'m>],
+    index: ModuleIndex<'m>,
+    classes: ClassIndex,
+    /// Per file: each call site's targets (most have none or one).
+    targets: Vec<Vec<Targets>>,
+}
+
+impl<'m> Project<'m> {
+    pub fn new(modules: &'m [ModuleInfo<'m>]) -> Self {
+        let index = ModuleIndex::new(modules);
+        let classes = ClassIndex::new(modules, &index);
+        let mut project = Project {
+            modules,
+            index,
+            classes,
+            targets: Vec::new(),
+        };
+        // Each file's calls resolved in parallel; a file calls the same imported names again
+        // and again, so each (module, name) is resolved once per file.
+        let targets = modules
+            .par_iter()
+            .enumerate()
+            .map(|(file, module)| {
+                let mut imports: FxHashMap<(&str, &str), Targets> = FxHashMap::default();
+                module
+                    .semantics
+                    .call_sites
+                    .iter()
+                    .map(|site| match &site.callee {
+                        Callee::Imported { module, name } => imports
                             .entry((module, name))
-                            .or_insert_with(|| resolve_import(modules, &index, file, module, name, 0)),
-                    }?;
-                    Some(ResolvedCall {
-                        context: site.context,
-                        line: site.line,
-                        target,
+                            .or_insert_with(|| project.resolve_callee(file, &site.callee))
+                            .clone(),
+                        callee => project.resolve_callee(file, callee),
                     })
-                })
-                .collect()
-        })
-        .collect();
-    // Edges from a function to what it calls (per file, by function id), and the roots: calls
-    // on lines hot by themselves, from loops and from functions hot by themselves (which are
-    // also edges, so a chain from a loop can pass through them).
-    let mut edges: Vec<Vec<Vec<ProjectFunction>>> = modules
-        .iter()
-        .map(|module| vec![Vec::new(); module.semantics.functions.len()])
-        .collect();
-    // Queued: (function, the root call of its chain, the function it is reached from).
-    type Queued = (ProjectFunction, RootCall, Option<ProjectFunction>);
-    let mut loop_roots: VecDeque<Queued> = VecDeque::new();
-    let mut function_roots: VecDeque<Queued> = VecDeque::new();
-    for (file, calls) in resolved.iter().enumerate() {
-        for call in calls {
-            let root = |reason| RootCall {
-                file,
-                reason,
-                line: call.line,
-            };
-            match call.context {
-                HotContext::Hot(reason @ HotReason::Loop { .. }) => {
-                    loop_roots.push_back((call.target, root(reason), None));
-                }
-                HotContext::Hot(reason @ HotReason::Function { function: caller, .. }) => {
-                    function_roots.push_back((call.target, root(reason), None));
-                    edges[file][caller as usize].push(call.target);
-                }
-                HotContext::InFunction(caller) => edges[file][caller as usize].push(call.target),
-                _ => {}
-            }
+                    .collect()
+            })
+            .collect();
+        project.targets = targets;
+        project
+    }
+
+    /// The project functions a call may run.
+    fn resolve_callee(&self, file: usize, callee: &Callee) -> Targets {
+        let bound = |functions| Targets {
+            functions,
+            unbound: false,
+        };
+        match callee {
+            Callee::Local(id) => bound(vec![(file, *id)]),
+            Callee::Imported { module, name } => match self.resolve_name(file, module, name, 0) {
+                Some(Resolved::Function(function)) => bound(vec![function]),
+                Some(Resolved::Class(class)) => bound(self.methods(class, "__init__")),
+                None => match self.class_named(file, module) {
+                    // `Head.loss(obj, x)` where `Head` is imported.
+                    Some(class) => Targets {
+                        functions: self.methods(class, name),
+                        unbound: true,
+                    },
+                    None => Targets::default(),
+                },
+            },
+            Callee::Method { class, method, bound } => match self.class_of(file, class) {
+                Some(class) => Targets {
+                    functions: self.methods(class, method),
+                    unbound: !bound,
+                },
+                None => Targets::default(),
+            },
         }
     }
-    // Breadth-first, so each note names the shortest chain. The loops go first: "called from
-    // the loop at train.py:12 via `compute_loss()`" says more than "called from
-    // `compute_loss()`", which may be hot only by its name.
-    let mut hot = HotFunctions {
-        modules,
-        reached: FxHashMap::default(),
-    };
-    for mut queue in [loop_roots, function_roots] {
-        while let Some((node, root, caller)) = queue.pop_front() {
-            let summary = &modules[node.0].semantics.functions[node.1 as usize];
-            if summary.setup || hot.reached.contains_key(&node) {
+
+    /// A module's name `name`: a function, a class, or what it re-exports.
+    fn resolve_name(&self, file: usize, module: &str, name: &str, depth: u32) -> Option<Resolved> {
+        if depth > 4 {
+            return None;
+        }
+        let absolute = absolute_module(&self.modules[file], module)?;
+        let target = self.index.find(self.modules, &absolute)?;
+        match self.modules[target].semantics.exports.get(name)? {
+            Export::Function(id) => Some(Resolved::Function((target, *id))),
+            Export::Class(id) => Some(Resolved::Class((target, *id))),
+            Export::Import { module, name } => self.resolve_name(target, module, name, depth + 1),
+        }
+    }
+
+    /// The class a file's reference names.
+    fn class_of(&self, file: usize, class: &ClassRef) -> Option<ProjectClass> {
+        match class {
+            ClassRef::Local(id) => Some((file, *id)),
+            ClassRef::Imported(spelled) => self.class_named(file, spelled),
+        }
+    }
+
+    /// The class `spelled` names in `file`: a class of the file by name, or an imported one
+    /// (`.heads.Head`, `pkg.heads.Head`).
+    fn class_named(&self, file: usize, spelled: &str) -> Option<ProjectClass> {
+        class_named(self.modules, &self.index, file, spelled)
+    }
+
+    /// What `class.method(...)` may run: the method as the class resolves it (its own, else the
+    /// nearest base's), and every override in its subclasses. Calling an instance runs its
+    /// `__call__`, which is `forward` for an `nn.Module`.
+    fn methods(&self, class: ProjectClass, method: &str) -> Vec<ProjectFunction> {
+        let method = if method == "__call__" && self.lookup_method(class, "__call__").is_none() {
+            if self.classes.module_kind(class).is_none() {
+                return Vec::new();
+            }
+            "forward"
+        } else {
+            method
+        };
+        let mut found: Vec<ProjectFunction> = self.lookup_method(class, method).into_iter().collect();
+        for sub in self.classes.subclasses_of(class) {
+            if let Some(id) = self.modules[sub.0].semantics.classes[sub.1 as usize].method(method) {
+                let function = (sub.0, id);
+                if !found.contains(&function) {
+                    found.push(function);
+                }
+            }
+        }
+        found
+    }
+
+    /// The method `class` has: its own, else the first base's (depth first, as Python's order
+    /// does for single inheritance).
+    fn lookup_method(&self, class: ProjectClass, method: &str) -> Option<ProjectFunction> {
+        let mut stack = vec![class];
+        let mut seen = 0;
+        while let Some(current) = stack.pop() {
+            seen += 1;
+            if seen > HIERARCHY_LIMIT {
+                return None;
+            }
+            if let Some(id) = self.modules[current.0].semantics.classes[current.1 as usize].method(method) {
+                return Some((current.0, id));
+            }
+            stack.extend(self.classes.bases[current.0][current.1 as usize].iter().rev());
+        }
+        None
+    }
+
+    /// Which functions are hot because a hot line calls them, with the chain that explains it.
+    pub fn hot_functions(&self) -> HotFunctions<'m> {
+        let modules = self.modules;
+        // Queued: (function, the root call of its chain, the function it is reached from).
+        type Queued = (ProjectFunction, RootCall, Option<ProjectFunction>);
+        let mut loop_roots: VecDeque<Queued> = VecDeque::new();
+        let mut function_roots: VecDeque<Queued> = VecDeque::new();
+        let mut edges: Vec<Vec<Vec<ProjectFunction>>> = modules
+            .iter()
+            .map(|module| vec![Vec::new(); module.semantics.functions.len()])
+            .collect();
+        for (file, module) in modules.iter().enumerate() {
+            for (site, targets) in module.semantics.call_sites.iter().zip(&self.targets[file]) {
+                let root = |reason| RootCall {
+                    file,
+                    reason,
+                    line: site.line,
+                };
+                for &target in &targets.functions {
+                    match site.context {
+                        HotContext::Hot(reason @ HotReason::Loop { .. }) => {
+                            loop_roots.push_back((target, root(reason), None));
+                        }
+                        HotContext::Hot(reason @ HotReason::Function { function: caller, .. }) => {
+                            function_roots.push_back((target, root(reason), None));
+                            edges[file][caller as usize].push(target);
+                        }
+                        HotContext::InFunction(caller) => edges[file][caller as usize].push(target),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        // Functions hot by themselves that no file of the project defines as such: `forward`
+        // of a class that is an `nn.Module` only through a base in another file.
+        for (file, module) in modules.iter().enumerate() {
+            for (id, function) in module.semantics.functions.iter().enumerate() {
+                if function.intrinsic.is_none()
+                    && let Some(why) = self.intrinsic_through_bases(file, function)
+                {
+                    let root = RootCall {
+                        file,
+                        reason: HotReason::Function {
+                            function: id as FunctionId,
+                            why,
+                        },
+                        line: function.line,
+                    };
+                    function_roots.push_front(((file, id as FunctionId), root, None));
+                }
+            }
+        }
+        // Breadth-first, so each note names the shortest chain. The loops go first: "called from
+        // the loop at train.py:12 via `compute_loss()`" says more than "called from
+        // `compute_loss()`", which may be hot only by its name.
+        let mut hot = HotFunctions {
+            modules,
+            reached: FxHashMap::default(),
+        };
+        for mut queue in [loop_roots, function_roots] {
+            while let Some((node, root, caller)) = queue.pop_front() {
+                let summary = &modules[node.0].semantics.functions[node.1 as usize];
+                if summary.setup || hot.reached.contains_key(&node) {
+                    continue;
+                }
+                hot.reached.insert(node, (root, caller));
+                for target in &edges[node.0][node.1 as usize] {
+                    queue.push_back((*target, root, Some(node)));
+                }
+            }
+        }
+        hot
+    }
+
+    /// `forward` / `__call__` of a class that is a module or a loss only through bases in other
+    /// files (the file itself did not see it).
+    fn intrinsic_through_bases(&self, file: usize, function: &FunctionSummary) -> Option<IntrinsicHot> {
+        let class = function.class?;
+        let local = self.modules[file].semantics.classes.get(class as usize)?.module;
+        let global = self.classes.module[file][class as usize];
+        if local == global {
+            return None;
+        }
+        let name = function.qualname.rsplit('.').next().unwrap_or_default();
+        match (global?, name) {
+            (ModuleKind::Loss, "forward" | "__call__") => Some(IntrinsicHot::Loss),
+            (_, "forward") => Some(IntrinsicHot::Forward),
+            _ => None,
+        }
+    }
+
+    /// What the project knows about each file that the file alone does not show: parameter
+    /// kinds from hot callers and what the project functions its hot code calls return. `applied` are the facts each file was last checked
+    /// with: a function keeps its facts while they hold, so a file is checked again only when
+    /// they change.
+    pub fn facts(&self, hot: &HotFunctions, applied: &[&FileFacts]) -> Vec<FileFacts> {
+        let modules = self.modules;
+        // The hot call sites that pass something: (file, site index).
+        let mut sites: Vec<(usize, usize)> = Vec::new();
+        for (file, module) in modules.iter().enumerate() {
+            for (index, site) in module.semantics.call_sites.iter().enumerate() {
+                let runs_hot = match site.context {
+                    HotContext::Hot(_) => true,
+                    HotContext::InFunction(caller) => hot.reached.contains_key(&(file, caller)),
+                    _ => false,
+                };
+                if runs_hot && site.arguments.is_some() && !self.targets[file][index].functions.is_empty() {
+                    sites.push((file, index));
+                }
+            }
+        }
+        // Per hot function: the join of what its hot callers pass each parameter, spelled in the
+        // callee's file. An argument that is the caller's own parameter also passes on what the
+        // caller's callers pass: those edges are followed to a fixpoint (kinds only grow).
+        let mut passed: FxHashMap<ProjectFunction, Vec<ProjectKind>> = FxHashMap::default();
+        // (caller, its slot) -> (callee, its slot, the caller's file for spelling classes).
+        let mut forwards: Vec<(ProjectFunction, usize, ProjectFunction, usize)> = Vec::new();
+        for &(file, index) in &sites {
+            let site = &modules[file].semantics.call_sites[index];
+            let (Some(arguments), targets) = (site.arguments.as_deref(), &self.targets[file][index]) else {
                 continue;
-            }
-            hot.reached.insert(node, (root, caller));
-            for target in &edges[node.0][node.1 as usize] {
-                queue.push_back((*target, root, Some(node)));
+            };
+            for &target in &targets.functions {
+                let callee = &modules[target.0].semantics.functions[target.1 as usize];
+                let skip = usize::from(targets.unbound && callee.takes_self);
+                let by_position = arguments
+                    .positional
+                    .iter()
+                    .skip(skip)
+                    .enumerate()
+                    .take(callee.params.len());
+                let by_keyword = arguments.keywords.iter().filter_map(|(name, argument)| {
+                    Some((callee.params.iter().position(|p| p.name == *name)?, argument))
+                });
+                let slots = passed
+                    .entry(target)
+                    .or_insert_with(|| vec![ProjectKind::UNKNOWN; callee.params.len()]);
+                for (slot, argument) in by_position.chain(by_keyword) {
+                    if argument.kind.is_informative() {
+                        slots[slot] = slots[slot].join_callers(&self.respell(file, &argument.kind, target.0));
+                    }
+                    if let (Some(parameter), Some(caller)) = (argument.parameter, site.caller) {
+                        forwards.push(((file, caller), parameter as usize, target, slot));
+                    }
+                }
             }
         }
+        for _ in 0..16 {
+            let mut changed = false;
+            for &(caller, from, target, to) in &forwards {
+                let Some(kind) = passed.get(&caller).and_then(|slots| slots.get(from)) else {
+                    continue;
+                };
+                if !kind.is_informative() {
+                    continue;
+                }
+                let kind = self.respell(caller.0, kind, target.0);
+                if let Some(slot) = passed.get_mut(&target).and_then(|slots| slots.get_mut(to)) {
+                    let joined = slot.join_callers(&kind);
+                    if joined != *slot {
+                        *slot = joined;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let mut facts: Vec<FileFacts> = vec![FileFacts::default(); modules.len()];
+        for ((file, id), slots) in passed {
+            let function = &modules[file].semantics.functions[id as usize];
+            // Given once, kept while they hold, so the file is not checked again for nothing.
+            let kept = applied[file].parameters.contains_key(&*function.qualname);
+            // Checked again only where a rule could tell more: it asked about a value the file
+            // could not tell, or it reported something.
+            let changes = function
+                .params
+                .iter()
+                .zip(&slots)
+                .enumerate()
+                .any(|(slot, (param, from_callers))| {
+                    function.demand & demand_bit(slot) != 0 && refines(param, from_callers)
+                });
+            if kept || changes {
+                facts[file]
+                    .parameters
+                    .insert(function.qualname.clone(), slots.into_boxed_slice());
+            }
+        }
+        for (file, module) in modules.iter().enumerate() {
+            let file_facts = &mut facts[file];
+            let functions = &module.semantics.functions;
+            // Only what hot code calls can matter.
+            let matters = |call: &ImportedCall| {
+                let caller = &functions[call.caller as usize];
+                caller.has_hot_lines || hot.reached.contains_key(&(file, call.caller))
+            };
+            // What was given stays while it holds: the file checked with it no longer asks.
+            let kept = applied[file].returns.keys();
+            let mut last: Option<&str> = None;
+            let demanded = module
+                .semantics
+                .imports
+                .iter()
+                .filter(|call| matters(call))
+                .map(|call| &call.name);
+            for spelled in demanded.chain(kept) {
+                if last == Some(&**spelled) {
+                    continue;
+                }
+                last = Some(spelled);
+                let Some((module_part, name)) = spelled.rsplit_once('.') else {
+                    continue;
+                };
+                if let Some(Resolved::Function((target, id))) = self.resolve_name(file, module_part, name, 0) {
+                    let returns = &modules[target].semantics.functions[id as usize].returns;
+                    if returns_what_rules_ask(returns) {
+                        file_facts
+                            .returns
+                            .insert(spelled.clone(), self.respell(target, returns, file));
+                    }
+                }
+            }
+        }
+        facts
     }
-    hot
+
+    /// A kind from `from`'s point of view, with its class spelled as `to` can name it (an
+    /// absolute dotted path); an instance of a class that is not the project's (`Path(...)`)
+    /// says nothing.
+    fn respell(&self, from: usize, kind: &ProjectKind, to: usize) -> ProjectKind {
+        let Some(spelled) = &kind.class else {
+            return kind.clone();
+        };
+        let Some((file, id)) = self.class_named(from, spelled) else {
+            return match kind.kind {
+                Kind::Module(module, _) => ProjectKind {
+                    kind: Kind::Module(module, None),
+                    class: None,
+                },
+                _ => ProjectKind::UNKNOWN,
+            };
+        };
+        if from == to {
+            return kind.clone();
+        }
+        let module = &self.modules[file].module;
+        let name = &self.modules[file].semantics.classes[id as usize].name;
+        let class = Box::from(if module.is_empty() {
+            name.to_string()
+        } else {
+            format!("{module}.{name}")
+        });
+        ProjectKind {
+            kind: kind.kind,
+            class: Some(class),
+        }
+    }
+}
+
+/// A return kind worth checking a caller's file again for: tensors (what rules ask about).
+fn returns_what_rules_ask(kind: &ProjectKind) -> bool {
+    matches!(kind.kind, Kind::Tensor(_) | Kind::TensorSequence(_))
+}
+
+/// Whether what the callers pass changes what a parameter is in a way a rule or the call graph
+/// sees: an unknown becomes a tensor or an instance; a tensor becomes a mask, an index or a CPU
+/// tensor (or stops being one); a tensor guessed from the name turns out not to be one.
+fn refines(param: &ParamSummary, callers: &ProjectKind) -> bool {
+    let recorded = param.kind.kind;
+    let merged = crate::semantic::facts::parameter_kind(recorded, param.annotated, callers.kind);
+    let class = if merged == callers.kind && merged != recorded {
+        &callers.class
+    } else {
+        &param.kind.class
+    };
+    match (recorded, merged) {
+        (a, b) if a == b => class != &param.kind.class && class.is_some(),
+        (Kind::Tensor(a), Kind::Tensor(b)) => {
+            a.boolean != b.boolean || a.integer != b.integer || (a.device == Device::Cpu) != (b.device == Device::Cpu)
+        }
+        (Kind::Tensor(_), _) => true,
+        (_, merged) => matches!(merged, Kind::Tensor(_) | Kind::TensorSequence(_)) || class.is_some(),
+    }
+}
+
+/// The class `spelled` names in `file`: a class of the file by name, or an imported one.
+fn class_named(modules: &[ModuleInfo], index: &ModuleIndex, file: usize, spelled: &str) -> Option<ProjectClass> {
+    let semantics = modules[file].semantics;
+    let Some((module, name)) = spelled.rsplit_once('.') else {
+        return semantics
+            .classes
+            .iter()
+            .position(|class| &*class.name == spelled)
+            .map(|id| (file, id as ClassId));
+    };
+    let mut current = (file, module.to_string(), name.to_string());
+    for _ in 0..5 {
+        let (importer, module, name) = &current;
+        let absolute = absolute_module(&modules[*importer], module)?;
+        let target = index.find(modules, &absolute)?;
+        match modules[target].semantics.exports.get(name)? {
+            Export::Class(id) => return Some((target, *id)),
+            Export::Import { module, name } => current = (target, module.to_string(), name.to_string()),
+            Export::Function(_) => return None,
+        }
+    }
+    None
+}
+
+impl ClassIndex {
+    fn new(modules: &[ModuleInfo], index: &ModuleIndex) -> Self {
+        let bases: Vec<Vec<Vec<ProjectClass>>> = modules
+            .par_iter()
+            .enumerate()
+            .map(|(file, module)| {
+                module
+                    .semantics
+                    .classes
+                    .iter()
+                    .map(|class| {
+                        class
+                            .bases
+                            .iter()
+                            .filter(|base| !crate::semantic::model::is_library(base))
+                            .filter_map(|base| class_named(modules, index, file, base))
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut module: Vec<Vec<Option<ModuleKind>>> = modules
+            .iter()
+            .map(|m| m.semantics.classes.iter().map(|c| c.module).collect())
+            .collect();
+        // Module-ness flows from bases to subclasses: a few rounds reach any real hierarchy.
+        for _ in 0..8 {
+            let mut changed = false;
+            for (file, classes) in bases.iter().enumerate() {
+                for (id, parents) in classes.iter().enumerate() {
+                    for parent in parents {
+                        let inherited = module[parent.0][parent.1 as usize];
+                        let current = module[file][id];
+                        let joined = match (current, inherited) {
+                            (_, Some(ModuleKind::Loss)) | (Some(ModuleKind::Loss), _) => Some(ModuleKind::Loss),
+                            (Some(kind), _) => Some(kind),
+                            (None, Some(_)) => Some(ModuleKind::Plain),
+                            (None, None) => None,
+                        };
+                        if joined != current {
+                            module[file][id] = joined;
+                            changed = true;
+                        }
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let mut subclasses: FxHashMap<ProjectClass, Vec<ProjectClass>> = FxHashMap::default();
+        for (file, classes) in bases.iter().enumerate() {
+            for (id, parents) in classes.iter().enumerate() {
+                for parent in parents {
+                    subclasses.entry(*parent).or_default().push((file, id as ClassId));
+                }
+            }
+        }
+        ClassIndex {
+            bases,
+            module,
+            subclasses,
+        }
+    }
+
+    fn module_kind(&self, (file, id): ProjectClass) -> Option<ModuleKind> {
+        self.module[file][id as usize]
+    }
+
+    /// Every class that inherits from `class`, directly or not.
+    fn subclasses_of(&self, class: ProjectClass) -> Vec<ProjectClass> {
+        let mut found = Vec::new();
+        let mut stack = vec![class];
+        while let Some(current) = stack.pop() {
+            for &sub in self.subclasses.get(&current).into_iter().flatten() {
+                if found.len() >= HIERARCHY_LIMIT {
+                    return found;
+                }
+                if sub != class && !found.contains(&sub) {
+                    found.push(sub);
+                    stack.push(sub);
+                }
+            }
+        }
+        found
+    }
 }
 
 fn describe_root(
@@ -261,29 +747,6 @@ impl<'m> ModuleIndex<'m> {
             .filter(|&&i| modules[i].module.ends_with(&suffix));
         let first = matches.next().copied();
         if matches.next().is_some() { None } else { first }
-    }
-}
-
-fn resolve_import(
-    modules: &[ModuleInfo],
-    by_module: &ModuleIndex,
-    file: usize,
-    module: &str,
-    name: &str,
-    depth: u32,
-) -> Option<ProjectFunction> {
-    if depth > 4 {
-        return None;
-    }
-    let absolute = absolute_module(&modules[file], module)?;
-    let target = by_module.find(modules, &absolute);
-    match target {
-        Some(target) => match modules[target].semantics.exports.get(name)? {
-            Export::Function(id) => Some((target, *id)),
-            Export::Import { module, name } => resolve_import(modules, by_module, target, module, name, depth + 1),
-        },
-        // `from pkg import losses; losses.f()`: the "module" is `pkg.losses` itself.
-        None => None,
     }
 }
 
@@ -363,11 +826,27 @@ mod tests {
             line,
             intrinsic: None,
             setup: false,
+            class: None,
+            takes_self: false,
+            params: Box::default(),
+            returns: ProjectKind::default(),
+            demand: 0,
+            has_hot_lines: false,
         }
     }
 
     fn call(callee: Callee, context: HotContext, line: u32) -> CallSite {
-        CallSite { callee, context, line }
+        let caller = match context {
+            HotContext::InFunction(id) => Some(id),
+            _ => None,
+        };
+        CallSite {
+            callee,
+            context,
+            caller,
+            line,
+            arguments: None,
+        }
     }
 
     /// train.py's loop calls `step`, which calls `loss` from losses.py, which calls the local
@@ -387,7 +866,7 @@ mod tests {
                     2,
                 ),
             ],
-            exports: Default::default(),
+            ..FileSemantics::default()
         };
         let losses = FileSemantics {
             functions: vec![function("loss", 1), function("masked_mean", 5)],
@@ -398,6 +877,7 @@ mod tests {
             ]
             .into_iter()
             .collect(),
+            ..FileSemantics::default()
         };
         let unrelated = FileSemantics {
             functions: vec![function("setup", 1)],
@@ -414,7 +894,7 @@ mod tests {
             info("losses", "losses.py", &losses),
             info("other", "other.py", &unrelated),
         ];
-        let hot = resolve_hot_functions(&modules);
+        let hot = Project::new(&modules).hot_functions();
         assert_eq!(
             hot.note(0, 0).as_deref(),
             Some("`step()` is called from the loop at train.py:9")

@@ -161,11 +161,9 @@ fn report_periodic_shows_the_periodic_lines() {
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
 
-/// A package linted as a folder: `ops.masked_mean` is hot only through
-/// `train.py` loop -> `losses.compute_loss` -> `ops.masked_mean`.
-#[test]
-fn package_call_chain_across_files() {
-    let folder = "fixtures/model/pkg";
+/// Lints a folder as a project and requires each of its files to be flagged exactly on its
+/// marked lines; returns the findings.
+fn folder_flags_exactly_the_marked_lines(folder: &str) -> Vec<serde_json::Value> {
     let rows = check(&[folder]);
     let mut failures = Vec::new();
     let mut files: Vec<_> = fs::read_dir(repo().join(folder))
@@ -183,6 +181,14 @@ fn package_call_chain_across_files() {
     }
     assert!(marked_anywhere, "{folder} marks no line");
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+    rows
+}
+
+/// A package linted as a folder: `ops.masked_mean` is hot only through
+/// `train.py` loop -> `losses.compute_loss` -> `ops.masked_mean`.
+#[test]
+fn package_call_chain_across_files() {
+    let rows = folder_flags_exactly_the_marked_lines("fixtures/model/pkg");
 
     // Each finding in ops.py says how its line became hot: from the loop in train.py, through
     // the function in losses.py that calls it.
@@ -202,6 +208,27 @@ fn package_call_chain_across_files() {
             "no ops.py note says {op} is called from the loop in train.py via {via}: {notes:#?}"
         );
     }
+}
+
+/// The whole-program model: methods reached through attributes holding instances, a local
+/// instance, an annotated parameter and a class; `forward` of a module and a loss whose bases
+/// are in another file; an override reached from its base's method; tensors passed to
+/// unannotated parameters and a mask returned across files.
+#[test]
+fn project_objects_bases_and_parameters() {
+    let rows = folder_flags_exactly_the_marked_lines("fixtures/model/project");
+    // The mask reaches `select` through `Head.assign`, which model.py's `forward` calls on the
+    // instance `__init__` keeps in `self.head`.
+    let note = rows
+        .iter()
+        .find(|row| row["filename"].as_str().is_some_and(|f| f.ends_with("heads.py")) && row["code"] == "SYNC203")
+        .and_then(|row| row["note"].as_str())
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        note.contains("`select()`") && note.contains("`Head.assign()`"),
+        "{note}"
+    );
 }
 
 /// Linting one file of the package alone sees no caller: the helpers stay quiet.

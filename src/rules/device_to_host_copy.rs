@@ -12,7 +12,7 @@ use crate::semantic::{Device, Kind};
 fn receiver_may_be_on_gpu(checker: &Checker, receiver: &Expr) -> bool {
     match checker.model().kind_of(receiver) {
         Kind::Tensor(facts) => facts.may_be_cuda(),
-        Kind::Unknown | Kind::Module(_) => true,
+        Kind::Unknown | Kind::Module(..) | Kind::Object(_) => true,
         _ => false,
     }
 }
@@ -50,7 +50,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         return;
     }
     let receiver_text = super::receiver_text(checker, receiver);
-    let is_module = matches!(checker.model().kind_of(receiver), Kind::Module(_));
+    let is_module = matches!(checker.model().kind_of(receiver), Kind::Module(..));
     let (message, help) = if is_module {
         (
             format!(

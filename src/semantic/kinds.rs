@@ -176,6 +176,10 @@ impl ModuleKind {
     }
 }
 
+/// A class of the project, by its index in the file's table of class references
+/// ([`ClassRef`](super::model::ClassRef)).
+pub type ClassRefId = u32;
+
 /// What a value is, as far as the code shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Kind {
@@ -192,8 +196,12 @@ pub enum Kind {
     Tuple,
     Dict,
     NoneValue,
-    /// An `nn.Module` instance.
-    Module(ModuleKind),
+    /// An `nn.Module` instance; of a project class where the code shows which (its methods are
+    /// call-graph targets).
+    Module(ModuleKind, Option<ClassRefId>),
+    /// An instance of a project class not known to be an `nn.Module` (or, before the project
+    /// pass, an imported class whose bases are in another file).
+    Object(ClassRefId),
     Device(Device),
     Dtype,
     Optimizer(OptimizerFacts),
@@ -218,13 +226,31 @@ impl Kind {
             (Kind::Tensor(a), Kind::Tensor(b)) => Kind::Tensor(a.join(b)),
             (Kind::TensorSequence(a), Kind::TensorSequence(b)) => Kind::TensorSequence(a.join(b)),
             (Kind::Device(a), Kind::Device(b)) => Kind::Device(a.join(b)),
-            (Kind::Module(_), Kind::Module(_)) => Kind::Module(ModuleKind::Plain),
+            (Kind::Module(a, class_a), Kind::Module(b, class_b)) => Kind::Module(
+                if a == b { a } else { ModuleKind::Plain },
+                if class_a == class_b { class_a } else { None },
+            ),
             (Kind::DataLoader { pinned: a, .. }, Kind::DataLoader { pinned: b, .. }) => Kind::DataLoader {
                 pinned: a && b,
                 constructor: None,
             },
             _ => Kind::Unknown,
         }
+    }
+
+    /// The project class this value is an instance of, if the code shows one.
+    pub fn class(self) -> Option<ClassRefId> {
+        match self {
+            Kind::Module(_, class) => class,
+            Kind::Object(class) => Some(class),
+            _ => None,
+        }
+    }
+
+    /// Nothing is known about what calling it or reading it gives (an unknown value, or an
+    /// instance of a project class whose methods are read elsewhere).
+    pub fn is_opaque(self) -> bool {
+        matches!(self, Kind::Unknown | Kind::Object(_))
     }
 
     pub fn tensor(self) -> Option<TensorFacts> {
@@ -243,7 +269,7 @@ impl Kind {
     pub fn is_known_host_value(self) -> bool {
         match self {
             Kind::Tensor(facts) | Kind::TensorSequence(facts) => facts.device == Device::Cpu,
-            Kind::Unknown | Kind::Module(_) => false,
+            Kind::Unknown | Kind::Module(..) | Kind::Object(_) => false,
             _ => true,
         }
     }

@@ -3,15 +3,18 @@
 //! It is built in one pass over a file by the [`Checker`](crate::checker::Checker), which runs
 //! the rules at each node against the model's state at that point; rules only read it.
 
+pub mod facts;
 mod hot;
 mod kinds;
 pub(crate) mod model;
 pub(crate) mod names;
 pub mod torch_api;
 
+pub use facts::{FileFacts, ProjectKind};
 pub use hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
-pub use kinds::{BatchSource, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
+pub use kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
 pub use model::{
-    Binding, BindingSource, CallSite, Callee, ClassInfo, Export, Exports, FileSemantics, FunctionInfo, FunctionSummary,
-    LoopInfo, ScopeKind, SemanticModel,
+    Argument, Binding, BindingSource, CallArguments, CallSite, Callee, ClassInfo, ClassRef, ClassSummary, Export,
+    Exports, FileSemantics, FunctionInfo, FunctionSummary, ImportedCall, LoopInfo, ParamSummary, ScopeKind,
+    SemanticModel, demand_bit,
 };

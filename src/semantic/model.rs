@@ -8,8 +8,9 @@ use ruff_python_ast::{self as ast, Expr, Operator, UnaryOp};
 use ruff_text_size::{Ranged, TextRange};
 use rustc_hash::FxHashMap;
 
+use super::facts::{FileFacts, ProjectKind};
 use super::hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
-use super::kinds::{BatchSource, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
+use super::kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
 use super::torch_api as api;
 
 pub type ScopeId = u32;
@@ -42,6 +43,8 @@ pub enum BindingSource {
     Function(FunctionId),
     Class(ClassId),
     Value,
+    /// The function's parameter in this slot (after `self`), as the call bound it.
+    Parameter(u16),
 }
 
 #[derive(Debug, Clone)]
@@ -62,6 +65,8 @@ pub struct ClassInfo {
     pub is_module: bool,
     pub is_loss: bool,
     pub methods: FxHashMap<Name, FunctionId>,
+    /// Defined at the module's top level.
+    pub top_level: bool,
     /// Kinds of `self.<attr>` as assigned in any method.
     pub attrs: FxHashMap<Name, Kind>,
 }
@@ -89,6 +94,14 @@ pub struct FunctionInfo<'a> {
     pub runs_epochs: bool,
     /// The join of its `return` values' kinds (`None` until analyzed).
     pub returns: Option<Kind>,
+    /// A method whose first parameter is the instance (not a `staticmethod`).
+    pub takes_self: bool,
+    /// Its parameters as analysed (after `self`), for the project pass.
+    pub params: Vec<ParamSummary>,
+    /// See [`FunctionSummary::demand`].
+    pub demand: u64,
+    /// Holds a loop (whose lines are hot by themselves).
+    pub has_loops: bool,
     pub(crate) parent_scope: ScopeId,
     pub(crate) analysis: Analysis,
 }
@@ -103,13 +116,50 @@ pub enum Callee {
         module: Box<str>,
         name: Box<str>,
     },
+    /// A method of a project class: `self.head.loss(x)`, `model(x)` (`__call__`, which is
+    /// `forward` for a module), `Head.loss(self.head, x)` (`bound: false`: the instance is the
+    /// first argument). The project pass resolves it through the class's bases and, for
+    /// overrides, its subclasses.
+    Method {
+        class: ClassRef,
+        method: Box<str>,
+        bound: bool,
+    },
+}
+
+/// A class of the project as one file refers to it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ClassRef {
+    Local(ClassId),
+    /// A qualified name as the file spells it (`.heads.Head`, `pkg.heads.Head`).
+    Imported(Box<str>),
 }
 
 #[derive(Debug, Clone)]
 pub struct CallSite {
     pub callee: Callee,
     pub context: HotContext,
+    /// The function the call is in (`None` at module level).
+    pub caller: Option<FunctionId>,
     pub line: u32,
+    /// The kinds of the arguments, where any says something (most calls pass nothing known).
+    pub arguments: Option<Box<CallArguments>>,
+}
+
+/// Argument kinds at a call site, for the callee's parameters.
+#[derive(Debug, Clone, Default)]
+pub struct CallArguments {
+    /// Positional arguments up to the first `*args`.
+    pub positional: Box<[Argument]>,
+    pub keywords: Box<[(Box<str>, Argument)]>,
+}
+
+/// One argument: its kind, and the caller's parameter it passes on unchanged, if it does (what
+/// the caller's callers pass then reaches the callee without checking the caller again).
+#[derive(Debug, Clone, Default)]
+pub struct Argument {
+    pub kind: ProjectKind,
+    pub parameter: Option<u16>,
 }
 
 /// What the project-wide pass needs from a file once its AST is gone.
@@ -120,6 +170,38 @@ pub struct FileSemantics {
     pub call_sites: Vec<CallSite>,
     /// Top-level names other modules can import: functions and re-exported imports.
     pub exports: Exports,
+    pub classes: Vec<ClassSummary>,
+    /// The project names the file's functions call, for what they return.
+    pub imports: Box<[ImportedCall]>,
+}
+
+/// A call of a project name from a function, whose result the function could not tell.
+#[derive(Debug, Clone)]
+pub struct ImportedCall {
+    /// The qualified name as spelled (`.masks.valid_mask`).
+    pub name: Box<str>,
+    pub caller: FunctionId,
+}
+
+/// A class, for the project's class hierarchy.
+#[derive(Debug, Clone)]
+pub struct ClassSummary {
+    pub name: Box<str>,
+    /// Defined at the module's top level (only those are importable).
+    pub top_level: bool,
+    /// Bases as the file resolves them: a local class's name or an import's qualified name.
+    pub bases: Box<[Box<str>]>,
+    /// Its own methods, sorted by name.
+    pub methods: Box<[(Box<str>, FunctionId)]>,
+    /// What the file alone shows: an `nn.Module` (of which kind), or `None`.
+    pub module: Option<ModuleKind>,
+}
+
+impl ClassSummary {
+    pub fn method(&self, name: &str) -> Option<FunctionId> {
+        let index = self.methods.binary_search_by(|(n, _)| (**n).cmp(name)).ok()?;
+        Some(self.methods[index].1)
+    }
 }
 
 /// A module's importable names, sorted by name: compact, as every file's stay in memory until
@@ -148,11 +230,40 @@ pub struct FunctionSummary {
     pub line: u32,
     pub intrinsic: Option<IntrinsicHot>,
     pub setup: bool,
+    /// The class it is a method of.
+    pub class: Option<ClassId>,
+    /// Its first parameter is the instance (a method that is not a `staticmethod`); it is not
+    /// in `params`.
+    pub takes_self: bool,
+    /// Its parameters (positional, then keyword-only), with the kinds they were bound to.
+    pub params: Box<[ParamSummary]>,
+    /// The join of its `return` kinds.
+    pub returns: ProjectKind,
+    /// The parameters (bit `i` for slot `i`; the last bit for every slot past 62) on which
+    /// something the file could not tell depends: a value a rule asked about, an argument to a
+    /// project function, a `return` value. Only their facts can change what it reports.
+    pub demand: u64,
+    /// Some of its lines are hot by themselves: it is hot by itself, or holds a loop.
+    pub has_hot_lines: bool,
+}
+
+/// The bit of parameter slot `slot` in a [`FunctionSummary::demand`].
+pub fn demand_bit(slot: usize) -> u64 {
+    1 << slot.min(63)
+}
+
+#[derive(Debug, Clone)]
+pub struct ParamSummary {
+    pub name: Box<str>,
+    pub kind: ProjectKind,
+    /// Its kind comes from an annotation.
+    pub annotated: bool,
 }
 
 #[derive(Debug, Clone)]
 pub enum Export {
     Function(FunctionId),
+    Class(ClassId),
     Import { module: Box<str>, name: Box<str> },
 }
 
@@ -177,6 +288,8 @@ pub(crate) struct Flow {
     pub all_reduced: Vec<(Name, TextRange)>,
     pub periodic_guard: Option<u32>,
     pub except_depth: u32,
+    /// `Distribution.set_default_validate_args(False)` was called earlier in this function.
+    pub validation_disabled: bool,
     pub default_device_stack: Vec<Device>,
 }
 
@@ -216,6 +329,23 @@ pub struct SemanticModel<'a> {
     /// point of the flow. Scans ahead of the flow (loops over data loaders) resolve calls of
     /// functions not yet analysed, so the cache is emptied as each analysis starts and ends.
     callees: std::cell::RefCell<FxHashMap<NodeKey, Option<Rc<str>>>>,
+    /// The project classes this file refers to, numbered for [`Kind::Module`] and
+    /// [`Kind::Object`].
+    class_refs: std::cell::RefCell<Vec<ClassRef>>,
+    /// What the project knows about this file (nothing on its first check).
+    pub(crate) facts: &'a FileFacts,
+    /// A rule is asking: what the kinds it cannot tell depend on is noted in `demand`.
+    pub(crate) in_rule: std::cell::Cell<bool>,
+    /// What the values the function being analysed could not tell depend on.
+    pub(crate) demand: std::cell::RefCell<Demand>,
+}
+
+/// What unknown values of one function depend on: its parameters and the project functions it
+/// calls (by the qualified name the file spells).
+#[derive(Debug, Default)]
+pub(crate) struct Demand {
+    pub parameters: u64,
+    pub calls: Vec<Rc<str>>,
 }
 
 /// A node by its address and range: the same node, never a look-alike (a temporary copy has
@@ -231,7 +361,7 @@ struct CallKinds {
 }
 
 impl<'a> SemanticModel<'a> {
-    pub fn new() -> Self {
+    pub fn new(facts: &'a FileFacts) -> Self {
         SemanticModel {
             scopes: vec![Scope {
                 kind: ScopeKind::Module,
@@ -249,7 +379,93 @@ impl<'a> SemanticModel<'a> {
             loss_module_made: std::cell::Cell::new(false),
             call_kinds: Default::default(),
             callees: Default::default(),
+            class_refs: Default::default(),
+            facts,
+            in_rule: Default::default(),
+            demand: Default::default(),
         }
+    }
+
+    // ---- project classes -----------------------------------------------------------------
+
+    /// The number of a class reference, given one on first use.
+    pub(crate) fn class_ref(&self, class: ClassRef) -> ClassRefId {
+        let mut refs = self.class_refs.borrow_mut();
+        if let Some(index) = refs.iter().position(|known| *known == class) {
+            return index as ClassRefId;
+        }
+        refs.push(class);
+        (refs.len() - 1) as ClassRefId
+    }
+
+    pub fn class_of_ref(&self, id: ClassRefId) -> ClassRef {
+        self.class_refs.borrow()[id as usize].clone()
+    }
+
+    /// The kind of an instance of this file's class `id`.
+    pub(crate) fn instance_of_local(&self, id: ClassId) -> Kind {
+        let class = &self.classes[id as usize];
+        let reference = self.class_ref(ClassRef::Local(id));
+        if class.is_loss {
+            Kind::Module(ModuleKind::Loss, Some(reference))
+        } else if class.is_module {
+            Kind::Module(ModuleKind::Plain, Some(reference))
+        } else {
+            Kind::Object(reference)
+        }
+    }
+
+    /// The kind of an instance of a class the file names (`Head`, `.heads.Head`), as the file
+    /// or the project's facts know it.
+    pub(crate) fn instance_of_named(&self, spelled: &str) -> Kind {
+        if !spelled.contains('.')
+            && let Some(id) = self.local_class(spelled)
+        {
+            return self.instance_of_local(id);
+        }
+        Kind::Object(self.class_ref(ClassRef::Imported(spelled.into())))
+    }
+
+    /// A kind from the project (a caller's argument, an imported function's return) in this
+    /// file's terms.
+    pub(crate) fn kind_from_project(&self, kind: &ProjectKind) -> Kind {
+        match (&kind.class, kind.kind) {
+            (Some(class), Kind::Module(module, _)) => match self.instance_of_named(class) {
+                Kind::Module(_, reference) => Kind::Module(module, reference),
+                Kind::Object(reference) => Kind::Module(module, Some(reference)),
+                other => other,
+            },
+            (Some(class), Kind::Object(_)) => self.instance_of_named(class),
+            (None, Kind::Object(_)) => Kind::Unknown,
+            (_, other) => other,
+        }
+    }
+
+    /// A kind in the project's terms: a class reference spelled out as the file spells it
+    /// (a local class by its name).
+    pub(crate) fn to_project(&self, kind: Kind) -> ProjectKind {
+        let class = kind.class().map(|id| match self.class_of_ref(id) {
+            ClassRef::Local(local) => Box::from(self.classes[local as usize].name.as_str()),
+            ClassRef::Imported(spelled) => spelled,
+        });
+        let kind = match kind {
+            Kind::Module(module, _) => Kind::Module(module, None),
+            Kind::Object(_) => Kind::Object(0),
+            other => other,
+        };
+        ProjectKind { kind, class }
+    }
+
+    /// What calling a project name gives: what the function returns, from the project's facts;
+    /// else an instance for a class's name (`CamelCase` by convention; the project pass
+    /// resolves it to the class, or finds no class and no method).
+    fn project_call_kind(&self, qualified: &str) -> Option<Kind> {
+        if let Some(returns) = self.facts.returns.get(qualified) {
+            return Some(self.kind_from_project(returns));
+        }
+        let name = qualified.rsplit('.').next().unwrap_or(qualified);
+        name.starts_with(|c: char| c.is_ascii_uppercase())
+            .then(|| self.instance_of_named(qualified))
     }
 
     // ---- scopes and bindings -------------------------------------------------------------
@@ -479,6 +695,76 @@ impl<'a> SemanticModel<'a> {
 
     /// What `expr` evaluates to, at this point of the flow.
     pub fn kind_of(&self, expr: &Expr) -> Kind {
+        let kind = self.infer_kind(expr);
+        if kind.is_opaque() && self.in_rule.get() {
+            self.note_demand(expr, 0);
+        }
+        kind
+    }
+
+    /// Notes what an expression whose kind the file cannot tell depends on: parameters of the
+    /// function, through the values assigned on the way (`valid = labels >= 0`), and calls of
+    /// project functions (whose return kinds the project may know).
+    pub(crate) fn note_demand(&self, expr: &Expr, depth: u32) {
+        if depth > 6 {
+            return;
+        }
+        match expr {
+            Expr::Name(name) => match self.lookup(name.id.as_str()) {
+                Some(Binding {
+                    source: BindingSource::Parameter(slot),
+                    ..
+                }) => self.demand.borrow_mut().parameters |= demand_bit(*slot as usize),
+                Some(Binding { value: Some(value), .. }) => self.note_demand(value, depth + 1),
+                _ => {}
+            },
+            Expr::Call(call) => {
+                if let Some(callee) = self.callee(call).filter(|q| !is_library(q)) {
+                    let mut demand = self.demand.borrow_mut();
+                    if !demand.calls.contains(&callee) {
+                        demand.calls.push(callee);
+                    }
+                }
+                self.note_demand(&call.func, depth + 1);
+                for arg in &call.arguments.args {
+                    self.note_demand(arg, depth + 1);
+                }
+            }
+            Expr::Attribute(attribute) => self.note_demand(&attribute.value, depth + 1),
+            Expr::Subscript(subscript) => {
+                self.note_demand(&subscript.value, depth + 1);
+                self.note_demand(&subscript.slice, depth + 1);
+            }
+            Expr::BinOp(binop) => {
+                self.note_demand(&binop.left, depth + 1);
+                self.note_demand(&binop.right, depth + 1);
+            }
+            Expr::UnaryOp(unary) => self.note_demand(&unary.operand, depth + 1),
+            Expr::Compare(compare) => {
+                self.note_demand(&compare.left, depth + 1);
+                for comparator in &compare.comparators {
+                    self.note_demand(comparator, depth + 1);
+                }
+            }
+            Expr::BoolOp(bool_op) => {
+                for value in &bool_op.values {
+                    self.note_demand(value, depth + 1);
+                }
+            }
+            Expr::If(if_expr) => {
+                self.note_demand(&if_expr.body, depth + 1);
+                self.note_demand(&if_expr.orelse, depth + 1);
+            }
+            Expr::Tuple(tuple) => {
+                for element in &tuple.elts {
+                    self.note_demand(element, depth + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn infer_kind(&self, expr: &Expr) -> Kind {
         match expr {
             Expr::Name(name) => self.lookup(name.id.as_str()).map_or(Kind::Unknown, |b| b.kind),
             Expr::NumberLiteral(_) | Expr::BooleanLiteral(_) => Kind::Number,
@@ -524,7 +810,7 @@ impl<'a> SemanticModel<'a> {
         if module.only_from_torch_constructor() && !self.loss_module_made.get() {
             return false;
         }
-        self.call_kinds(call).callee == Kind::Module(module)
+        matches!(self.call_kinds(call).callee, Kind::Module(kind, _) if kind == module)
     }
 
     /// The qualified name of what `call` calls (`torch.nn.functional.cross_entropy`), resolved
@@ -626,7 +912,16 @@ impl<'a> SemanticModel<'a> {
                 | "Q" | "R" | "solution" | "LU" | "mean" | "std" => Kind::Tensor(facts.numeric()),
                 _ => Kind::Unknown,
             },
-            Kind::Module(_) => match attr {
+            Kind::Module(..) | Kind::Object(_) if self.local_class_of(receiver).is_some() => {
+                match self.instance_attribute(receiver, attr) {
+                    Some(kind) => kind,
+                    None if matches!(receiver, Kind::Module(..)) && matches!(attr, "weight" | "bias") => {
+                        Kind::Tensor(TensorFacts::on(Device::Unknown))
+                    }
+                    None => Kind::Unknown,
+                }
+            }
+            Kind::Module(..) => match attr {
                 "weight" | "bias" => Kind::Tensor(TensorFacts::on(Device::Unknown)),
                 _ => Kind::Unknown,
             },
@@ -798,7 +1093,7 @@ impl<'a> SemanticModel<'a> {
             },
             func => (self.kind_of(func), None),
         };
-        if matches!(callee, Kind::Module(_)) || (callee == Kind::Unknown && self.looks_like_model_call(call)) {
+        if matches!(callee, Kind::Module(..)) || (callee.is_opaque() && self.looks_like_model_call(call)) {
             return (Kind::Tensor(self.device_of_inputs(call).numeric()), callee);
         }
         let result = match call.func.as_ref() {
@@ -815,18 +1110,9 @@ impl<'a> SemanticModel<'a> {
                 Some(Binding {
                     source: BindingSource::Class(id),
                     ..
-                }) => {
-                    let class = &self.classes[*id as usize];
-                    if class.is_loss {
-                        Kind::Module(ModuleKind::Loss)
-                    } else if class.is_module {
-                        Kind::Module(ModuleKind::Plain)
-                    } else {
-                        Kind::Unknown
-                    }
-                }
+                }) => self.instance_of_local(*id),
                 Some(binding) => match binding.kind {
-                    Kind::Module(_) => Kind::Tensor(TensorFacts::on(Device::Unknown)),
+                    Kind::Module(..) => Kind::Tensor(TensorFacts::on(Device::Unknown)),
                     _ => Kind::Unknown,
                 },
             },
@@ -948,7 +1234,7 @@ impl<'a> SemanticModel<'a> {
             if module.only_from_torch_constructor() {
                 self.loss_module_made.set(true);
             }
-            return Kind::Module(module);
+            return Kind::Module(module, None);
         }
         if let Some(adam_family) = api::optimizer_class(qualified) {
             let (insert_at, trailing_comma) = insertion_point(call);
@@ -974,7 +1260,7 @@ impl<'a> SemanticModel<'a> {
                 .find_keyword("validate_args")
                 .is_some_and(|k| matches!(&k.value, Expr::BooleanLiteral(b) if !b.value));
             return Kind::Distribution {
-                validating: !disabled && !self.validation_disabled,
+                validating: !disabled && !self.validation_disabled(),
             };
         }
         if api::is_cuda_sync_object(qualified) {
@@ -982,6 +1268,16 @@ impl<'a> SemanticModel<'a> {
         }
         if qualified.starts_with("numpy.") {
             return Kind::NdArray;
+        }
+        if qualified == "typing.cast"
+            && let Some(class) = arguments.args.first()
+        {
+            return self.annotation_kind(class);
+        }
+        if !is_library(qualified)
+            && let Some(kind) = self.project_call_kind(qualified)
+        {
+            return kind;
         }
         if api::returns_tensor(qualified) {
             let name = qualified.rsplit('.').next().unwrap_or(qualified);
@@ -1101,10 +1397,13 @@ impl<'a> SemanticModel<'a> {
         match receiver {
             Kind::Tensor(facts) => self.tensor_method_kind(facts, method, call),
             Kind::TensorSequence(facts) if matches!(method, "items" | "values") => Kind::TensorSequence(facts),
-            Kind::Module(module) => match method {
+            Kind::Module(..) | Kind::Object(_) if let Some(kind) = self.instance_method_returns(receiver, method) => {
+                kind
+            }
+            Kind::Module(module, class) => match method {
                 "parameters" | "buffers" => Kind::TensorSequence(TensorFacts::on(Device::Unknown)),
                 "to" | "cuda" | "cpu" | "train" | "eval" | "float" | "half" | "bfloat16" | "double"
-                | "requires_grad_" | "type" => Kind::Module(module),
+                | "requires_grad_" | "type" => Kind::Module(module, class),
                 "state_dict" => Kind::Dict,
                 "forward" => Kind::Tensor(TensorFacts::on(Device::Unknown)),
                 _ => Kind::Unknown,
@@ -1231,6 +1530,78 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
+    /// The kind an annotation gives: tensors (`Optional[Tensor]`, `Tensor | None`), numbers,
+    /// strings, devices, modules, arrays, and instances of project classes (`head: Head`).
+    pub(crate) fn annotation_kind(&self, annotation: &Expr) -> Kind {
+        let tensor = Kind::Tensor(TensorFacts::on(Device::Unknown));
+        match annotation {
+            Expr::StringLiteral(string) => match string.value.to_str() {
+                "Tensor" | "torch.Tensor" => tensor,
+                "torch.BoolTensor" => Kind::Tensor(TensorFacts::on(Device::Unknown).boolean()),
+                name if self.local_class(name).is_some() => self.instance_of_named(name),
+                _ => Kind::Unknown,
+            },
+            Expr::Name(name) if name.id.as_str() == "Tensor" => tensor,
+            Expr::Name(name) => match name.id.as_str() {
+                "int" | "float" | "bool" | "complex" => Kind::Number,
+                "str" => Kind::Str,
+                local if self.local_class(local).is_some() => self.instance_of_named(local),
+                _ => self.qualified_annotation(annotation),
+            },
+            // Optional[Tensor], Tensor | None
+            Expr::Subscript(subscript) if names_optional(&subscript.value) => self.annotation_kind(&subscript.slice),
+            Expr::BinOp(binop) if matches!(&*binop.right, Expr::NoneLiteral(_)) => self.annotation_kind(&binop.left),
+            _ => self.qualified_annotation(annotation),
+        }
+    }
+
+    fn qualified_annotation(&self, annotation: &Expr) -> Kind {
+        let Some(qualified) = self.qualified_name(annotation) else {
+            return Kind::Unknown;
+        };
+        match qualified.as_str() {
+            "torch.Tensor" | "torch.FloatTensor" | "torch.LongTensor" => Kind::Tensor(TensorFacts::on(Device::Unknown)),
+            "torch.BoolTensor" => Kind::Tensor(TensorFacts::on(Device::Unknown).boolean()),
+            "torch.device" => Kind::Device(Device::Unknown),
+            "torch.nn.Module" => Kind::Module(ModuleKind::Plain, None),
+            q if q.starts_with("numpy.") => Kind::NdArray,
+            q if !is_library(q)
+                && q.rsplit('.')
+                    .next()
+                    .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_uppercase())) =>
+            {
+                self.instance_of_named(q)
+            }
+            _ => Kind::Unknown,
+        }
+    }
+
+    /// The local class an instance kind is of.
+    pub(crate) fn local_class_of(&self, kind: Kind) -> Option<ClassId> {
+        match self.class_of_ref(kind.class()?) {
+            ClassRef::Local(id) => Some(id),
+            ClassRef::Imported(_) => None,
+        }
+    }
+
+    /// `self.<attr>` of a local class, as its methods (or a local base's) assign it.
+    pub(crate) fn local_class_attribute(&self, class: ClassId, attr: &str) -> Option<Kind> {
+        self.lineage(class)
+            .find_map(|id| self.classes[id as usize].attrs.get(attr).copied())
+    }
+
+    /// `head.proj` of an instance of a local class: what its methods assign to `self.proj`.
+    fn instance_attribute(&self, receiver: Kind, attr: &str) -> Option<Kind> {
+        self.local_class_attribute(self.local_class_of(receiver)?, attr)
+    }
+
+    /// What `head.loss(x)` returns for an instance of a local class, once the method is analysed.
+    fn instance_method_returns(&self, receiver: Kind, method: &str) -> Option<Kind> {
+        let class = self.local_class_of(receiver)?;
+        let id = self.method_of(class, method)?;
+        self.functions[id as usize].returns
+    }
+
     pub fn method_of_current_class(&self, method: &str) -> Option<FunctionId> {
         self.method_of(self.flow.class?, method)
     }
@@ -1266,8 +1637,10 @@ impl<'a> SemanticModel<'a> {
         self.flow.loops.last()
     }
 
+    /// `set_default_validate_args(False)` ran before this point: at module level (for the whole
+    /// file), or earlier in this function (functions run in an order the file does not show).
     pub fn validation_disabled(&self) -> bool {
-        self.validation_disabled
+        self.validation_disabled || self.flow.validation_disabled
     }
 
     /// The blocking collective this name was passed to earlier in this function.
@@ -1288,6 +1661,7 @@ impl<'a> SemanticModel<'a> {
             .filter_map(|(name, binding)| {
                 let export = match &binding.source {
                     BindingSource::Function(id) => Export::Function(*id),
+                    BindingSource::Class(id) => Export::Class(*id),
                     // A library's names are never resolved to project files.
                     BindingSource::Import(qualified) if !is_library(qualified) => {
                         let (module, name) = qualified.rsplit_once('.')?;
@@ -1404,12 +1778,6 @@ impl<K: Eq + std::hash::Hash + Clone> OrderedKeys<K> {
     }
 }
 
-impl Default for SemanticModel<'_> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 /// Imports of third-party libraries are not part of the project's call graph.
 pub(crate) fn is_library(qualified: &str) -> bool {
     let root = qualified.split('.').next().unwrap_or(qualified);
@@ -1481,6 +1849,15 @@ fn canonicalize(qualified: &mut String) {
 
 /// A name, attribute or call named like a dtype (`dtype`, `self.compute_dtype`,
 /// `torch.get_default_dtype()`).
+/// `Optional` / `typing.Optional`.
+fn names_optional(expr: &Expr) -> bool {
+    match expr {
+        Expr::Name(name) => name.id.as_str() == "Optional",
+        Expr::Attribute(attribute) => attribute.attr.as_str() == "Optional",
+        _ => false,
+    }
+}
+
 fn names_a_dtype(expr: &Expr) -> bool {
     let name = match expr {
         Expr::Name(name) => name.id.as_str(),

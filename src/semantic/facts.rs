@@ -1,0 +1,73 @@
+//! What the project knows about a file that the file alone does not show: the kinds its
+//! functions' hot callers pass them, and what the project functions it imports return. The
+//! first check of a file has none; the project pass derives them from every file's summary, and
+//! files whose facts changed are checked again.
+
+use rustc_hash::FxHashMap;
+
+use super::kinds::Kind;
+
+/// A kind as it crosses files: the class of an instance spelled out as an absolute dotted path
+/// (`pkg.heads.Head`), since class references are numbered per file.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ProjectKind {
+    /// The kind, with any class reference left out (`Module(kind, None)`; an `Object` holds 0).
+    pub kind: Kind,
+    pub class: Option<Box<str>>,
+}
+
+impl ProjectKind {
+    pub const UNKNOWN: ProjectKind = ProjectKind {
+        kind: Kind::Unknown,
+        class: None,
+    };
+
+    /// Says something a rule or the call graph can use.
+    pub fn is_informative(&self) -> bool {
+        !matches!(self.kind, Kind::Unknown | Kind::NoneValue)
+    }
+
+    /// The join over callers: an argument nothing is known about says nothing (it does not make
+    /// the parameter unknown); two known kinds that differ join as kinds do.
+    pub fn join_callers(&self, other: &ProjectKind) -> ProjectKind {
+        if !other.is_informative() {
+            return self.clone();
+        }
+        if !self.is_informative() {
+            return other.clone();
+        }
+        ProjectKind {
+            kind: self.kind.join(other.kind),
+            class: if self.class == other.class {
+                self.class.clone()
+            } else {
+                None
+            },
+        }
+    }
+}
+
+/// What a parameter is, given what it was without callers (its annotation, default or name) and
+/// what the callers pass. Callers refine a tensor (device, dtype) and fill in an unknown; a
+/// tensor guessed from the parameter's name in a `forward` gives way to a known non-tensor
+/// argument; an annotation that is not a tensor's stands.
+pub fn parameter_kind(base: Kind, annotated: bool, from_callers: Kind) -> Kind {
+    match (base, from_callers) {
+        (_, Kind::Unknown | Kind::NoneValue) => base,
+        (Kind::Unknown, callers) => callers,
+        (Kind::Tensor(_), Kind::Tensor(_)) => from_callers,
+        (Kind::Tensor(_), callers) if !annotated => callers,
+        _ => base,
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FileFacts {
+    /// Parameter kinds of the file's functions (by qualified name, one per parameter in the
+    /// order of [`FunctionSummary::params`](super::FunctionSummary)), joined over the hot call
+    /// sites that pass them.
+    pub parameters: FxHashMap<Box<str>, Box<[ProjectKind]>>,
+    /// The join of the `return` kinds of project functions the file's hot code calls, by the
+    /// qualified name the file spells (`.losses.f`).
+    pub returns: FxHashMap<Box<str>, ProjectKind>,
+}

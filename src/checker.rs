@@ -16,7 +16,9 @@ use crate::diagnostic::Diagnostic;
 use crate::lines::Lines;
 use crate::registry::{Rule, RuleSet};
 use crate::rules;
+use crate::semantic::FunctionSummary;
 use crate::semantic::facts;
+use crate::semantic::model::method_name;
 use crate::semantic::model::{Analysis, ArmOutcome, Flow, ScopeKind, is_library};
 use crate::semantic::names::{contains_ignoring_ascii_case, ends_with_ignoring_ascii_case};
 use crate::semantic::torch_api as api;
@@ -218,11 +220,11 @@ impl<'a> Checker<'a> {
             .collect();
         // A new list of exactly the summaries' size: collected in place, it would keep the
         // larger `FunctionInfo` list's memory until the project-wide pass.
-        let functions = model
+        let functions: Vec<FunctionSummary> = model
             .functions
             .iter_mut()
             .zip(returns)
-            .map(|(f, returns)| crate::semantic::model::FunctionSummary {
+            .map(|(f, returns)| FunctionSummary {
                 qualname: std::mem::take(&mut f.qualname),
                 line: f.line,
                 intrinsic: f.intrinsic,
@@ -239,12 +241,11 @@ impl<'a> Checker<'a> {
             .classes
             .iter()
             .map(|class| {
-                let mut methods: Vec<(Box<str>, FunctionId)> = class
-                    .methods
-                    .iter()
-                    .map(|(name, id)| (Box::from(name.as_str()), *id))
-                    .collect();
-                methods.sort_unstable();
+                let mut methods: Vec<FunctionId> = class.methods.values().copied().collect();
+                methods.sort_unstable_by(|a, b| {
+                    let name = |id: &FunctionId| method_name(&functions[*id as usize].qualname);
+                    name(a).cmp(name(b))
+                });
                 ClassSummary {
                     name: class.name.as_str().into(),
                     top_level: class.top_level,
@@ -937,8 +938,11 @@ impl<'a> Checker<'a> {
                     // A method of this class or of a base (perhaps in another file), else an
                     // attribute holding an instance (`self.block = Block()`).
                     if self.model.method_of(class, attr).is_none()
-                        && let Some(held) = self.model.local_class_attribute(class, attr).and_then(Kind::class)
+                        && let Some(held) = self.model.local_class_attribute(class, attr)
                     {
+                        // An attribute the class assigns: its instance's `__call__`, when it is
+                        // a project class's (`self.norm = nn.LayerNorm(...)` calls no project code).
+                        let held = held.class()?;
                         return Some(method(self.model.class_of_ref(held), "__call__", true));
                     }
                     return Some(method(ClassRef::Local(class), attr, true));
@@ -1035,7 +1039,16 @@ impl<'a> Checker<'a> {
             .iter()
             .filter_map(|keyword| Some((keyword.arg.as_ref()?.as_str().into(), argument(&keyword.value))))
             .collect();
-        let says = |argument: &Argument| argument.kind.is_informative() || argument.parameter.is_some();
+        // Kept where a callee could use it (every file's call sites stay in memory until the
+        // project pass): a tensor, an instance, a container, or a parameter passed on.
+        let says = |argument: &Argument| {
+            argument.parameter.is_some()
+                || argument.kind.class.is_some()
+                || matches!(
+                    argument.kind.kind,
+                    Kind::Tensor(_) | Kind::TensorSequence(_) | Kind::Module(..) | Kind::Dict
+                )
+        };
         let informative = positional.iter().any(says) || keywords.iter().any(|(_, argument)| says(argument));
         informative.then(|| {
             Box::new(CallArguments {

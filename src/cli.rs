@@ -14,6 +14,7 @@ use crate::config::{Overrides, Resolver, Settings, Source};
 use crate::diagnostic::{Applicability, Diagnostic};
 use crate::discovery::{DiscoveredFile, discover};
 use crate::fix::{FixFailure, fix_in_passes};
+use crate::graph::GraphFormat;
 use crate::lines::Lines;
 use crate::linter::{FileLint, decode, lint_source};
 use crate::parse::SyntaxError;
@@ -27,8 +28,9 @@ const STACK_SIZE: usize = 256 * 1024 * 1024;
 /// Fix passes before a file is reported as not converging.
 const MAX_FIX_PASSES: usize = 10;
 /// How many times files are checked again with what the project learned about them (callers'
-/// argument kinds, imported return kinds): each round carries facts one call further.
-const MAX_FACT_ROUNDS: usize = 4;
+/// argument kinds, imported return kinds). Parameters passed on unchanged reach any depth in
+/// one round; each round carries values derived from them one call further.
+const FACT_ROUNDS: usize = 2;
 
 #[derive(Parser)]
 #[command(
@@ -50,6 +52,23 @@ enum Command {
     Check(CheckArgs),
     /// Print the documentation of a rule.
     Rule(RuleArgs),
+    /// Print the project's call graph: the hot call tree (what runs every step, and why), or
+    /// every edge as PyCG's JSON or Graphviz.
+    Graph(GraphArgs),
+}
+
+#[derive(Args)]
+struct GraphArgs {
+    /// Files or folders (default: the current folder).
+    paths: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value = "text")]
+    output_format: GraphFormat,
+    /// Use this configuration file instead of the discovered ones.
+    #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
+    config: Option<PathBuf>,
+    /// Ignore configuration files.
+    #[arg(long)]
+    isolated: bool,
 }
 
 #[derive(Args)]
@@ -153,10 +172,82 @@ pub fn main() -> ExitCode {
     };
     let code = pool.install(|| match cli.command {
         Some(Command::Rule(args)) => rule_command(args),
+        Some(Command::Graph(args)) => graph_command(args, threads),
         Some(Command::Check(args)) => check(args, threads),
         None => check(cli.check, threads),
     });
     ExitCode::from(code)
+}
+
+fn graph_command(args: GraphArgs, threads: usize) -> u8 {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let source = if args.isolated {
+        Source::Isolated
+    } else if let Some(path) = &args.config {
+        Source::Explicit(path.clone())
+    } else {
+        Source::Discover
+    };
+    let resolver = match Resolver::new(source, Overrides::default(), cwd.clone()) {
+        Ok(resolver) => Arc::new(resolver),
+        Err(report) => {
+            eprintln!("{report:?}");
+            return 2;
+        }
+    };
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths.clone()
+    };
+    let mut errors = Errors::default();
+    let base = resolver.for_dir(&cwd);
+    let (files, discovery_errors) = discover(&paths, &resolver, base.respect_gitignore, threads);
+    for error in discovery_errors {
+        errors.push(match error.path {
+            Some(path) => miette!("{}: {}", display_path(&path, &cwd), error.message),
+            None => miette!("{}", error.message),
+        });
+    }
+    // Every call, in cold code too: the graph shows module level and setup as well.
+    let check_file = |path: &Path, display: &str, settings: &Settings, facts: &FileFacts| {
+        lint_path(path, display, settings, facts, false, Applicability::Safe, true)
+    };
+    let mut module_paths = ModulePaths::default();
+    let names: Vec<(String, bool)> = files.iter().map(|file| module_paths.module_of(&file.path)).collect();
+    let results: Vec<_> = files
+        .par_iter()
+        .with_max_len(1)
+        .map(|file| {
+            let display = display_path(&file.path, &cwd);
+            let facts = FileFacts::default();
+            check_file(&file.path, &display, &file.settings, &facts).map(|checked| (display, checked))
+        })
+        .collect();
+    let mut linted = Vec::new();
+    for ((result, file), (module, is_package)) in results.into_iter().zip(&files).zip(names) {
+        match result {
+            Ok((display, (checked, semantics))) => linted.push(Linted {
+                path: file.path.clone(),
+                display,
+                settings: file.settings.clone(),
+                semantics,
+                checked,
+                module,
+                is_package,
+                facts: FileFacts::default(),
+            }),
+            Err(report) => errors.push(report),
+        }
+    }
+    settle_facts(&mut linted, &mut errors, &check_file);
+    let modules = module_infos(&linted);
+    let project = Project::new(&modules);
+    let hot = project.hot_functions();
+    let mut out = io::stdout().lock();
+    let written = crate::graph::render(&mut out, args.output_format, &modules, &project, &hot);
+    errors.print();
+    if written.is_err() || errors.count() > 0 { 2 } else { 0 }
 }
 
 fn rule_command(args: RuleArgs) -> u8 {
@@ -397,6 +488,7 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
             facts,
             fix_requested || settings.fix,
             fix_minimum(&args, settings),
+            false,
         )
     };
     let lint_file = |file: &DiscoveredFile| -> Result<Linted, Report> {
@@ -440,45 +532,7 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
         }
     }
 
-    // Files are checked again while the project learns something new about them.
-    for _ in 1..MAX_FACT_ROUNDS {
-        let facts = {
-            let modules = module_infos(&linted);
-            let project = Project::new(&modules);
-            let hot = project.hot_functions();
-            let applied: Vec<&FileFacts> = linted.iter().map(|file| &file.facts).collect();
-            project.facts(&hot, &applied)
-        };
-        let changed: Vec<(usize, FileFacts)> = facts
-            .into_iter()
-            .enumerate()
-            .filter(|(index, facts)| *facts != linted[*index].facts)
-            .collect();
-        if changed.is_empty() {
-            break;
-        }
-        let rechecked: Vec<_> = changed
-            .into_par_iter()
-            .with_max_len(1)
-            .map(|(index, facts)| {
-                let file = &linted[index];
-                let result = check_file(&file.path, &file.display, &file.settings, &facts);
-                (index, facts, result)
-            })
-            .collect();
-        for (index, facts, result) in rechecked {
-            match result {
-                Ok((checked, semantics)) => {
-                    let file = &mut linted[index];
-                    file.checked = checked;
-                    file.semantics = semantics;
-                    file.facts = facts;
-                }
-                // The file changed or vanished since: keep what its first check found.
-                Err(report) => errors.push(report),
-            }
-        }
-    }
+    settle_facts(&mut linted, &mut errors, &check_file);
     let modules = module_infos(&linted);
     let hot = Project::new(&modules).hot_functions();
     let mut outputs: Vec<FileOutput> = linted
@@ -666,6 +720,52 @@ struct FixedText {
     text: String,
 }
 
+/// Checks one file (path, display path, settings) with what the project knows about it.
+type CheckFile<'f> = dyn Fn(&Path, &str, &Settings, &FileFacts) -> Result<(Checked, FileSemantics), Report> + Sync + 'f;
+
+/// Checks files again while the project learns something new about them (what their hot
+/// callers pass, what the project functions they call return).
+fn settle_facts(linted: &mut [Linted], errors: &mut Errors, check_file: &CheckFile) {
+    for _ in 0..FACT_ROUNDS {
+        let facts = {
+            let modules = module_infos(linted);
+            let project = Project::new(&modules);
+            let hot = project.hot_functions();
+            let applied: Vec<&FileFacts> = linted.iter().map(|file| &file.facts).collect();
+            project.facts(&hot, &applied)
+        };
+        let changed: Vec<(usize, FileFacts)> = facts
+            .into_iter()
+            .enumerate()
+            .filter(|(index, facts)| *facts != linted[*index].facts)
+            .collect();
+        if changed.is_empty() {
+            break;
+        }
+        let rechecked: Vec<_> = changed
+            .into_par_iter()
+            .with_max_len(1)
+            .map(|(index, facts)| {
+                let file = &linted[index];
+                let result = check_file(&file.path, &file.display, &file.settings, &facts);
+                (index, facts, result)
+            })
+            .collect();
+        for (index, facts, result) in rechecked {
+            match result {
+                Ok((checked, semantics)) => {
+                    let file = &mut linted[index];
+                    file.checked = checked;
+                    file.semantics = semantics;
+                    file.facts = facts;
+                }
+                // The file changed or vanished since: keep what its first check found.
+                Err(report) => errors.push(report),
+            }
+        }
+    }
+}
+
 /// The call graph's view of the linted files.
 fn module_infos(linted: &[Linted]) -> Vec<ModuleInfo<'_>> {
     linted
@@ -689,12 +789,13 @@ fn lint_path(
     facts: &FileFacts,
     fixing: bool,
     minimum: Applicability,
+    every_call: bool,
 ) -> Result<(Checked, FileSemantics), Report> {
     let bytes = std::fs::read(path).map_err(|e| miette!("{display}: cannot read: {e}"))?;
     let text = decode(bytes).map_err(|e| miette!("{display}: {e}"))?;
     let rules = settings.rules_for(path);
     let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        lint_source(&text, rules, &settings.hot_functions, facts)
+        lint_source(&text, rules, &settings.hot_functions, facts, every_call)
     }));
     let mut lint = checked.map_err(|panic| {
         let reason = panic
@@ -780,7 +881,7 @@ fn process_file(index: usize, file: &Linted, hot: &HotFunctions, fixing: bool, a
     if fixing && has_fix && syntax_errors.is_empty() {
         let rules = settings.rules_for(&file.path);
         let relint = |source: &str| {
-            let lint = lint_source(source, rules, &settings.hot_functions, &file.facts);
+            let lint = lint_source(source, rules, &settings.hot_functions, &file.facts, false);
             visible(&lint.diagnostics, &lint.semantics.functions)
         };
         match fix_in_passes(source, remaining, minimum, MAX_FIX_PASSES, |(d, _)| d, relint) {
@@ -881,6 +982,7 @@ fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
         settings.rules_for(&name),
         &settings.hot_functions,
         &FileFacts::default(),
+        false,
     );
     let (module, is_package) = module_path(&name);
     let fixing = args.fix || args.fix_only || args.diff || settings.fix;

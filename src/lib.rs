@@ -1,8 +1,11 @@
 //! synclint: finds host-device synchronization hazards in PyTorch code.
 //!
 //! Data flows one way: [`discovery`] finds files, [`parse`] parses them, the [`checker`] builds
-//! the [`semantic`] model and runs the [`rules`] in one pass per file, [`project`] resolves which
-//! functions are hot across files, [`fix`] applies fixes, and [`render`] prints findings.
+//! the [`semantic`] model and runs the [`rules`] in one pass per file, leaving a summary of each
+//! file; [`project`] joins the summaries into a call graph, resolves which functions are hot
+//! across files and derives what each file cannot see by itself (what hot callers pass its
+//! functions, what the project functions it calls return), and files whose facts changed are
+//! checked again; [`fix`] applies fixes, and [`render`] prints findings ([`graph`] the call graph).
 
 pub mod checker;
 pub mod cli;
@@ -10,6 +13,7 @@ pub mod config;
 pub mod diagnostic;
 pub mod discovery;
 pub mod fix;
+pub mod graph;
 pub mod lines;
 pub mod linter;
 pub mod noqa;

@@ -17,14 +17,21 @@ pub struct FileLint {
 
 /// Lints `source` with error recovery: syntax errors are returned beside the findings of the
 /// part that parsed.
-pub fn lint_source(source: &str, rules: RuleSet, hot_functions: &[String], facts: &FileFacts) -> FileLint {
+/// `every_call`: record calls in cold code too (for the whole call graph).
+pub fn lint_source(
+    source: &str,
+    rules: RuleSet,
+    hot_functions: &[String],
+    facts: &FileFacts,
+    every_call: bool,
+) -> FileLint {
     let parsed = parse(source);
     let lines = Lines::new(source);
     let options = CheckOptions {
         rules: &rules,
         hot_functions,
         facts,
-        every_call: false,
+        every_call,
     };
     let result = check_module(parsed.module(), source, &lines, &options);
     let mut diagnostics = result.diagnostics;

@@ -25,7 +25,16 @@ pub struct ModuleInfo<'a> {
 }
 
 /// A function of the linted project: (file index, function id).
-type ProjectFunction = (usize, FunctionId);
+pub type ProjectFunction = (usize, FunctionId);
+
+/// A function hot through calls, for the hot call tree.
+pub struct ReachedFunction {
+    pub function: ProjectFunction,
+    /// The function it is reached from; `None` for the first call of a chain.
+    pub caller: Option<ProjectFunction>,
+    /// Where its chain starts: "the loop at train.py:12".
+    pub heading: String,
+}
 
 /// Functions made hot by their callers, with the chain that explains it.
 pub struct HotFunctions<'m> {
@@ -54,6 +63,43 @@ impl HotFunctions<'_> {
             via.reverse();
             format!("{name} is called from {root} via {}", via.join(" → "))
         })
+    }
+
+    /// The functions made hot by calls, each with the function it is reached from (`None`
+    /// for the first call of a chain) and where its chain starts ("the loop at train.py:12").
+    /// The heading names the chain's start: "the loop at train.py:12", or "`Net.forward()` at
+    /// model.py:13: `forward` runs on every step" (a function hot by itself is not listed under
+    /// its own heading).
+    pub fn reached(&self) -> Vec<ReachedFunction> {
+        let mut reached: Vec<_> = self
+            .reached
+            .iter()
+            .filter_map(|(&node, &(root, caller))| {
+                let heading = match root.reason {
+                    HotReason::Loop { line } => format!("the loop at {}:{line}", self.modules[root.file].display),
+                    HotReason::Function { function, why } => {
+                        if caller.is_none() && node == (root.file, function) {
+                            return None;
+                        }
+                        let summary = &self.modules[root.file].semantics.functions[function as usize];
+                        format!(
+                            "`{}()` at {}:{}: {}",
+                            summary.qualname,
+                            self.modules[root.file].display,
+                            summary.line,
+                            why.describe()
+                        )
+                    }
+                };
+                Some(ReachedFunction {
+                    function: node,
+                    caller,
+                    heading,
+                })
+            })
+            .collect();
+        reached.sort_by_key(|reached| reached.function);
+        reached
     }
 
     fn function_name(&self, (file, function): ProjectFunction) -> String {
@@ -172,23 +218,26 @@ impl<'m> Project<'m> {
             classes,
             targets: Vec::new(),
         };
-        // Each file's calls resolved in parallel; a file calls the same imported names again
-        // and again, so each (module, name) is resolved once per file.
+        // Each file's calls resolved in parallel.
         let targets = modules
             .par_iter()
             .enumerate()
             .map(|(file, module)| {
-                let mut imports: FxHashMap<(&str, &str), Targets> = FxHashMap::default();
+                // A file calls the same names and methods again and again: each resolved once.
+                let mut resolved: FxHashMap<&Callee, Targets> = FxHashMap::default();
                 module
                     .semantics
                     .call_sites
                     .iter()
                     .map(|site| match &site.callee {
-                        Callee::Imported { module, name } => imports
-                            .entry((module, name))
-                            .or_insert_with(|| project.resolve_callee(file, &site.callee))
+                        Callee::Local(id) => Targets {
+                            functions: vec![(file, *id)],
+                            unbound: false,
+                        },
+                        callee => resolved
+                            .entry(callee)
+                            .or_insert_with(|| project.resolve_callee(file, callee))
                             .clone(),
-                        callee => project.resolve_callee(file, callee),
                     })
                     .collect()
             })
@@ -269,13 +318,13 @@ impl<'m> Project<'m> {
         };
         let mut found: Vec<ProjectFunction> = self.lookup_method(class, method).into_iter().collect();
         for sub in self.classes.subclasses_of(class) {
-            if let Some(id) = self.modules[sub.0].semantics.classes[sub.1 as usize].method(method) {
-                let function = (sub.0, id);
-                if !found.contains(&function) {
-                    found.push(function);
-                }
+            let semantics = self.modules[sub.0].semantics;
+            if let Some(id) = semantics.classes[sub.1 as usize].method(&semantics.functions, method) {
+                found.push((sub.0, id));
             }
         }
+        found.sort_unstable();
+        found.dedup();
         found
     }
 
@@ -289,7 +338,8 @@ impl<'m> Project<'m> {
             if seen > HIERARCHY_LIMIT {
                 return None;
             }
-            if let Some(id) = self.modules[current.0].semantics.classes[current.1 as usize].method(method) {
+            let semantics = self.modules[current.0].semantics;
+            if let Some(id) = semantics.classes[current.1 as usize].method(&semantics.functions, method) {
                 return Some((current.0, id));
             }
             stack.extend(self.classes.bases[current.0][current.1 as usize].iter().rev());
@@ -385,6 +435,45 @@ impl<'m> Project<'m> {
             (ModuleKind::Loss, "forward" | "__call__") => Some(IntrinsicHot::Loss),
             (_, "forward") => Some(IntrinsicHot::Forward),
             _ => None,
+        }
+    }
+
+    /// Every call edge between project code, by dotted name relative to the project root
+    /// (`pkg.model.Net.forward`, a module's own top level as `pkg.model`): each function and
+    /// module is a key, with the sorted names it may call.
+    pub fn call_graph(&self) -> std::collections::BTreeMap<String, Vec<String>> {
+        let mut graph: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+        for (file, module) in self.modules.iter().enumerate() {
+            graph.entry(module.module.clone()).or_default();
+            for id in 0..module.semantics.functions.len() {
+                graph.entry(self.dotted_name((file, id as FunctionId))).or_default();
+            }
+            for (site, targets) in module.semantics.call_sites.iter().zip(&self.targets[file]) {
+                let caller = match site.caller {
+                    Some(id) => self.dotted_name((file, id)),
+                    None => module.module.clone(),
+                };
+                let callees = graph.entry(caller).or_default();
+                callees.extend(targets.functions.iter().map(|&target| self.dotted_name(target)));
+            }
+        }
+        for callees in graph.values_mut() {
+            callees.sort_unstable();
+            callees.dedup();
+        }
+        graph
+    }
+
+    /// `pkg.model.Net.forward`; a nested function's `<locals>` step is left out.
+    pub fn dotted_name(&self, (file, id): ProjectFunction) -> String {
+        let module = &self.modules[file].module;
+        let qualname = self.modules[file].semantics.functions[id as usize]
+            .qualname
+            .replace(".<locals>.", ".");
+        if module.is_empty() {
+            qualname
+        } else {
+            format!("{module}.{qualname}")
         }
     }
 
@@ -680,13 +769,14 @@ impl ClassIndex {
     /// Every class that inherits from `class`, directly or not.
     fn subclasses_of(&self, class: ProjectClass) -> Vec<ProjectClass> {
         let mut found = Vec::new();
+        let mut seen: rustc_hash::FxHashSet<ProjectClass> = rustc_hash::FxHashSet::default();
         let mut stack = vec![class];
         while let Some(current) = stack.pop() {
             for &sub in self.subclasses.get(&current).into_iter().flatten() {
                 if found.len() >= HIERARCHY_LIMIT {
                     return found;
                 }
-                if sub != class && !found.contains(&sub) {
+                if sub != class && seen.insert(sub) {
                     found.push(sub);
                     stack.push(sub);
                 }

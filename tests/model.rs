@@ -242,3 +242,57 @@ fn package_file_alone_has_no_callers() {
         serde_json::to_string_pretty(&rows).unwrap()
     );
 }
+
+/// `synclint graph`: PyCG's JSON names every function and module, with the edges the model
+/// resolves (an instance held in an attribute, an override, a method called through its class);
+/// the text tree hangs each hot function under the loop that reaches it; DOT draws it.
+#[test]
+fn graph_of_the_project_fixture() {
+    let folder = "fixtures/model/project";
+    let json = run(&repo(), &["graph", "--isolated", "--output-format", "json", folder]);
+    assert!(json.status.success(), "{}", stderr(&json));
+    let graph: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let callees = |caller: &str| -> Vec<String> {
+        graph[caller]
+            .as_array()
+            .unwrap_or_else(|| panic!("{caller} is not a key: {graph:#}"))
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect()
+    };
+    for (caller, callee) in [
+        ("project.model.Net.forward", "project.base.BaseBlock.forward"),
+        ("project.model.Net.forward", "project.heads.Head.assign"),
+        ("project.base.BaseBlock.forward", "project.heads.Block.compute"),
+        ("project.train.train", "project.model.Net.forward"),
+        ("project.train.score", "project.heads.Head.assign"),
+        ("project.heads.Head.assign", "project.heads.select"),
+    ] {
+        assert!(
+            callees(caller).contains(&callee.to_string()),
+            "{caller} -> {callee}: {graph:#}"
+        );
+    }
+    assert_eq!(callees("project.masks"), Vec::<String>::new());
+    assert!(callees("project.masks.describe").is_empty());
+
+    let text = stdout(&run(&repo(), &["graph", "--isolated", folder]));
+    let loop_at = text
+        .find("the loop at fixtures/model/project/train.py:19")
+        .expect(&text);
+    let select = text
+        .find("    project.heads.select  (fixtures/model/project/heads.py:5)")
+        .expect(&text);
+    assert!(loop_at < select, "{text}");
+    assert!(!text.contains("project.masks.describe"), "{text}");
+
+    let dot = stdout(&run(
+        &repo(),
+        &["graph", "--isolated", "--output-format", "dot", folder],
+    ));
+    assert!(dot.starts_with("digraph calls {"), "{dot}");
+    assert!(
+        dot.contains("\"project.model.Net.forward\" -> \"project.heads.Head.rows\";"),
+        "{dot}"
+    );
+}

@@ -107,7 +107,7 @@ pub struct FunctionInfo<'a> {
 }
 
 /// What a call site calls, for the project-wide call graph.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Callee {
     Local(FunctionId),
     /// A name imported from another module: `(module, name)`, module relative if it starts with
@@ -191,17 +191,26 @@ pub struct ClassSummary {
     pub top_level: bool,
     /// Bases as the file resolves them: a local class's name or an import's qualified name.
     pub bases: Box<[Box<str>]>,
-    /// Its own methods, sorted by name.
-    pub methods: Box<[(Box<str>, FunctionId)]>,
+    /// Its own methods, sorted by name (the last part of their qualified names).
+    pub methods: Box<[FunctionId]>,
     /// What the file alone shows: an `nn.Module` (of which kind), or `None`.
     pub module: Option<ModuleKind>,
 }
 
 impl ClassSummary {
-    pub fn method(&self, name: &str) -> Option<FunctionId> {
-        let index = self.methods.binary_search_by(|(n, _)| (**n).cmp(name)).ok()?;
-        Some(self.methods[index].1)
+    /// Its own method `name`, given its file's functions.
+    pub fn method(&self, functions: &[FunctionSummary], name: &str) -> Option<FunctionId> {
+        let index = self
+            .methods
+            .binary_search_by(|&id| method_name(&functions[id as usize].qualname).cmp(name))
+            .ok()?;
+        Some(self.methods[index])
     }
+}
+
+/// `method` of `Class.method`.
+pub fn method_name(qualname: &str) -> &str {
+    qualname.rsplit('.').next().unwrap_or(qualname)
 }
 
 /// A module's importable names, sorted by name: compact, as every file's stay in memory until
@@ -1400,6 +1409,12 @@ impl<'a> SemanticModel<'a> {
             Kind::Module(..) | Kind::Object(_) if let Some(kind) = self.instance_method_returns(receiver, method) => {
                 kind
             }
+            // An instance of a project class that may be a module: moving it returns itself.
+            Kind::Object(class) => match method {
+                "to" | "cuda" | "cpu" | "train" | "eval" | "float" | "half" | "bfloat16" | "double"
+                | "requires_grad_" => Kind::Object(class),
+                _ => Kind::Unknown,
+            },
             Kind::Module(module, class) => match method {
                 "parameters" | "buffers" => Kind::TensorSequence(TensorFacts::on(Device::Unknown)),
                 "to" | "cuda" | "cpu" | "train" | "eval" | "float" | "half" | "bfloat16" | "double"

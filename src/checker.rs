@@ -815,10 +815,11 @@ impl<'a> Checker<'a> {
 
     // ---- epochs --------------------------------------------------------------------------
 
-    /// Does this function body run whole epochs: does it loop over a data loader (outside
-    /// nested definitions)?
+    /// Does this code hold a step loop (outside nested definitions): a loop over a data loader,
+    /// or one that runs a backward pass? A function that does runs whole epochs, and a loop that
+    /// does is an epoch loop: the lines outside the step loop run once per call or epoch.
     fn runs_epochs(&self, body: &[Stmt]) -> bool {
-        let mut finder = BatchLoopFinder {
+        let mut finder = StepLoopFinder {
             checker: self,
             found: false,
         };
@@ -1270,14 +1271,14 @@ impl<'a> Checker<'a> {
 }
 
 /// Looks for a loop over a data loader (see [`Checker::runs_epochs`]).
-struct BatchLoopFinder<'c, 'a> {
+struct StepLoopFinder<'c, 'a> {
     checker: &'c Checker<'a>,
     found: bool,
 }
 
-impl<'b> Visitor<'b> for BatchLoopFinder<'_, '_> {
-    /// Only a `for` statement can loop over a loader here (comprehensions over a loader are
-    /// not step loops, lambdas are definitions), so expressions are not walked.
+impl<'b> Visitor<'b> for StepLoopFinder<'_, '_> {
+    /// Only a `for` or `while` statement is a step loop here (comprehensions over a loader are
+    /// not, lambdas are definitions), so expressions are not walked.
     fn visit_expr(&mut self, _: &'b Expr) {}
 
     fn visit_stmt(&mut self, stmt: &'b Stmt) {
@@ -1287,9 +1288,42 @@ impl<'b> Visitor<'b> for BatchLoopFinder<'_, '_> {
         match stmt {
             Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
             Stmt::For(for_stmt) if self.checker.iterates_batches(&for_stmt.iter) => self.found = true,
+            Stmt::For(ast::StmtFor { body, .. }) | Stmt::While(ast::StmtWhile { body, .. }) if runs_backward(body) => {
+                self.found = true;
+            }
             _ => visitor::walk_stmt(self, stmt),
         }
     }
+}
+
+/// Does this code call `.backward()` (outside nested definitions)?
+fn runs_backward(body: &[Stmt]) -> bool {
+    struct BackwardFinder {
+        found: bool,
+    }
+    impl<'b> Visitor<'b> for BackwardFinder {
+        fn visit_stmt(&mut self, stmt: &'b Stmt) {
+            if !self.found && !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+                visitor::walk_stmt(self, stmt);
+            }
+        }
+        fn visit_expr(&mut self, expr: &'b Expr) {
+            if self.found || matches!(expr, Expr::Lambda(_)) {
+                return;
+            }
+            if let Expr::Call(call) = expr
+                && let Expr::Attribute(attribute) = call.func.as_ref()
+                && attribute.attr.as_str() == "backward"
+            {
+                self.found = true;
+                return;
+            }
+            visitor::walk_expr(self, expr);
+        }
+    }
+    let mut finder = BackwardFinder { found: false };
+    finder.visit_body(body);
+    finder.found
 }
 
 /// The parts as one string, in one allocation of exactly their length (a function's qualified
@@ -1425,7 +1459,11 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 let mut targets = Vec::new();
                 collect_names(&for_stmt.target, &mut targets);
                 self.note_loop();
-                self.model.flow.loops.push(crate::semantic::LoopInfo { line, targets });
+                let epoch = self.runs_epochs(&for_stmt.body);
+                self.model
+                    .flow
+                    .loops
+                    .push(crate::semantic::LoopInfo { line, targets, epoch });
                 self.run_rules(|checker| rules::check_stmt(checker, stmt));
                 self.visit_body(&for_stmt.body);
                 self.model.flow.loops.pop();
@@ -1434,9 +1472,11 @@ impl<'a> Visitor<'a> for Checker<'a> {
             Stmt::While(while_stmt) => {
                 self.note_loop();
                 let line = self.line(while_stmt.start());
+                let epoch = self.runs_epochs(&while_stmt.body);
                 self.model.flow.loops.push(crate::semantic::LoopInfo {
                     line,
                     targets: Vec::new(),
+                    epoch,
                 });
                 self.visit_expr(&while_stmt.test);
                 self.run_rules(|checker| rules::check_stmt(checker, stmt));

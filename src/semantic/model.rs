@@ -282,6 +282,8 @@ pub struct LoopInfo {
     pub line: u32,
     /// The names the loop binds (`for i, p in enumerate(params)` -> `i`, `p`).
     pub targets: Vec<Name>,
+    /// An epoch loop: it holds a step loop, so the lines outside that loop run once per epoch.
+    pub epoch: bool,
 }
 
 /// The flow context the checker is in.
@@ -676,6 +678,14 @@ impl<'a> SemanticModel<'a> {
             return HotContext::Cold;
         }
         let inner = if let Some(innermost) = self.flow.loops.last() {
+            if innermost.epoch {
+                // Once per epoch: shown with the periodic lines.
+                let epoch = PeriodicInner::Hot(HotReason::Loop { line: innermost.line });
+                return HotContext::Periodic {
+                    guard_line: innermost.line,
+                    inner: epoch,
+                };
+            }
             PeriodicInner::Hot(HotReason::Loop { line: innermost.line })
         } else if let Some(id) = self.flow.function {
             if self.functions[id as usize].runs_epochs {

@@ -1355,9 +1355,37 @@ fn is_periodic_guard(test: &Expr) -> bool {
                 && (is_modulo(&compare.left) || compare.comparators.iter().any(is_modulo))
         }
         Expr::UnaryOp(unary) => unary.op == ast::UnaryOp::Not && is_modulo(&unary.operand),
-        Expr::BoolOp(bool_op) => bool_op.op == ast::BoolOp::And && bool_op.values.iter().any(is_periodic_guard),
+        // `step % log_every == 0 and rank == 0`; `step % n == 0 or last_batch` (every n steps,
+        // and once more at the end).
+        Expr::BoolOp(bool_op) => bool_op.values.iter().any(is_periodic_guard),
+        Expr::Name(_) | Expr::Attribute(_) | Expr::Call(_) => names_a_logging_switch(test),
         _ => false,
     }
+}
+
+/// `should_log`, `self.should_log(step)`, `args.verbose`, `self.collect_stats`, `debug`: a switch
+/// for logging, statistics or debugging, off on most steps (or off by default).
+fn names_a_logging_switch(test: &Expr) -> bool {
+    let name = match test {
+        Expr::Name(name) => name.id.as_str(),
+        Expr::Attribute(attribute) => attribute.attr.as_str(),
+        Expr::Call(call) => match call.func.as_ref() {
+            Expr::Name(name) => name.id.as_str(),
+            Expr::Attribute(attribute) => attribute.attr.as_str(),
+            _ => return false,
+        },
+        _ => return false,
+    };
+    let words = || name.split('_').filter(|word| !word.is_empty());
+    words().any(|word| {
+        word.eq_ignore_ascii_case("log")
+            || word.eq_ignore_ascii_case("logging")
+            || word.eq_ignore_ascii_case("verbose")
+            || word.eq_ignore_ascii_case("debug")
+            || word.eq_ignore_ascii_case("stats")
+            || word.eq_ignore_ascii_case("profile")
+            || word.eq_ignore_ascii_case("profiling")
+    })
 }
 
 /// `train_loader`, `self.val_dataloader`, `dm.train_dataloader()`.

@@ -17,19 +17,33 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     let Some((scaler, "step")) = method_call(call) else {
         return;
     };
-    if checker.model().kind_of(scaler) != Kind::GradScaler {
+    let scaler_kind = checker.model().kind_of(scaler);
+    if scaler_kind != Kind::GradScaler && !(scaler_kind.is_opaque() && names_a_scaler(scaler)) {
         return;
     }
     let Some(optimizer) = call.arguments.args.first() else {
         return;
     };
-    let Kind::Optimizer(facts) = checker.model().kind_of(optimizer) else {
-        return;
+    let text = checker.slice(call);
+    let facts = match checker.model().kind_of(optimizer) {
+        Kind::Optimizer(facts) => facts,
+        // Built where the file does not show (a parameter, a factory): only a fused Adam/AdamW
+        // avoids the host read, and most training code builds another.
+        opaque if opaque.is_opaque() => {
+            let optimizer = checker.slice(optimizer);
+            checker.report(Diagnostic::new(
+                Rule::GradScalerUnfusedOptimizer,
+                call.range(),
+                format!("`{text}` reads the inf check on the host (waits for the GPU) unless `{optimizer}` is a fused Adam/AdamW"),
+                "build the optimizer as `torch.optim.AdamW(..., fused=True)` (or Adam); GradScaler steps any other after a host read".to_string(),
+            ));
+            return;
+        }
+        _ => return,
     };
     if facts.fused {
         return;
     }
-    let text = checker.slice(call);
     let mut diagnostic = Diagnostic::new(
         Rule::GradScalerUnfusedOptimizer,
         call.range(),
@@ -47,6 +61,17 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         diagnostic = diagnostic.with_fix("Add `fused=True` to the optimizer", Fix::unsafe_(vec![edit]));
     }
     checker.report(diagnostic);
+}
+
+/// `scaler`, `self.grad_scaler`, `loss_scaler`: a value named as a GradScaler whose
+/// construction the file does not show.
+fn names_a_scaler(receiver: &Expr) -> bool {
+    let name = match receiver {
+        Expr::Name(name) => name.id.as_str(),
+        Expr::Attribute(attribute) => attribute.attr.as_str(),
+        _ => return false,
+    };
+    crate::semantic::names::ends_with_ignoring_ascii_case(name, "scaler")
 }
 
 /// `fused=True` for the optimizer constructor at `constructor`: added, or replacing

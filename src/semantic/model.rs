@@ -973,12 +973,33 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
-    /// Is this index a boolean mask (or a tuple holding one)?
+    /// Is this index a boolean mask (or a tuple holding one)? A parameter named as a mask
+    /// (`mask`, `*_mask`, `keep`, `valid`) whose kind the code does not show counts as one.
     pub fn is_boolean_index(&self, index: &Expr) -> bool {
+        let is_mask = |expr: &Expr| self.is_boolean_tensor(expr) || self.is_mask_parameter(expr);
         match index {
-            Expr::Tuple(tuple) => tuple.elts.iter().any(|elt| self.is_boolean_tensor(elt)),
-            _ => self.is_boolean_tensor(index),
+            Expr::Tuple(tuple) => tuple.elts.iter().any(is_mask),
+            _ => is_mask(index),
         }
+    }
+
+    fn is_mask_parameter(&self, expr: &Expr) -> bool {
+        let Expr::Name(name) = expr else {
+            return false;
+        };
+        let Some(Binding {
+            source: BindingSource::Parameter(_),
+            kind,
+            ..
+        }) = self.lookup(name.id.as_str())
+        else {
+            return false;
+        };
+        let unknown = match kind {
+            Kind::Tensor(facts) => !facts.integer,
+            other => other.is_opaque(),
+        };
+        unknown && super::names::names_a_mask(name.id.as_str())
     }
 
     pub fn is_boolean_tensor(&self, expr: &Expr) -> bool {

@@ -45,6 +45,13 @@ pub(crate) fn names_a_network(name: &str) -> bool {
     })
 }
 
+/// `mask`, `fg_mask`, `attention_mask`, `keep`, `valid`: the names code gives boolean masks.
+pub(crate) fn names_a_mask(name: &str) -> bool {
+    matches!(name, "mask" | "keep" | "valid" | "is_valid")
+        || ends_with_ignoring_ascii_case(name, "_mask")
+        || ends_with_ignoring_ascii_case(name, "_valid")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,6 +64,8 @@ mod tests {
         assert!(!contains_ignoring_ascii_case("", "log"));
         assert!(contains_ignoring_ascii_case("log", ""));
         assert!(ends_with_ignoring_ascii_case("train_DataLoader", "loader"));
+        assert!(names_a_mask("fg_mask") && names_a_mask("mask") && names_a_mask("keep"));
+        assert!(!names_a_mask("masks") && !names_a_mask("mask_ratio") && !names_a_mask("keepdim"));
         assert!(ends_with_ignoring_ascii_case("dl", "dl"));
         assert!(!ends_with_ignoring_ascii_case("loaders", "loader"));
         assert!(!ends_with_ignoring_ascii_case("der", "loader"));

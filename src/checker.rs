@@ -1288,12 +1288,20 @@ impl<'b> Visitor<'b> for StepLoopFinder<'_, '_> {
         match stmt {
             Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
             Stmt::For(for_stmt) if self.checker.iterates_batches(&for_stmt.iter) => self.found = true,
-            Stmt::For(ast::StmtFor { body, .. }) | Stmt::While(ast::StmtWhile { body, .. }) if runs_backward(body) => {
+            // A loop over `range(...)` that runs backward splits one step (truncated BPTT
+            // chunks, accumulation by index): not a step loop of its own.
+            Stmt::For(ast::StmtFor { iter, body, .. }) if !is_range_call(iter) && runs_backward(body) => {
                 self.found = true;
             }
+            Stmt::While(ast::StmtWhile { body, .. }) if runs_backward(body) => self.found = true,
             _ => visitor::walk_stmt(self, stmt),
         }
     }
+}
+
+/// `range(...)`.
+fn is_range_call(iter: &Expr) -> bool {
+    matches!(iter, Expr::Call(call) if matches!(call.func.as_ref(), Expr::Name(name) if name.id.as_str() == "range"))
 }
 
 /// Does this code call `.backward()` (outside nested definitions)?

@@ -18,7 +18,6 @@ use crate::registry::{Rule, RuleSet};
 use crate::rules;
 use crate::semantic::FunctionSummary;
 use crate::semantic::facts;
-use crate::semantic::model::method_name;
 use crate::semantic::model::{Analysis, ArmOutcome, Flow, ScopeKind, is_library};
 use crate::semantic::names::{contains_ignoring_ascii_case, ends_with_ignoring_ascii_case};
 use crate::semantic::torch_api as api;
@@ -189,9 +188,15 @@ impl<'a> Checker<'a> {
     /// Runs rules, noting what the values they ask about and the file cannot tell depend on.
     #[inline]
     fn run_rules(&mut self, rules: impl FnOnce(&mut Self)) {
+        let reported = self.diagnostics.len();
         self.model.in_rule.set(true);
         rules(self);
         self.model.in_rule.set(false);
+        // A finding may rest on a guess about a parameter (a tensor by its name in a
+        // `forward`): what callers pass may overturn it (a CPU tensor, a number).
+        if self.diagnostics.len() > reported && self.model.flow.function.is_some() {
+            self.model.demand.borrow_mut().parameters = u64::MAX;
+        }
     }
 
     fn note_loop(&mut self) {
@@ -225,6 +230,7 @@ impl<'a> Checker<'a> {
             .iter_mut()
             .zip(returns)
             .map(|(f, returns)| FunctionSummary {
+                name_at: (f.qualname.len() - f.name.len()) as u32,
                 qualname: std::mem::take(&mut f.qualname),
                 line: f.line,
                 intrinsic: f.intrinsic,
@@ -243,7 +249,7 @@ impl<'a> Checker<'a> {
             .map(|class| {
                 let mut methods: Vec<FunctionId> = class.methods.values().copied().collect();
                 methods.sort_unstable_by(|a, b| {
-                    let name = |id: &FunctionId| method_name(&functions[*id as usize].qualname);
+                    let name = |id: &FunctionId| functions[*id as usize].name();
                     name(a).cmp(name(b))
                 });
                 ClassSummary {
@@ -1364,11 +1370,29 @@ fn is_periodic_guard(test: &Expr) -> bool {
         }
         Expr::UnaryOp(unary) => unary.op == ast::UnaryOp::Not && is_modulo(&unary.operand),
         // `step % log_every == 0 and rank == 0`; `step % n == 0 or last_batch` (every n steps,
-        // and once more at the end).
-        Expr::BoolOp(bool_op) => bool_op.values.iter().any(is_periodic_guard),
+        // and once more at the end): not `step % 2 == 0 or sync_each_batch`.
+        Expr::BoolOp(bool_op) => match bool_op.op {
+            ast::BoolOp::And => bool_op.values.iter().any(is_periodic_guard),
+            ast::BoolOp::Or => bool_op
+                .values
+                .iter()
+                .all(|value| is_periodic_guard(value) || names_the_last_step(value)),
+        },
         Expr::Name(_) | Expr::Attribute(_) | Expr::Call(_) => names_a_logging_switch(test),
         _ => false,
     }
+}
+
+/// `last_batch`, `is_last_step`, `step == total_steps - 1`, `final_step`: true once, at the end.
+fn names_the_last_step(test: &Expr) -> bool {
+    let name = match test {
+        Expr::Name(name) => name.id.as_str(),
+        Expr::Attribute(attribute) => attribute.attr.as_str(),
+        Expr::Compare(compare) => return compare.ops.iter().all(|op| *op == ast::CmpOp::Eq),
+        _ => return false,
+    };
+    name.split('_')
+        .any(|word| word.eq_ignore_ascii_case("last") || word.eq_ignore_ascii_case("final"))
 }
 
 /// `should_log`, `self.should_log(step)`, `args.verbose`, `self.collect_stats`, `debug`: a switch

@@ -430,7 +430,7 @@ impl<'m> Project<'m> {
         if local == global {
             return None;
         }
-        let name = function.qualname.rsplit('.').next().unwrap_or_default();
+        let name = function.name();
         match (global?, name) {
             (ModuleKind::Loss, "forward" | "__call__") => Some(IntrinsicHot::Loss),
             (_, "forward") => Some(IntrinsicHot::Forward),
@@ -913,6 +913,7 @@ mod tests {
     fn function(qualname: &str, line: u32) -> FunctionSummary {
         FunctionSummary {
             qualname: qualname.into(),
+            name_at: 0,
             line,
             intrinsic: None,
             setup: false,

@@ -202,15 +202,17 @@ impl ClassSummary {
     pub fn method(&self, functions: &[FunctionSummary], name: &str) -> Option<FunctionId> {
         let index = self
             .methods
-            .binary_search_by(|&id| method_name(&functions[id as usize].qualname).cmp(name))
+            .binary_search_by(|&id| functions[id as usize].name().cmp(name))
             .ok()?;
         Some(self.methods[index])
     }
 }
 
-/// `method` of `Class.method`.
-pub fn method_name(qualname: &str) -> &str {
-    qualname.rsplit('.').next().unwrap_or(qualname)
+impl FunctionSummary {
+    /// Its own name: `method` of `Class.method`.
+    pub fn name(&self) -> &str {
+        self.qualname.get(self.name_at as usize..).unwrap_or(&self.qualname)
+    }
 }
 
 /// A module's importable names, sorted by name: compact, as every file's stay in memory until
@@ -236,6 +238,8 @@ impl FromIterator<(Box<str>, Export)> for Exports {
 #[derive(Debug, Clone)]
 pub struct FunctionSummary {
     pub qualname: Box<str>,
+    /// Where its own name starts in `qualname`.
+    pub name_at: u32,
     pub line: u32,
     pub intrinsic: Option<IntrinsicHot>,
     pub setup: bool,
@@ -462,6 +466,12 @@ impl<'a> SemanticModel<'a> {
         let kind = match kind {
             Kind::Module(module, _) => Kind::Module(module, None),
             Kind::Object(_) => Kind::Object(0),
+            // A data-dependent shape synced where the op ran, in the code that made it; the
+            // function it is passed to or returned to does not sync again by reading it.
+            Kind::Tensor(facts) => Kind::Tensor(TensorFacts {
+                data_dependent: false,
+                ..facts
+            }),
             other => other,
         };
         ProjectKind { kind, class }

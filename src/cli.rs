@@ -18,7 +18,7 @@ use crate::graph::GraphFormat;
 use crate::lines::Lines;
 use crate::linter::{FileLint, decode, lint_source};
 use crate::parse::SyntaxError;
-use crate::project::{HotFunctions, ModuleInfo, ModulePaths, Project, display_path, hot_note, module_path};
+use crate::project::{HotFunctions, ModuleInfo, ModulePaths, Project, Targets, display_path, hot_note, module_path};
 use crate::registry::{Rule, RuleSelector};
 use crate::render::{ColorChoice, Finding, OutputFormat, SourceText, render};
 use crate::semantic::{FileFacts, FileSemantics, FunctionId, FunctionSummary, HotContext};
@@ -240,9 +240,9 @@ fn graph_command(args: GraphArgs, threads: usize) -> u8 {
             Err(report) => errors.push(report),
         }
     }
-    settle_facts(&mut linted, &mut errors, &check_file);
+    let targets = settle_facts(&mut linted, &mut errors, &check_file);
     let modules = module_infos(&linted);
-    let project = Project::new(&modules);
+    let project = Project::with_targets(&modules, targets);
     let hot = project.hot_functions();
     let mut out = io::stdout().lock();
     let written = crate::graph::render(&mut out, args.output_format, &modules, &project, &hot);
@@ -532,9 +532,9 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
         }
     }
 
-    settle_facts(&mut linted, &mut errors, &check_file);
+    let targets = settle_facts(&mut linted, &mut errors, &check_file);
     let modules = module_infos(&linted);
-    let hot = Project::new(&modules).hot_functions();
+    let hot = Project::with_targets(&modules, targets).hot_functions();
     let mut outputs: Vec<FileOutput> = linted
         .par_iter()
         .enumerate()
@@ -725,14 +725,18 @@ type CheckFile<'f> = dyn Fn(&Path, &str, &Settings, &FileFacts) -> Result<(Check
 
 /// Checks files again while the project learns something new about them (what their hot
 /// callers pass, what the project functions they call return).
-fn settle_facts(linted: &mut [Linted], errors: &mut Errors, check_file: &CheckFile) {
+/// Returns each file's call targets, where they still hold, for the final project.
+fn settle_facts(linted: &mut [Linted], errors: &mut Errors, check_file: &CheckFile) -> Vec<Option<Vec<Targets>>> {
+    let mut known: Vec<Option<Vec<Targets>>> = Vec::new();
     for _ in 0..FACT_ROUNDS {
         let facts = {
             let modules = module_infos(linted);
-            let project = Project::new(&modules);
+            let project = Project::with_targets(&modules, std::mem::take(&mut known));
             let hot = project.hot_functions();
             let applied: Vec<&FileFacts> = linted.iter().map(|file| &file.facts).collect();
-            project.facts(&hot, &applied)
+            let facts = project.facts(&hot, &applied);
+            known = project.into_targets().into_iter().map(Some).collect();
+            facts
         };
         let changed: Vec<(usize, FileFacts)> = facts
             .into_iter()
@@ -741,6 +745,9 @@ fn settle_facts(linted: &mut [Linted], errors: &mut Errors, check_file: &CheckFi
             .collect();
         if changed.is_empty() {
             break;
+        }
+        for (index, _) in &changed {
+            known[*index] = None;
         }
         let rechecked: Vec<_> = changed
             .into_par_iter()
@@ -764,6 +771,7 @@ fn settle_facts(linted: &mut [Linted], errors: &mut Errors, check_file: &CheckFi
             }
         }
     }
+    known
 }
 
 /// The call graph's view of the linted files.

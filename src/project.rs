@@ -184,7 +184,7 @@ struct ClassIndex {
 
 /// The functions a call site may run.
 #[derive(Clone, Default)]
-struct Targets {
+pub struct Targets {
     functions: Vec<ProjectFunction>,
     /// A method called through its class (`Head.loss(obj, x)`): the first argument is the
     /// instance.
@@ -210,6 +210,13 @@ pub struct Project<'m> {
 
 impl<'m> Project<'m> {
     pub fn new(modules: &'m [ModuleInfo<'m>]) -> Self {
+        Self::with_targets(modules, Vec::new())
+    }
+
+    /// The project, reusing each file's resolved call targets where `known` has them (a file
+    /// not checked again since calls the same functions).
+    pub fn with_targets(modules: &'m [ModuleInfo<'m>], mut known: Vec<Option<Vec<Targets>>>) -> Self {
+        known.resize_with(modules.len(), || None);
         let index = ModuleIndex::new(modules);
         let classes = ClassIndex::new(modules, &index);
         let mut project = Project {
@@ -221,8 +228,12 @@ impl<'m> Project<'m> {
         // Each file's calls resolved in parallel.
         let targets = modules
             .par_iter()
+            .zip(known)
             .enumerate()
-            .map(|(file, module)| {
+            .map(|(file, (module, known))| {
+                if let Some(targets) = known {
+                    return targets;
+                }
                 // A file calls the same names and methods again and again: each resolved once.
                 let mut resolved: FxHashMap<&Callee, Targets> = FxHashMap::default();
                 module
@@ -244,6 +255,11 @@ impl<'m> Project<'m> {
             .collect();
         project.targets = targets;
         project
+    }
+
+    /// Each file's resolved call targets, to build the next round's project with.
+    pub fn into_targets(self) -> Vec<Vec<Targets>> {
+        self.targets
     }
 
     /// The project functions a call may run.

@@ -181,34 +181,11 @@ pub fn main() -> ExitCode {
 
 fn graph_command(args: GraphArgs, threads: usize) -> u8 {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let source = if args.isolated {
-        Source::Isolated
-    } else if let Some(path) = &args.config {
-        Source::Explicit(path.clone())
-    } else {
-        Source::Discover
-    };
-    let resolver = match Resolver::new(source, Overrides::default(), cwd.clone()) {
-        Ok(resolver) => Arc::new(resolver),
-        Err(report) => {
-            eprintln!("{report:?}");
-            return 2;
-        }
-    };
-    let paths = if args.paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        args.paths.clone()
+    let Some(resolver) = resolver_for(args.isolated, args.config.as_ref(), Overrides::default(), &cwd) else {
+        return 2;
     };
     let mut errors = Errors::default();
-    let base = resolver.for_dir(&cwd);
-    let (files, discovery_errors) = discover(&paths, &resolver, base.respect_gitignore, threads);
-    for error in discovery_errors {
-        errors.push(match error.path {
-            Some(path) => miette!("{}: {}", display_path(&path, &cwd), error.message),
-            None => miette!("{}", error.message),
-        });
-    }
+    let files = discover_paths(&paths_or_cwd(&args.paths), &resolver, &cwd, threads, &mut errors);
     // Every call, in cold code too: the graph shows module level and setup as well.
     let check_file = |path: &Path, display: &str, settings: &Settings, facts: &FileFacts| {
         lint_path(path, display, settings, facts, false, Applicability::Safe, true)
@@ -248,6 +225,53 @@ fn graph_command(args: GraphArgs, threads: usize) -> u8 {
     let written = crate::graph::render(&mut out, args.output_format, &modules, &project, &hot);
     errors.print();
     if written.is_err() || errors.count() > 0 { 2 } else { 0 }
+}
+
+/// Settings for every folder: from `--isolated`, `--config` or the discovered files. A bad
+/// configuration is printed and gives `None`.
+fn resolver_for(isolated: bool, config: Option<&PathBuf>, overrides: Overrides, cwd: &Path) -> Option<Arc<Resolver>> {
+    let source = if isolated {
+        Source::Isolated
+    } else if let Some(path) = config {
+        Source::Explicit(path.clone())
+    } else {
+        Source::Discover
+    };
+    match Resolver::new(source, overrides, cwd.to_path_buf()) {
+        Ok(resolver) => Some(Arc::new(resolver)),
+        Err(report) => {
+            eprintln!("{report:?}");
+            None
+        }
+    }
+}
+
+/// The paths given, or the current folder.
+fn paths_or_cwd(paths: &[PathBuf]) -> Vec<PathBuf> {
+    if paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        paths.to_vec()
+    }
+}
+
+/// The Python files under `paths`; what cannot be walked goes to `errors`.
+fn discover_paths(
+    paths: &[PathBuf],
+    resolver: &Arc<Resolver>,
+    cwd: &Path,
+    threads: usize,
+    errors: &mut Errors,
+) -> Vec<DiscoveredFile> {
+    let base = resolver.for_dir(cwd);
+    let (files, discovery_errors) = discover(paths, resolver, base.respect_gitignore, threads);
+    for error in discovery_errors {
+        errors.push(match error.path {
+            Some(path) => miette!("{}: {}", display_path(&path, cwd), error.message),
+            None => miette!("{}", error.message),
+        });
+    }
+    files
 }
 
 fn rule_command(args: RuleArgs) -> u8 {
@@ -426,39 +450,17 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
         },
         report_periodic: args.report_periodic.then_some(true),
     };
-    let source = if args.isolated {
-        Source::Isolated
-    } else if let Some(path) = &args.config {
-        Source::Explicit(path.clone())
-    } else {
-        Source::Discover
+    let Some(resolver) = resolver_for(args.isolated, args.config.as_ref(), overrides, &cwd) else {
+        return 2;
     };
-    let resolver = match Resolver::new(source, overrides, cwd.clone()) {
-        Ok(resolver) => Arc::new(resolver),
-        Err(report) => {
-            eprintln!("{report:?}");
-            return 2;
-        }
-    };
-    let paths = if args.paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        args.paths.clone()
-    };
+    let paths = paths_or_cwd(&args.paths);
     if paths.iter().any(|p| p == Path::new("-")) {
         return check_stdin(&args, &resolver, &cwd);
     }
 
     let mut errors = Errors::default();
     let findings_printed = !(args.diff || args.fix_only || args.statistics);
-    let base = resolver.for_dir(&cwd);
-    let (files, discovery_errors) = discover(&paths, &resolver, base.respect_gitignore, threads);
-    for error in discovery_errors {
-        errors.push(match error.path {
-            Some(path) => miette!("{}: {}", display_path(&path, &cwd), error.message),
-            None => miette!("{}", error.message),
-        });
-    }
+    let files = discover_paths(&paths, &resolver, &cwd, threads, &mut errors);
     let config_errors = resolver.take_errors();
     if !config_errors.is_empty() {
         for report in config_errors {

@@ -413,6 +413,19 @@ impl<'a> SemanticModel<'a> {
         (refs.len() - 1) as ClassRefId
     }
 
+    /// The number of the imported class `spelled`, allocating its name only the first time.
+    fn imported_class_ref(&self, spelled: &str) -> ClassRefId {
+        let known = self
+            .class_refs
+            .borrow()
+            .iter()
+            .position(|known| matches!(known, ClassRef::Imported(name) if **name == *spelled));
+        match known {
+            Some(index) => index as ClassRefId,
+            None => self.class_ref(ClassRef::Imported(spelled.into())),
+        }
+    }
+
     pub fn class_of_ref(&self, id: ClassRefId) -> ClassRef {
         self.class_refs.borrow()[id as usize].clone()
     }
@@ -438,7 +451,7 @@ impl<'a> SemanticModel<'a> {
         {
             return self.instance_of_local(id);
         }
-        Kind::Object(self.class_ref(ClassRef::Imported(spelled.into())))
+        Kind::Object(self.imported_class_ref(spelled))
     }
 
     /// A kind from the project (a caller's argument, an imported function's return) in this
@@ -459,9 +472,9 @@ impl<'a> SemanticModel<'a> {
     /// A kind in the project's terms: a class reference spelled out as the file spells it
     /// (a local class by its name).
     pub(crate) fn to_project(&self, kind: Kind) -> ProjectKind {
-        let class = kind.class().map(|id| match self.class_of_ref(id) {
-            ClassRef::Local(local) => Box::from(self.classes[local as usize].name.as_str()),
-            ClassRef::Imported(spelled) => spelled,
+        let class = kind.class().map(|id| match &self.class_refs.borrow()[id as usize] {
+            ClassRef::Local(local) => Box::from(self.classes[*local as usize].name.as_str()),
+            ClassRef::Imported(spelled) => spelled.clone(),
         });
         let kind = match kind {
             Kind::Module(module, _) => Kind::Module(module, None),
@@ -1634,7 +1647,7 @@ impl<'a> SemanticModel<'a> {
 
     /// The local class an instance kind is of.
     pub(crate) fn local_class_of(&self, kind: Kind) -> Option<ClassId> {
-        match self.class_of_ref(kind.class()?) {
+        match self.class_refs.borrow()[kind.class()? as usize] {
             ClassRef::Local(id) => Some(id),
             ClassRef::Imported(_) => None,
         }

@@ -512,7 +512,7 @@ impl<'a> Checker<'a> {
             || NON_TENSOR_PREFIXES.iter().any(|prefix| name.starts_with(prefix))
             || matches!(
                 name,
-                "i" | "j" | "k" | "n" | "optimizer" | "optimizers" | "opt" | "trainer" | "pl_module"
+                "i" | "j" | "k" | "n" | "optimizer" | "optimizers" | "opt" | "trainer" | "pl_module" | "ctx"
             );
         if names_a_non_tensor {
             Kind::Unknown
@@ -545,6 +545,8 @@ impl<'a> Checker<'a> {
             matches!(name, "forward" | "__call__").then_some(IntrinsicHot::Loss)
         } else if name == "forward" && class.is_some_and(|c| c.is_module) {
             Some(IntrinsicHot::Forward)
+        } else if matches!(name, "forward" | "backward") && class.is_some_and(is_autograd_function) {
+            Some(IntrinsicHot::AutogradFunction)
         } else if class.is_some() && api::is_lightning_step_hook(name) {
             Some(IntrinsicHot::LightningHook)
         } else if name == "step" || name.ends_with("_step") || name == "train_one_epoch" {
@@ -1338,6 +1340,16 @@ fn runs_backward(body: &[Stmt]) -> bool {
     let mut finder = BackwardFinder { found: false };
     finder.visit_body(body);
     finder.found
+}
+
+/// A subclass of `torch.autograd.Function`.
+fn is_autograd_function(class: &ClassInfo) -> bool {
+    class.bases.iter().any(|base| {
+        matches!(
+            base.as_str(),
+            "torch.autograd.Function" | "torch.autograd.function.Function"
+        )
+    })
 }
 
 /// The parts as one string, in one allocation of exactly their length (a function's qualified

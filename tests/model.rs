@@ -30,6 +30,7 @@ const TOPICS: &[&str] = &[
     "boolean_masks",
     "data_dependent_shapes",
     "large_arms",
+    "autograd_functions",
 ];
 
 /// (code, row) of every line `marker` marks in `source`.

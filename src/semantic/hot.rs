@@ -18,6 +18,9 @@ pub enum IntrinsicHot {
     Compiled,
     /// Listed in the `hot-functions` setting.
     Configured,
+    /// `forward` or `backward` of a `torch.autograd.Function`: `Fn.apply(...)` runs the one in
+    /// the forward pass, the backward pass the other.
+    AutogradFunction,
 }
 
 impl IntrinsicHot {
@@ -29,6 +32,7 @@ impl IntrinsicHot {
             IntrinsicHot::Loss => "a loss runs on every step",
             IntrinsicHot::Compiled => "a compiled function runs on every step",
             IntrinsicHot::Configured => "listed in `hot-functions`",
+            IntrinsicHot::AutogradFunction => "an autograd Function's `forward` and `backward` run on every step",
         }
     }
 }

@@ -1502,6 +1502,8 @@ impl<'a> SemanticModel<'a> {
                         None => Kind::Unknown,
                     },
                     "cuda" => Kind::Tensor(TensorFacts::on(Device::Cuda)),
+                    // `t.dim()`, `t.dense_dim()`: a Python value whatever `t` is.
+                    _ if api::method_returns_python_value(method) => Kind::Number,
                     _ if api::is_tensor_only_method(method) && !matches!(method, "cpu" | "item" | "numel") => {
                         Kind::Tensor(TensorFacts::on(Device::Unknown))
                     }

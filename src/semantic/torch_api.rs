@@ -325,6 +325,8 @@ pub fn method_returns_python_value(name: &str) -> bool {
         "item"
             | "tolist"
             | "dim"
+            | "dense_dim"
+            | "sparse_dim"
             | "ndimension"
             | "numel"
             | "nelement"

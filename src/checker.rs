@@ -254,7 +254,6 @@ impl<'a> Checker<'a> {
                 });
                 ClassSummary {
                     name: class.name.as_str().into(),
-                    top_level: class.top_level,
                     bases: class.bases.iter().map(|b| Box::from(b.as_str())).collect(),
                     methods: methods.into_boxed_slice(),
                     module: if class.is_loss {
@@ -652,7 +651,6 @@ impl<'a> Checker<'a> {
             is_module,
             is_loss,
             methods: Default::default(),
-            top_level: self.model.flow.scope == 0,
             attrs: Default::default(),
         });
         let scope = self.model.push_scope(ScopeKind::Class(id), self.model.flow.scope);

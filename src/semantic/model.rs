@@ -65,8 +65,6 @@ pub struct ClassInfo {
     pub is_module: bool,
     pub is_loss: bool,
     pub methods: FxHashMap<Name, FunctionId>,
-    /// Defined at the module's top level.
-    pub top_level: bool,
     /// Kinds of `self.<attr>` as assigned in any method.
     pub attrs: FxHashMap<Name, Kind>,
 }
@@ -187,8 +185,6 @@ pub struct ImportedCall {
 #[derive(Debug, Clone)]
 pub struct ClassSummary {
     pub name: Box<str>,
-    /// Defined at the module's top level (only those are importable).
-    pub top_level: bool,
     /// Bases as the file resolves them: a local class's name or an import's qualified name.
     pub bases: Box<[Box<str>]>,
     /// Its own methods, sorted by name (the last part of their qualified names).

@@ -190,33 +190,7 @@ fn graph_command(args: GraphArgs, threads: usize) -> u8 {
     let check_file = |path: &Path, display: &str, settings: &Settings, facts: &FileFacts| {
         lint_path(path, display, settings, facts, false, Applicability::Safe, true)
     };
-    let mut module_paths = ModulePaths::default();
-    let names: Vec<(String, bool)> = files.iter().map(|file| module_paths.module_of(&file.path)).collect();
-    let results: Vec<_> = files
-        .par_iter()
-        .with_max_len(1)
-        .map(|file| {
-            let display = display_path(&file.path, &cwd);
-            let facts = FileFacts::default();
-            check_file(&file.path, &display, &file.settings, &facts).map(|checked| (display, checked))
-        })
-        .collect();
-    let mut linted = Vec::new();
-    for ((result, file), (module, is_package)) in results.into_iter().zip(&files).zip(names) {
-        match result {
-            Ok((display, (checked, semantics))) => linted.push(Linted {
-                path: file.path.clone(),
-                display,
-                settings: file.settings.clone(),
-                semantics,
-                checked,
-                module,
-                is_package,
-                facts: FileFacts::default(),
-            }),
-            Err(report) => errors.push(report),
-        }
-    }
+    let mut linted = lint_all(&files, &cwd, &check_file, &mut errors);
     let targets = settle_facts(&mut linted, &mut errors, &check_file);
     let modules = module_infos(&linted);
     let project = Project::with_targets(&modules, targets);
@@ -493,47 +467,7 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
             false,
         )
     };
-    let lint_file = |file: &DiscoveredFile| -> Result<Linted, Report> {
-        let display = display_path(&file.path, &cwd);
-        let facts = FileFacts::default();
-        let (checked, semantics) = check_file(&file.path, &display, &file.settings, &facts)?;
-        Ok(Linted {
-            checked,
-            path: file.path.clone(),
-            display,
-            settings: file.settings.clone(),
-            semantics,
-            module: String::new(),
-            is_package: false,
-            facts,
-        })
-    };
-    // Module paths (a walk up each folder's packages, cached) come from one thread while the
-    // others lint, rather than after them. One file per job: files differ in cost a
-    // hundredfold, and rayon's default splitting hands each thread a fixed share of the list,
-    // which left one of two threads idle for the last 15% of the benchmark.
-    let (results, module_names) = rayon::join(
-        || files.par_iter().with_max_len(1).map(lint_file).collect::<Vec<_>>(),
-        || {
-            let mut module_paths = ModulePaths::default();
-            files
-                .iter()
-                .map(|file| module_paths.module_of(&file.path))
-                .collect::<Vec<_>>()
-        },
-    );
-    let mut linted = Vec::with_capacity(results.len());
-    for (result, (module, is_package)) in results.into_iter().zip(module_names) {
-        match result {
-            Ok(file) => linted.push(Linted {
-                module,
-                is_package,
-                ..file
-            }),
-            Err(report) => errors.push(report),
-        }
-    }
-
+    let mut linted = lint_all(&files, &cwd, &check_file, &mut errors);
     let targets = settle_facts(&mut linted, &mut errors, &check_file);
     let modules = module_infos(&linted);
     let hot = Project::with_targets(&modules, targets).hot_functions();
@@ -720,6 +654,52 @@ struct FileOutput {
 struct FixedText {
     original: Arc<str>,
     text: String,
+}
+
+/// Checks every file in parallel (the first check: the project knows nothing yet); read and
+/// decode errors go to `errors`, never fatal.
+fn lint_all(files: &[DiscoveredFile], cwd: &Path, check_file: &CheckFile, errors: &mut Errors) -> Vec<Linted> {
+    let lint_file = |file: &DiscoveredFile| -> Result<Linted, Report> {
+        let display = display_path(&file.path, cwd);
+        let facts = FileFacts::default();
+        let (checked, semantics) = check_file(&file.path, &display, &file.settings, &facts)?;
+        Ok(Linted {
+            checked,
+            path: file.path.clone(),
+            display,
+            settings: file.settings.clone(),
+            semantics,
+            module: String::new(),
+            is_package: false,
+            facts,
+        })
+    };
+    // Module paths (a walk up each folder's packages, cached) come from one thread while the
+    // others lint, rather than after them. One file per job: files differ in cost a
+    // hundredfold, and rayon's default splitting hands each thread a fixed share of the list,
+    // which left one of two threads idle for the last 15% of the benchmark.
+    let (results, module_names) = rayon::join(
+        || files.par_iter().with_max_len(1).map(lint_file).collect::<Vec<_>>(),
+        || {
+            let mut module_paths = ModulePaths::default();
+            files
+                .iter()
+                .map(|file| module_paths.module_of(&file.path))
+                .collect::<Vec<_>>()
+        },
+    );
+    let mut linted = Vec::with_capacity(results.len());
+    for (result, (module, is_package)) in results.into_iter().zip(module_names) {
+        match result {
+            Ok(file) => linted.push(Linted {
+                module,
+                is_package,
+                ..file
+            }),
+            Err(report) => errors.push(report),
+        }
+    }
+    linted
 }
 
 /// Checks one file (path, display path, settings) with what the project knows about it.

@@ -16,7 +16,6 @@ use crate::diagnostic::Diagnostic;
 use crate::lines::Lines;
 use crate::registry::{Rule, RuleSet};
 use crate::rules;
-use crate::semantic::FunctionSummary;
 use crate::semantic::facts;
 use crate::semantic::model::{Analysis, ArmOutcome, Flow, ScopeKind, is_library};
 use crate::semantic::names::{contains_ignoring_ascii_case, ends_with_ignoring_ascii_case};
@@ -26,6 +25,7 @@ use crate::semantic::{
     Device, FileFacts, FileSemantics, FunctionId, FunctionInfo, HotContext, ImportedCall, IntrinsicHot, Kind,
     ModuleKind, ParamSummary, ProjectKind, SemanticModel, TensorFacts,
 };
+use crate::semantic::{FunctionSummary, demand_bit};
 
 /// What the checker needs from the settings.
 pub struct CheckOptions<'s> {
@@ -194,8 +194,16 @@ impl<'a> Checker<'a> {
         self.model.in_rule.set(false);
         // A finding may rest on a guess about a parameter (a tensor by its name in a
         // `forward`): what callers pass may overturn it (a CPU tensor, a number).
-        if self.diagnostics.len() > reported && self.model.flow.function.is_some() {
-            self.model.demand.borrow_mut().parameters = u64::MAX;
+        if self.diagnostics.len() > reported
+            && let Some(id) = self.model.flow.function
+        {
+            let tensors = self.model.functions[id as usize]
+                .params
+                .iter()
+                .enumerate()
+                .filter(|(_, param)| matches!(param.kind.kind, Kind::Tensor(_)))
+                .fold(0, |bits, (slot, _)| bits | demand_bit(slot));
+            self.model.demand.borrow_mut().host_parameters |= tensors;
         }
     }
 
@@ -238,6 +246,7 @@ impl<'a> Checker<'a> {
                 class: f.class,
                 takes_self: f.takes_self,
                 demand: f.demand,
+                host_demand: f.host_demand,
                 has_hot_lines: f.intrinsic.is_some() || f.has_loops,
                 params: std::mem::take(&mut f.params).into_boxed_slice(),
                 returns,
@@ -352,6 +361,7 @@ impl<'a> Checker<'a> {
         let function = &mut self.model.functions[id as usize];
         function.returns = Some(returns);
         function.demand = demand.parameters;
+        function.host_demand = demand.host_parameters;
         function.analysis = Analysis::Done;
         self.model.flow = saved_flow;
         self.model.invalidate_kinds();
@@ -596,6 +606,7 @@ impl<'a> Checker<'a> {
             takes_self,
             params: Vec::new(),
             demand: 0,
+            host_demand: 0,
             has_loops: false,
             parent_scope: self.model.flow.scope,
             analysis: Analysis::Pending,
@@ -882,7 +893,7 @@ impl<'a> Checker<'a> {
                     .chain(arguments.keywords.iter().map(|(_, a)| a));
                 for (value, argument) in values.zip(kinds) {
                     if argument.parameter.is_none() && argument.kind.kind.is_opaque() {
-                        self.model.note_demand(value, 0);
+                        self.model.note_demand(value);
                     }
                 }
             }
@@ -1638,7 +1649,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 let kind = ret.value.as_deref().map_or(Kind::NoneValue, |v| self.model.kind_of(v));
                 // What it returns may become known with what its callers pass.
                 if let (Some(value), true) = (ret.value.as_deref(), kind.is_opaque()) {
-                    self.model.note_demand(value, 0);
+                    self.model.note_demand(value);
                 }
                 self.returns = Some(self.returns.map_or(kind, |k| k.join(kind)));
             }

@@ -73,3 +73,43 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, DecodeError> {
         DecodeError { line, byte }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::lint_source;
+    use crate::registry::RuleSet;
+    use crate::semantic::{FileFacts, FileSemantics};
+
+    fn semantics(source: &str) -> FileSemantics {
+        lint_source(source, RuleSet::all(), &[], &FileFacts::default(), false).semantics
+    }
+
+    /// (tensor demand, host demand) of the function named `name`.
+    fn demand(semantics: &FileSemantics, name: &str) -> (u64, u64) {
+        let function = semantics.functions.iter().find(|f| &*f.qualname == name).unwrap();
+        (function.demand, function.host_demand)
+    }
+
+    #[test]
+    fn a_rule_that_needs_a_tensor_demands_its_parameters_as_tensors() {
+        // `x[keep]` reads a boolean mask only if `keep` turns out to be a boolean tensor.
+        let source = "def step(x, keep):\n    ok = keep > 0\n    return x[ok]\n";
+        let (tensor, _) = demand(&semantics(source), "step");
+        assert_eq!(tensor & 0b10, 0b10);
+    }
+
+    #[test]
+    fn a_rule_that_counts_unknowns_as_gpu_values_asks_only_for_host_evidence() {
+        // `.item()` of an unknown is reported already: only a CPU tensor or a number changes it.
+        let source = "def step(loss):\n    return loss.item()\n";
+        let (tensor, host) = demand(&semantics(source), "step");
+        assert_eq!((tensor & 1, host & 1), (0, 1));
+    }
+
+    #[test]
+    fn values_that_are_never_tensors_demand_nothing() {
+        let source = "def step(x, y):\n    n = x.shape[0]\n    if y is None:\n        return n\n    if isinstance(y, int):\n        return len(y)\n    return x.size(1)\n";
+        let (tensor, _) = demand(&semantics(source), "step");
+        assert_eq!(tensor, 0);
+    }
+}

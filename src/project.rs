@@ -584,7 +584,9 @@ impl<'m> Project<'m> {
                 .zip(&slots)
                 .enumerate()
                 .any(|(slot, (param, from_callers))| {
-                    function.demand & demand_bit(slot) != 0 && refines(param, from_callers)
+                    let bit = demand_bit(slot);
+                    (function.demand & bit != 0 && refines(param, from_callers))
+                        || (function.host_demand & bit != 0 && moves_to_host(param, from_callers))
                 });
             if kept || changes {
                 facts[file]
@@ -666,6 +668,16 @@ impl<'m> Project<'m> {
 /// A return kind worth checking a caller's file again for: tensors (what rules ask about).
 fn returns_what_rules_ask(kind: &ProjectKind) -> bool {
     matches!(kind.kind, Kind::Tensor(_) | Kind::TensorSequence(_))
+}
+
+/// Whether what the callers pass shows a parameter that a finding or a rule counted as maybe
+/// on a GPU to be on the host: a CPU tensor, a Python value, or not the tensor its name
+/// suggested.
+fn moves_to_host(param: &ParamSummary, callers: &ProjectKind) -> bool {
+    let recorded = param.kind.kind;
+    let merged = crate::semantic::facts::parameter_kind(recorded, param.annotated, callers.kind);
+    merged.is_known_host_value() != recorded.is_known_host_value()
+        || (matches!(recorded, Kind::Tensor(_)) && !matches!(merged, Kind::Tensor(_)))
 }
 
 /// Whether what the callers pass changes what a parameter is in a way a rule or the call graph
@@ -938,6 +950,7 @@ mod tests {
             params: Box::default(),
             returns: ProjectKind::default(),
             demand: 0,
+            host_demand: 0,
             has_hot_lines: false,
         }
     }

@@ -109,7 +109,7 @@ fn method(checker: &mut Checker, call: &ExprCall) {
             );
         }
         "to" | "cuda" => {
-            let Kind::Tensor(facts) = checker.model().kind_of(receiver) else {
+            let Kind::Tensor(facts) = checker.model().kind_for_device_test(receiver) else {
                 return;
             };
             if facts.device != Device::Cpu {

@@ -11,10 +11,13 @@ use crate::registry::Rule;
 /// A data-dependent tensor: the op that made it is reported where it runs; here its size flows
 /// into Python.
 fn is_data_dependent_value(checker: &Checker, expr: &Expr) -> bool {
-    checker
-        .model()
-        .tensor(expr)
-        .is_some_and(|facts| facts.data_dependent && facts.may_be_cuda())
+    let model = checker.model();
+    // A parameter as passed never is: data dependence stays inside the function that made it
+    // (asking would only have the project check the file again for nothing).
+    !model.is_parameter(expr)
+        && model
+            .tensor(expr)
+            .is_some_and(|facts| facts.data_dependent && facts.may_be_cuda())
 }
 
 fn flag(checker: &mut Checker, range: TextRange, tensor: &Expr, what: &str) {

@@ -10,7 +10,7 @@ use crate::registry::Rule;
 use crate::semantic::{Device, Kind};
 
 fn receiver_may_be_on_gpu(checker: &Checker, receiver: &Expr) -> bool {
-    match checker.model().kind_of(receiver) {
+    match checker.model().kind_for_device_test(receiver) {
         Kind::Tensor(facts) => facts.may_be_cuda(),
         Kind::Unknown | Kind::Module(..) | Kind::Object(_) => true,
         _ => false,

@@ -22,7 +22,7 @@ fn index_elements(slice: &Expr) -> Vec<&Expr> {
 fn host_index<'e>(checker: &Checker, subscript: &'e ExprSubscript) -> Option<&'e Expr> {
     index_elements(&subscript.slice).into_iter().find(|index| match index {
         Expr::List(_) => true,
-        _ => matches!(checker.model().kind_of(index), Kind::Tensor(facts) if facts.device == Device::Cpu && !facts.boolean),
+        _ => matches!(checker.model().kind_for_device_test(index), Kind::Tensor(facts) if facts.device == Device::Cpu && !facts.boolean),
     })
 }
 

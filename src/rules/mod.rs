@@ -161,7 +161,13 @@ pub(crate) fn keyword_is_true(call: &ruff_python_ast::ExprCall, name: &str) -> b
 /// Could this value be a CUDA tensor? Known tensors not on the CPU, and, when
 /// `unknown_counts`, values the model knows nothing about.
 pub(crate) fn may_be_cuda(checker: &Checker, expr: &Expr, unknown_counts: bool) -> bool {
-    match checker.model().kind_of(expr) {
+    let model = checker.model();
+    let kind = if unknown_counts {
+        model.kind_for_device_test(expr)
+    } else {
+        model.kind_of(expr)
+    };
+    match kind {
         crate::semantic::Kind::Tensor(facts) => facts.may_be_cuda(),
         crate::semantic::Kind::Unknown => unknown_counts,
         _ => false,
@@ -171,7 +177,7 @@ pub(crate) fn may_be_cuda(checker: &Checker, expr: &Expr, unknown_counts: bool) 
 /// For torch functions (`torch.nonzero(x)`): the input is a tensor by construction, so fire
 /// unless the model knows it is on the host.
 pub(crate) fn torch_input_may_be_cuda(checker: &Checker, expr: Option<&Expr>) -> bool {
-    expr.is_some_and(|expr| !checker.model().kind_of(expr).is_known_host_value())
+    expr.is_some_and(|expr| !checker.model().kind_for_device_test(expr).is_known_host_value())
 }
 
 /// The source of `expr` as the receiver of a method in a message: parenthesized unless it is

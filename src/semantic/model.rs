@@ -98,6 +98,8 @@ pub struct FunctionInfo<'a> {
     pub params: Vec<ParamSummary>,
     /// See [`FunctionSummary::demand`].
     pub demand: u64,
+    /// See [`FunctionSummary::host_demand`].
+    pub host_demand: u64,
     /// Holds a loop (whose lines are hot by themselves).
     pub has_loops: bool,
     pub(crate) parent_scope: ScopeId,
@@ -250,8 +252,12 @@ pub struct FunctionSummary {
     pub returns: ProjectKind,
     /// The parameters (bit `i` for slot `i`; the last bit for every slot past 62) on which
     /// something the file could not tell depends: a value a rule asked about, an argument to a
-    /// project function, a `return` value. Only their facts can change what it reports.
+    /// project function, a `return` value: facts that make them tensors (masks, indices) can
+    /// change what it reports.
     pub demand: u64,
+    /// The parameters on which a finding or a rule that already counts an unknown value as
+    /// maybe on a GPU rests: only facts that put them on the host can change what it reports.
+    pub host_demand: u64,
     /// Some of its lines are hot by themselves: it is hot by itself, or holds a loop.
     pub has_hot_lines: bool,
 }
@@ -355,7 +361,11 @@ pub struct SemanticModel<'a> {
 /// calls (by the qualified name the file spells).
 #[derive(Debug, Default)]
 pub(crate) struct Demand {
+    /// Parameters whose being a tensor (a mask, an index) would change what a rule sees.
     pub parameters: u64,
+    /// Parameters whose being on the host (a CPU tensor, a number) would change what a rule
+    /// sees, or a finding rests on.
+    pub host_parameters: u64,
     pub calls: Vec<Rc<str>>,
 }
 
@@ -733,18 +743,49 @@ impl<'a> SemanticModel<'a> {
 
     /// What `expr` evaluates to, at this point of the flow.
     pub fn kind_of(&self, expr: &Expr) -> Kind {
+        self.asked(expr, false)
+    }
+
+    /// The kind of `expr`; where a rule asks and the file cannot tell, what it depends on is
+    /// noted (`host`: only evidence that it is on the host would change the answer). Only the
+    /// value asked about is: its parts, inferred on the way, may be unknown while it is known
+    /// (`x.shape` of an unknown `x`).
+    fn asked(&self, expr: &Expr, host: bool) -> Kind {
+        // Inferred and traced with rules off, so nothing on the way asks again.
+        let asking = self.in_rule.replace(false);
         let kind = self.infer_kind(expr);
-        if kind.is_opaque() && self.in_rule.get() {
-            self.note_demand(expr, 0);
+        if kind.is_opaque() && asking {
+            self.note_demand_of(expr, 0, host);
         }
+        self.in_rule.set(asking);
         kind
+    }
+
+    /// What `expr` evaluates to, asked by a rule for which only whether it is on the host
+    /// matters: one that counts an unknown value as maybe on a GPU already (`.item()`,
+    /// `torch.nonzero(x)`), or fires on CPU tensors only (`cpu_t.to("cuda")`). An unknown notes
+    /// a host demand, not a tensor demand.
+    pub fn kind_for_device_test(&self, expr: &Expr) -> Kind {
+        self.asked(expr, true)
     }
 
     /// Notes what an expression whose kind the file cannot tell depends on: parameters of the
     /// function, through the values assigned on the way (`valid = labels >= 0`), and calls of
     /// project functions (whose return kinds the project may know).
-    pub(crate) fn note_demand(&self, expr: &Expr, depth: u32) {
-        if depth > 6 {
+    pub(crate) fn note_demand(&self, expr: &Expr) {
+        let asking = self.in_rule.replace(false);
+        self.note_demand_of(expr, 0, false);
+        self.in_rule.set(asking);
+    }
+
+    /// [`Self::note_demand`], into the host demand where `host`.
+    fn note_demand_of(&self, expr: &Expr, depth: u32, host: bool) {
+        if depth > 6 || never_a_tensor(expr) {
+            return;
+        }
+
+        // Known already: what callers pass cannot change it.
+        if depth > 0 && !self.infer_kind(expr).is_opaque() {
             return;
         }
         match expr {
@@ -752,8 +793,15 @@ impl<'a> SemanticModel<'a> {
                 Some(Binding {
                     source: BindingSource::Parameter(slot),
                     ..
-                }) => self.demand.borrow_mut().parameters |= demand_bit(*slot as usize),
-                Some(Binding { value: Some(value), .. }) => self.note_demand(value, depth + 1),
+                }) => {
+                    let mut demand = self.demand.borrow_mut();
+                    if host {
+                        demand.host_parameters |= demand_bit(*slot as usize);
+                    } else {
+                        demand.parameters |= demand_bit(*slot as usize);
+                    }
+                }
+                Some(Binding { value: Some(value), .. }) => self.note_demand_of(value, depth + 1, host),
                 _ => {}
             },
             Expr::Call(call) => {
@@ -763,39 +811,39 @@ impl<'a> SemanticModel<'a> {
                         demand.calls.push(callee);
                     }
                 }
-                self.note_demand(&call.func, depth + 1);
+                self.note_demand_of(&call.func, depth + 1, host);
                 for arg in &call.arguments.args {
-                    self.note_demand(arg, depth + 1);
+                    self.note_demand_of(arg, depth + 1, host);
                 }
             }
-            Expr::Attribute(attribute) => self.note_demand(&attribute.value, depth + 1),
+            Expr::Attribute(attribute) => self.note_demand_of(&attribute.value, depth + 1, host),
             Expr::Subscript(subscript) => {
-                self.note_demand(&subscript.value, depth + 1);
-                self.note_demand(&subscript.slice, depth + 1);
+                self.note_demand_of(&subscript.value, depth + 1, host);
+                self.note_demand_of(&subscript.slice, depth + 1, host);
             }
             Expr::BinOp(binop) => {
-                self.note_demand(&binop.left, depth + 1);
-                self.note_demand(&binop.right, depth + 1);
+                self.note_demand_of(&binop.left, depth + 1, host);
+                self.note_demand_of(&binop.right, depth + 1, host);
             }
-            Expr::UnaryOp(unary) => self.note_demand(&unary.operand, depth + 1),
+            Expr::UnaryOp(unary) => self.note_demand_of(&unary.operand, depth + 1, host),
             Expr::Compare(compare) => {
-                self.note_demand(&compare.left, depth + 1);
+                self.note_demand_of(&compare.left, depth + 1, host);
                 for comparator in &compare.comparators {
-                    self.note_demand(comparator, depth + 1);
+                    self.note_demand_of(comparator, depth + 1, host);
                 }
             }
             Expr::BoolOp(bool_op) => {
                 for value in &bool_op.values {
-                    self.note_demand(value, depth + 1);
+                    self.note_demand_of(value, depth + 1, host);
                 }
             }
             Expr::If(if_expr) => {
-                self.note_demand(&if_expr.body, depth + 1);
-                self.note_demand(&if_expr.orelse, depth + 1);
+                self.note_demand_of(&if_expr.body, depth + 1, host);
+                self.note_demand_of(&if_expr.orelse, depth + 1, host);
             }
             Expr::Tuple(tuple) => {
                 for element in &tuple.elts {
-                    self.note_demand(element, depth + 1);
+                    self.note_demand_of(element, depth + 1, host);
                 }
             }
             _ => {}
@@ -878,6 +926,14 @@ impl<'a> SemanticModel<'a> {
     /// The tensor facts of `expr`, if it is a tensor.
     pub fn tensor(&self, expr: &Expr) -> Option<TensorFacts> {
         self.kind_of(expr).tensor()
+    }
+
+    /// A parameter of the function, as bound on entry.
+    pub fn is_parameter(&self, expr: &Expr) -> bool {
+        matches!(expr, Expr::Name(name) if matches!(
+            self.lookup(name.id.as_str()),
+            Some(Binding { source: BindingSource::Parameter(_), .. })
+        ))
     }
 
     /// A tensor that could be on a CUDA device.
@@ -1965,6 +2021,53 @@ pub fn insertion_point(call: &ast::ExprCall) -> (ruff_text_size::TextSize, bool)
     let close = call.arguments.range().end() - ruff_text_size::TextSize::from(1);
     let last_end = call.arguments.iter_source_order().last().map(|arg| arg.range().end());
     (last_end.unwrap_or(close), false)
+}
+
+/// Expressions whose value is never a tensor, whatever their operands are: what callers pass
+/// cannot change what a rule sees of them (`x.shape[0]`, `x.size(1)`, `isinstance(x, T)`,
+/// `x is None`), so they demand nothing.
+fn never_a_tensor(expr: &Expr) -> bool {
+    match expr {
+        Expr::Attribute(attribute) => matches!(
+            attribute.attr.as_str(),
+            "shape"
+                | "ndim"
+                | "dtype"
+                | "device"
+                | "is_cuda"
+                | "requires_grad"
+                | "is_leaf"
+                | "layout"
+                | "itemsize"
+                | "nbytes"
+        ),
+        Expr::Call(call) => match call.func.as_ref() {
+            Expr::Attribute(method) => matches!(
+                method.attr.as_str(),
+                "size"
+                    | "dim"
+                    | "ndimension"
+                    | "numel"
+                    | "nelement"
+                    | "element_size"
+                    | "stride"
+                    | "is_contiguous"
+                    | "get_device"
+                    | "is_floating_point"
+                    | "is_complex"
+            ),
+            Expr::Name(name) => matches!(
+                name.id.as_str(),
+                "isinstance" | "len" | "hasattr" | "callable" | "type" | "id"
+            ),
+            _ => false,
+        },
+        Expr::Compare(compare) => compare
+            .ops
+            .iter()
+            .all(|op| matches!(op, ast::CmpOp::Is | ast::CmpOp::IsNot)),
+        _ => false,
+    }
 }
 
 #[cfg(test)]

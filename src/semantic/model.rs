@@ -1086,10 +1086,14 @@ impl<'a> SemanticModel<'a> {
         let right = self.kind_of(&binop.right);
         match (left, right) {
             (Kind::Tensor(a), Kind::Tensor(b)) => {
-                let bitwise = matches!(binop.op, Operator::BitAnd | Operator::BitOr | Operator::BitXor);
+                // bool x bool stays bool for the logical operators and for `*` and `+` (and, or).
+                let logical = matches!(
+                    binop.op,
+                    Operator::BitAnd | Operator::BitOr | Operator::BitXor | Operator::Mult | Operator::Add
+                );
                 Kind::Tensor(TensorFacts {
                     device: a.device.combine(b.device),
-                    boolean: bitwise && a.boolean && b.boolean,
+                    boolean: logical && a.boolean && b.boolean,
                     integer: a.integer && b.integer && keeps_integers(binop.op),
                     data_dependent: a.data_dependent || b.data_dependent,
                     pinned: false,
@@ -1307,8 +1311,16 @@ impl<'a> SemanticModel<'a> {
             let dtype = arguments
                 .find_keyword("dtype")
                 .and_then(|k| self.qualified_name(&k.value));
-            let boolean = dtype.as_deref() == Some("torch.bool");
+            // `ones_like(mask)` is a mask.
+            let like = match qualified {
+                "torch.ones_like" | "torch.zeros_like" | "torch.empty_like" | "torch.full_like" if dtype.is_none() => {
+                    arguments.args.first().and_then(|arg| self.tensor(arg))
+                }
+                _ => None,
+            };
+            let boolean = dtype.as_deref() == Some("torch.bool") || like.is_some_and(|facts| facts.boolean);
             let integer = match dtype.as_deref() {
+                None if like.is_some() => like.is_some_and(|facts| facts.integer),
                 Some(dtype) => api::is_integer_dtype(dtype),
                 // `arange` of integers counts in int64.
                 None => {
@@ -1503,7 +1515,54 @@ impl<'a> SemanticModel<'a> {
                 data_dependent: false,
                 ..inputs.numeric()
             }),
+            _ if api::keeps_dtype(name) => Kind::Tensor(self.with_dtype_of_inputs(inputs, name, call)),
             _ => Kind::Tensor(inputs.numeric()),
+        }
+    }
+
+    /// The result of an op that keeps its inputs' dtype (`torch.stack`, `torch.cat`,
+    /// `torch.where(c, a, b)`): a mask when every tensor input is one (an index
+    /// when every one is an index), unless `dtype=` says otherwise.
+    fn with_dtype_of_inputs(&self, inputs: TensorFacts, name: &str, call: &ast::ExprCall) -> TensorFacts {
+        if let Some(dtype) = call
+            .arguments
+            .find_keyword("dtype")
+            .and_then(|k| self.qualified_name(&k.value))
+        {
+            return match dtype.as_ref() {
+                "torch.bool" => inputs.boolean(),
+                dtype if api::is_integer_dtype(dtype) => inputs.integer(),
+                _ => inputs.numeric(),
+            };
+        }
+        let args = &call.arguments.args;
+        let inputs_of_dtype: &[Expr] = match name {
+            // The condition picks; the values give the dtype.
+            "where" => args.get(1..).unwrap_or_default(),
+            _ => args,
+        };
+        let (mut boolean, mut integer, mut any) = (true, true, false);
+        let mut visit = |kind: Kind| {
+            if let Kind::Tensor(t) | Kind::TensorSequence(t) = kind {
+                boolean &= t.boolean;
+                integer &= t.integer;
+                any = true;
+            } else if kind != Kind::Number {
+                boolean = false;
+                integer = false;
+            }
+        };
+        for arg in inputs_of_dtype {
+            match arg {
+                Expr::List(list) => list.elts.iter().for_each(|elt| visit(self.kind_of(elt))),
+                Expr::Tuple(tuple) => tuple.elts.iter().for_each(|elt| visit(self.kind_of(elt))),
+                _ => visit(self.kind_of(arg)),
+            }
+        }
+        match (any, boolean, integer) {
+            (true, true, _) => inputs.boolean(),
+            (true, _, true) => inputs.integer(),
+            _ => inputs.numeric(),
         }
     }
 
@@ -1629,8 +1688,31 @@ impl<'a> SemanticModel<'a> {
                 data_dependent: true,
                 ..facts.numeric()
             }),
+            // Pieces of a mask are masks.
+            "split" | "chunk" | "unbind" | "tensor_split" | "hsplit" | "vsplit" | "dsplit" => {
+                Kind::TensorSequence(TensorFacts { pinned: false, ..facts })
+            }
             _ if api::returns_tensor_sequence(method) || returns_values_and_indices(method, call) => {
                 Kind::TensorSequence(facts.numeric())
+            }
+            // New tensors like the receiver keep its dtype unless told otherwise.
+            "new_ones" | "new_zeros" | "new_full" | "new_empty" => {
+                let facts = TensorFacts {
+                    data_dependent: false,
+                    pinned: false,
+                    ..facts
+                };
+                match call
+                    .arguments
+                    .find_keyword("dtype")
+                    .and_then(|k| self.qualified_name(&k.value))
+                    .as_deref()
+                {
+                    None => Kind::Tensor(facts),
+                    Some("torch.bool") => Kind::Tensor(facts.boolean()),
+                    Some(dtype) if api::is_integer_dtype(dtype) => Kind::Tensor(facts.integer()),
+                    Some(_) => Kind::Tensor(facts.numeric()),
+                }
             }
             _ if api::is_boolean_function(method) => {
                 let reduced = api::is_reduction(method);

@@ -291,6 +291,39 @@ pub fn returns_tensor_sequence(name: &str) -> bool {
     )
 }
 
+/// Torch functions whose result has the dtype of their tensor inputs (a mask from masks).
+pub fn keeps_dtype(name: &str) -> bool {
+    matches!(
+        name,
+        "stack"
+            | "cat"
+            | "concat"
+            | "concatenate"
+            | "hstack"
+            | "vstack"
+            | "dstack"
+            | "column_stack"
+            | "row_stack"
+            | "where"
+            | "flatten"
+            | "reshape"
+            | "squeeze"
+            | "unsqueeze"
+            | "transpose"
+            | "permute"
+            | "flip"
+            | "roll"
+            | "broadcast_to"
+            | "tile"
+            | "narrow"
+            | "index_select"
+            | "gather"
+            | "movedim"
+            | "clone"
+            | "t"
+    )
+}
+
 /// Tensor methods that reduce to a scalar or change the shape in a data-independent way.
 pub fn is_reduction(name: &str) -> bool {
     matches!(

@@ -1158,7 +1158,7 @@ impl<'a> Checker<'a> {
     }
 
     /// An arm in which `isinstance` narrowed a name (`if isinstance(v, np.generic):`).
-    fn visit_narrowed_arm(&mut self, body: &'a [Stmt], narrowed: Option<(&'a Name, Kind)>) -> ArmOutcome<'a> {
+    fn visit_narrowed_arm(&mut self, body: &'a [Stmt], narrowed: Option<(Narrowed<'a>, Kind)>) -> ArmOutcome<'a> {
         let last = body.last();
         let raises = matches!(last, Some(Stmt::Raise(_)));
         let falls_through = !matches!(
@@ -1166,12 +1166,25 @@ impl<'a> Checker<'a> {
             Some(Stmt::Return(_) | Stmt::Raise(_) | Stmt::Continue(_) | Stmt::Break(_))
         );
         self.model.begin_arm();
-        if let Some((name, kind)) = narrowed {
-            self.model.bind_value(name, kind, None);
-        }
+        let narrowed_attribute = match narrowed {
+            Some((Narrowed::Name(name), kind)) => {
+                self.model.bind_value(name, kind, None);
+                false
+            }
+            Some((Narrowed::SelfAttribute(attr), kind)) => {
+                self.model.flow.narrowed_attributes.push((attr.clone(), kind));
+                self.model.invalidate_kinds();
+                true
+            }
+            None => false,
+        };
         self.model.flow.except_depth += u32::from(raises);
         self.visit_body(body);
         self.model.flow.except_depth -= u32::from(raises);
+        if narrowed_attribute {
+            self.model.flow.narrowed_attributes.pop();
+            self.model.invalidate_kinds();
+        }
         self.model.end_arm(falls_through)
     }
 
@@ -1200,7 +1213,7 @@ impl<'a> Checker<'a> {
 
     /// `t.is_cuda`, `t.device.type == "cuda"` (and their negations) tell where `t` lives: in
     /// the arm where the test holds (`holds`), or in the one where it does not.
-    fn device_narrowing(&self, test: &'a Expr, holds: bool) -> Option<(&'a Name, Kind)> {
+    fn device_narrowing(&self, test: &'a Expr, holds: bool) -> Option<(Narrowed<'a>, Kind)> {
         let (name, on_cuda) = match test {
             Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => {
                 return self.device_narrowing(&unary.operand, !holds);
@@ -1244,11 +1257,12 @@ impl<'a> Checker<'a> {
             return None;
         };
         let device = if on_cuda == holds { Device::Cuda } else { Device::Cpu };
-        Some((&name.id, Kind::Tensor(facts.with_device(device))))
+        Some((Narrowed::Name(&name.id), Kind::Tensor(facts.with_device(device))))
     }
 
-    /// `isinstance(name, T)` tells what `name` is inside the arm.
-    fn isinstance_narrowing(&self, test: &'a Expr) -> Option<(&'a Name, Kind)> {
+    /// `isinstance(name, T)` and `isinstance(self.attr, T)` tell what it is inside the arm (a
+    /// project class's instance: its methods are what calls on it reach).
+    fn isinstance_narrowing(&self, test: &'a Expr) -> Option<(Narrowed<'a>, Kind)> {
         let Expr::Call(call) = test else { return None };
         let Expr::Name(func) = call.func.as_ref() else {
             return None;
@@ -1256,8 +1270,15 @@ impl<'a> Checker<'a> {
         if func.id.as_str() != "isinstance" || !self.model.is_builtin("isinstance") {
             return None;
         }
-        let [Expr::Name(name), classes] = call.arguments.args.as_ref() else {
+        let [subject, classes] = call.arguments.args.as_ref() else {
             return None;
+        };
+        let narrowed = match subject {
+            Expr::Name(name) => Narrowed::Name(&name.id),
+            Expr::Attribute(attribute) if matches!(attribute.value.as_ref(), Expr::Name(receiver) if receiver.id.as_str() == "self") => {
+                Narrowed::SelfAttribute(&attribute.attr.id)
+            }
+            _ => return None,
         };
         let classes: Vec<&Expr> = match classes {
             Expr::Tuple(tuple) => tuple.elts.iter().collect(),
@@ -1279,12 +1300,23 @@ impl<'a> Checker<'a> {
                     _ => Kind::Tensor(TensorFacts::on(Device::Unknown)),
                 },
                 Some(q) if q.starts_with("numpy.") => Kind::NdArray,
-                _ => Kind::Unknown,
+                _ => match self.model.annotation_kind(class) {
+                    instance @ (Kind::Object(_) | Kind::Module(..)) => instance,
+                    _ => Kind::Unknown,
+                },
             },
         });
         let kind = kinds.reduce(Kind::join)?;
-        (kind != Kind::Unknown).then_some((&name.id, kind))
+        (kind != Kind::Unknown).then_some((narrowed, kind))
     }
+}
+
+/// What a test narrows inside an arm.
+#[derive(Clone, Copy)]
+enum Narrowed<'a> {
+    Name(&'a Name),
+    /// `self.<attr>`.
+    SelfAttribute(&'a Name),
 }
 
 /// Looks for a loop over a data loader (see [`Checker::runs_epochs`]).

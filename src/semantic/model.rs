@@ -308,6 +308,9 @@ pub(crate) struct Flow {
     /// `Distribution.set_default_validate_args(False)` was called earlier in this function.
     pub validation_disabled: bool,
     pub default_device_stack: Vec<Device>,
+    /// `self.<attr>` narrowed by the arms being visited (`if isinstance(self.dist, Normal):`),
+    /// innermost last.
+    pub narrowed_attributes: Vec<(Name, Kind)>,
 }
 
 /// What one arm of a conditional (`if` body, `elif`, `else`, `except`) did to the bindings.
@@ -978,6 +981,15 @@ impl<'a> SemanticModel<'a> {
         if matches!(receiver, Some("self" | "cls"))
             && let Some(class) = self.flow.class
         {
+            if let Some((_, kind)) = self
+                .flow
+                .narrowed_attributes
+                .iter()
+                .rev()
+                .find(|(name, _)| name == attr)
+            {
+                return Some(*kind);
+            }
             // Set by this class's methods, else inherited from a local base.
             return Some(
                 self.lineage(class)

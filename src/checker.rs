@@ -1200,7 +1200,9 @@ impl<'a> Checker<'a> {
     /// outermost guard is the one named).
     fn visit_guarded_arm(&mut self, test: &'a Expr, start: TextSize, body: &'a [Stmt]) -> ArmOutcome<'a> {
         let saved = self.model.flow.periodic_guard;
-        if saved.is_none() && is_periodic_guard(test) {
+        // `if (i + 1) % accumulation == 0:` around the optimizer step runs with every step it
+        // makes (`accumulation` is often 1): not a logging guard.
+        if saved.is_none() && is_periodic_guard(test) && !trains(body) {
             self.model.flow.periodic_guard = Some(self.line(start));
         }
         let narrowed = self
@@ -1355,10 +1357,30 @@ fn is_range_call(iter: &Expr) -> bool {
 
 /// Does this code call `.backward()` (outside nested definitions)?
 fn runs_backward(body: &[Stmt]) -> bool {
-    struct BackwardFinder {
+    calls_any(body, |receiver, method| method == "backward" && receiver.is_some())
+}
+
+/// Does this code train: call `.backward()` or step an optimizer (`opt.step()`,
+/// `self._optimizer.step()`, `scaler.step(opt)`)?
+fn trains(body: &[Stmt]) -> bool {
+    calls_any(body, |receiver, method| match method {
+        "backward" => receiver.is_some(),
+        "step" => receiver.is_some_and(|name| {
+            let name = name.trim_start_matches('_').to_ascii_lowercase();
+            name.contains("optim") || name == "opt" || name.ends_with("_opt") || name.ends_with("scaler")
+        }),
+        _ => false,
+    })
+}
+
+/// Does this code (outside nested definitions) call a method that `matches` (the receiver's
+/// last name, if it is a name or an attribute; the method)?
+fn calls_any(body: &[Stmt], matches: impl Fn(Option<&str>, &str) -> bool) -> bool {
+    struct CallFinder<F> {
+        matches: F,
         found: bool,
     }
-    impl<'b> Visitor<'b> for BackwardFinder {
+    impl<'b, F: Fn(Option<&str>, &str) -> bool> Visitor<'b> for CallFinder<F> {
         fn visit_stmt(&mut self, stmt: &'b Stmt) {
             if !self.found && !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
                 visitor::walk_stmt(self, stmt);
@@ -1370,15 +1392,21 @@ fn runs_backward(body: &[Stmt]) -> bool {
             }
             if let Expr::Call(call) = expr
                 && let Expr::Attribute(attribute) = call.func.as_ref()
-                && attribute.attr.as_str() == "backward"
             {
-                self.found = true;
-                return;
+                let receiver = match attribute.value.as_ref() {
+                    Expr::Name(name) => Some(name.id.as_str()),
+                    Expr::Attribute(inner) => Some(inner.attr.as_str()),
+                    _ => Some(""),
+                };
+                if (self.matches)(receiver, attribute.attr.as_str()) {
+                    self.found = true;
+                    return;
+                }
             }
             visitor::walk_expr(self, expr);
         }
     }
-    let mut finder = BackwardFinder { found: false };
+    let mut finder = CallFinder { matches, found: false };
     finder.visit_body(body);
     finder.found
 }

@@ -18,7 +18,7 @@ use crate::registry::{Rule, RuleSet};
 use crate::rules;
 use crate::semantic::facts;
 use crate::semantic::model::{Analysis, ArmOutcome, Flow, ScopeKind, is_library};
-use crate::semantic::names::{contains_ignoring_ascii_case, ends_with_ignoring_ascii_case};
+use crate::semantic::names::{contains_ignoring_ascii_case, names_a_loader};
 use crate::semantic::torch_api as api;
 use crate::semantic::{
     Argument, BatchSource, Binding, BindingSource, CallArguments, CallSite, Callee, ClassInfo, ClassRef, ClassSummary,
@@ -791,7 +791,7 @@ impl<'a> Checker<'a> {
         }
         match self.model.kind_of(iter) {
             kind @ Kind::DataLoader { .. } => element_kind(kind),
-            Kind::Unknown if looks_like_loader(iter) => Kind::Tensor(TensorFacts {
+            Kind::Unknown if names_a_loader(iter) => Kind::Tensor(TensorFacts {
                 batch: BatchSource::UnknownLoader,
                 ..TensorFacts::on(Device::Cpu)
             }),
@@ -825,6 +825,26 @@ impl<'a> Checker<'a> {
                 }
                 _ => {}
             }
+        }
+        // `pbar = tqdm(enumerate(loader))`; `for i, batch in pbar:`
+        if let (
+            Expr::Tuple(tuple),
+            Kind::DataLoader {
+                pinned,
+                constructor,
+                enumerated: true,
+            },
+        ) = (target, self.model.kind_of(iter))
+            && let [index, item] = tuple.elts.as_slice()
+        {
+            self.bind_target(index, Kind::Number, None);
+            let batches = Kind::DataLoader {
+                pinned,
+                constructor,
+                enumerated: false,
+            };
+            self.bind_target(item, element_kind(batches), None);
+            return;
         }
         let kind = self.iteration_kind(iter);
         self.bind_target(target, kind, None);
@@ -861,7 +881,7 @@ impl<'a> Checker<'a> {
         }
         match self.model.kind_of(iter) {
             Kind::DataLoader { .. } => true,
-            Kind::Unknown => looks_like_loader(iter),
+            Kind::Unknown => names_a_loader(iter),
             _ => false,
         }
     }
@@ -1501,29 +1521,15 @@ fn names_a_logging_switch(test: &Expr) -> bool {
     })
 }
 
-/// `train_loader`, `self.val_dataloader`, `dm.train_dataloader()`.
-fn looks_like_loader(iter: &Expr) -> bool {
-    let name = match iter {
-        Expr::Name(name) => name.id.as_str(),
-        Expr::Attribute(attribute) => attribute.attr.as_str(),
-        Expr::Call(call) => match call.func.as_ref() {
-            Expr::Attribute(attribute) => attribute.attr.as_str(),
-            Expr::Name(name) => name.id.as_str(),
-            _ => return false,
-        },
-        _ => return false,
-    };
-    ends_with_ignoring_ascii_case(name, "loader")
-        || ends_with_ignoring_ascii_case(name, "_dl")
-        || name.eq_ignore_ascii_case("dl")
-}
-
 /// The kind of one element of an iterable or unpacked value.
 fn element_kind(kind: Kind) -> Kind {
     match kind {
         Kind::Tensor(facts) | Kind::TensorSequence(facts) => Kind::Tensor(facts),
         Kind::NdArray => Kind::NdArray,
-        Kind::DataLoader { pinned, constructor } => Kind::Tensor(TensorFacts {
+        Kind::DataLoader { enumerated: true, .. } => Kind::Tuple,
+        Kind::DataLoader {
+            pinned, constructor, ..
+        } => Kind::Tensor(TensorFacts {
             pinned,
             batch: constructor.map_or(BatchSource::UnknownLoader, |range| BatchSource::Loader(range.start())),
             ..TensorFacts::on(Device::Cpu)

@@ -206,9 +206,12 @@ pub enum Kind {
     Dtype,
     Optimizer(OptimizerFacts),
     GradScaler,
+    /// A data loader, or what iterates its batches (`tqdm(loader)`, `iter(loader)`);
+    /// `enumerated`: `enumerate(loader)`, which yields `(index, batch)`.
     DataLoader {
         pinned: bool,
         constructor: Option<TextRange>,
+        enumerated: bool,
     },
     /// A `torch.distributions` object; `validating` unless built with `validate_args=False`.
     Distribution {
@@ -230,9 +233,21 @@ impl Kind {
                 if a == b { a } else { ModuleKind::Plain },
                 if class_a == class_b { class_a } else { None },
             ),
-            (Kind::DataLoader { pinned: a, .. }, Kind::DataLoader { pinned: b, .. }) => Kind::DataLoader {
+            (
+                Kind::DataLoader {
+                    pinned: a,
+                    enumerated: enumerated_a,
+                    ..
+                },
+                Kind::DataLoader {
+                    pinned: b,
+                    enumerated: enumerated_b,
+                    ..
+                },
+            ) if enumerated_a == enumerated_b => Kind::DataLoader {
                 pinned: a && b,
                 constructor: None,
+                enumerated: enumerated_a,
             },
             _ => Kind::Unknown,
         }

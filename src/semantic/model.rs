@@ -1199,6 +1199,12 @@ impl<'a> SemanticModel<'a> {
     }
 
     fn infer_call(&self, call: &ast::ExprCall) -> CallKinds {
+        if let Some(batches) = self.batches_of(call) {
+            return CallKinds {
+                result: batches,
+                callee: Kind::Unknown,
+            };
+        }
         if let Some(qualified) = self.callee(call) {
             return CallKinds {
                 result: self.qualified_call_kind(&qualified, call),
@@ -1270,6 +1276,41 @@ impl<'a> SemanticModel<'a> {
             return false;
         }
         super::names::names_a_network(name)
+    }
+
+    /// What iterates a loader's batches: `tqdm(loader)`, `iter(loader)`, `enumerate(loader)`
+    /// (and each of them around another), of a `DataLoader` or of a value named as a loader.
+    fn batches_of(&self, call: &ast::ExprCall) -> Option<Kind> {
+        let name = match call.func.as_ref() {
+            Expr::Name(name) => name.id.as_str(),
+            Expr::Attribute(attribute) => attribute.attr.as_str(),
+            _ => return None,
+        };
+        let builtin = || self.lookup(name).is_none();
+        let enumerates = match name {
+            "enumerate" if builtin() => true,
+            "iter" if builtin() => false,
+            "tqdm" | "track" | "progress_bar" | "prefetcher" => false,
+            _ => return None,
+        };
+        let loader = call.arguments.args.first()?;
+        match self.kind_of(loader) {
+            Kind::DataLoader {
+                pinned,
+                constructor,
+                enumerated,
+            } => Some(Kind::DataLoader {
+                pinned,
+                constructor,
+                enumerated: enumerated || enumerates,
+            }),
+            Kind::Unknown if super::names::names_a_loader(loader) => Some(Kind::DataLoader {
+                pinned: false,
+                constructor: None,
+                enumerated: enumerates,
+            }),
+            _ => None,
+        }
     }
 
     fn builtin_call_kind(&self, name: &str, call: &ast::ExprCall) -> Kind {
@@ -1392,6 +1433,7 @@ impl<'a> SemanticModel<'a> {
             return Kind::DataLoader {
                 pinned: keyword_true("pin_memory"),
                 constructor: Some(call.range()),
+                enumerated: false,
             };
         }
         if api::is_distribution_class(qualified) {

@@ -1,6 +1,8 @@
 //! Tests on identifiers that ignore ASCII case, without a lowered copy of the name (they run
 //! for every function, loop and call).
 
+use ruff_python_ast::Expr;
+
 /// `haystack` contains the lowercase ASCII `needle` in any case: `lossFn` contains `loss`.
 pub(crate) fn contains_ignoring_ascii_case(haystack: &str, needle: &str) -> bool {
     needle.is_empty()
@@ -15,6 +17,23 @@ pub(crate) fn contains_ignoring_ascii_case(haystack: &str, needle: &str) -> bool
 pub(crate) fn ends_with_ignoring_ascii_case(haystack: &str, suffix: &str) -> bool {
     haystack.len() >= suffix.len()
         && haystack.as_bytes()[haystack.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
+}
+
+/// `train_loader`, `self.val_dataloader`, `dm.train_dataloader()`.
+pub(crate) fn names_a_loader(iter: &Expr) -> bool {
+    let name = match iter {
+        Expr::Name(name) => name.id.as_str(),
+        Expr::Attribute(attribute) => attribute.attr.as_str(),
+        Expr::Call(call) => match call.func.as_ref() {
+            Expr::Attribute(attribute) => attribute.attr.as_str(),
+            Expr::Name(name) => name.id.as_str(),
+            _ => return false,
+        },
+        _ => return false,
+    };
+    ends_with_ignoring_ascii_case(name, "loader")
+        || ends_with_ignoring_ascii_case(name, "_dl")
+        || name.eq_ignore_ascii_case("dl")
 }
 
 /// A name with a word for a network or a loss in it, in any case: `model`, `self.backbone`,

@@ -11,6 +11,7 @@ use ruff_python_ast::name::Name;
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange, TextSize};
+use rustc_hash::FxHashMap;
 
 use crate::diagnostic::Diagnostic;
 use crate::lines::Lines;
@@ -663,6 +664,7 @@ impl<'a> Checker<'a> {
             is_loss,
             methods: Default::default(),
             attrs: Default::default(),
+            stored_methods: stored_methods(&class_def.body),
         });
         let scope = self.model.push_scope(ScopeKind::Class(id), self.model.flow.scope);
         let saved_scope = std::mem::replace(&mut self.model.flow.scope, scope);
@@ -899,7 +901,11 @@ impl<'a> Checker<'a> {
             self.note_state_change(call);
             return;
         }
-        if let Some(callee) = self.project_callee(call) {
+        let callees = match self.project_callee(call) {
+            Some(callee) => vec![callee],
+            None => self.stored_method_callees(call),
+        };
+        for callee in callees {
             let arguments = self.argument_kinds(call);
             // An argument the file cannot tell (`valid = labels >= 0` of an unknown `labels`) may
             // become known once the project says what the caller's parameters are.
@@ -1006,6 +1012,42 @@ impl<'a> Checker<'a> {
             }
             _ => None,
         }
+    }
+
+    /// The methods a call through an attribute holding them runs: `self.loss_method(x)`,
+    /// `self.losses[kind](x)` (see [`ClassInfo::stored_methods`]).
+    fn stored_method_callees(&self, call: &ast::ExprCall) -> Vec<Callee> {
+        let func = match call.func.as_ref() {
+            Expr::Subscript(subscript) => subscript.value.as_ref(),
+            func => func,
+        };
+        let Expr::Attribute(attribute) = func else {
+            return Vec::new();
+        };
+        let (true, Some(class)) = (
+            matches!(attribute.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self"),
+            self.model.flow.class,
+        ) else {
+            return Vec::new();
+        };
+        self.model
+            .lineage(class)
+            .find_map(|id| {
+                self.model.classes[id as usize]
+                    .stored_methods
+                    .get(attribute.attr.as_str())
+            })
+            .map(|methods| {
+                methods
+                    .iter()
+                    .map(|method| Callee::Method {
+                        class: ClassRef::Local(class),
+                        method: method.as_str().into(),
+                        bound: true,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// A project name reached through an import (`losses.f`, `.heads.Head.loss`); the project
@@ -1331,6 +1373,64 @@ impl<'a> Checker<'a> {
         let kind = kinds.reduce(Kind::join)?;
         (kind != Kind::Unknown).then_some((narrowed, kind))
     }
+}
+
+/// `self.<attr> = <methods of self>` anywhere in a class's methods: the attribute and the
+/// methods it may hold (`self.m`, either arm of a conditional, the values of a dict, the items
+/// of a list or tuple).
+fn stored_methods(class_body: &[Stmt]) -> FxHashMap<Name, Vec<Name>> {
+    fn methods_of(value: &Expr, found: &mut Vec<Name>) {
+        match value {
+            Expr::Attribute(attribute) if matches!(attribute.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self") => {
+                if !found.contains(&attribute.attr.id) {
+                    found.push(attribute.attr.id.clone());
+                }
+            }
+            Expr::If(if_expr) => {
+                methods_of(&if_expr.body, found);
+                methods_of(&if_expr.orelse, found);
+            }
+            Expr::Dict(dict) => dict.items.iter().for_each(|item| methods_of(&item.value, found)),
+            Expr::List(list) => list.elts.iter().for_each(|elt| methods_of(elt, found)),
+            Expr::Tuple(tuple) => tuple.elts.iter().for_each(|elt| methods_of(elt, found)),
+            _ => {}
+        }
+    }
+    struct Finder {
+        stored: FxHashMap<Name, Vec<Name>>,
+    }
+    impl<'b> Visitor<'b> for Finder {
+        fn visit_expr(&mut self, _: &'b Expr) {}
+        fn visit_stmt(&mut self, stmt: &'b Stmt) {
+            match stmt {
+                Stmt::ClassDef(_) => {}
+                Stmt::Assign(assign) => {
+                    for target in &assign.targets {
+                        if let Expr::Attribute(attribute) = target
+                            && matches!(attribute.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self")
+                        {
+                            let mut methods = Vec::new();
+                            methods_of(&assign.value, &mut methods);
+                            if !methods.is_empty() {
+                                let held = self.stored.entry(attribute.attr.id.clone()).or_default();
+                                held.extend(methods.into_iter().filter(|m| !held.contains(m)).collect::<Vec<_>>());
+                            }
+                        }
+                    }
+                }
+                _ => visitor::walk_stmt(self, stmt),
+            }
+        }
+    }
+    let mut finder = Finder {
+        stored: FxHashMap::default(),
+    };
+    for stmt in class_body {
+        if let Stmt::FunctionDef(def) = stmt {
+            finder.visit_body(&def.body);
+        }
+    }
+    finder.stored
 }
 
 /// What a test narrows inside an arm.

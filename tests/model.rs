@@ -28,6 +28,7 @@ const TOPICS: &[&str] = &[
     "narrowing",
     "bindings",
     "boolean_masks",
+    "stored_methods",
     "data_dependent_shapes",
     "large_arms",
     "autograd_functions",

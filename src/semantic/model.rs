@@ -67,6 +67,10 @@ pub struct ClassInfo {
     pub methods: FxHashMap<Name, FunctionId>,
     /// Kinds of `self.<attr>` as assigned in any method.
     pub attrs: FxHashMap<Name, Kind>,
+    /// Attributes holding methods of the instance, by what any method assigns them
+    /// (`self.loss_method = self.mat_loss if mat else self.pair_loss`, `self.losses =
+    /// {"labels": self.loss_labels}`): calling them calls those methods.
+    pub stored_methods: FxHashMap<Name, Vec<Name>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

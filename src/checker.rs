@@ -19,7 +19,7 @@ use crate::registry::{Rule, RuleSet};
 use crate::rules;
 use crate::semantic::facts;
 use crate::semantic::model::{Analysis, ArmOutcome, Flow, ScopeKind, is_library};
-use crate::semantic::names::{contains_ignoring_ascii_case, names_a_loader};
+use crate::semantic::names::{contains_ignoring_ascii_case, last_name, names_a_loader};
 use crate::semantic::torch_api as api;
 use crate::semantic::{
     Argument, BatchSource, Binding, BindingSource, CallArguments, CallSite, Callee, ClassInfo, ClassRef, ClassSummary,
@@ -1599,15 +1599,8 @@ fn names_the_last_step(test: &Expr) -> bool {
 /// `should_log`, `self.should_log(step)`, `args.verbose`, `self.collect_stats`, `debug`: a switch
 /// for logging, statistics or debugging, off on most steps (or off by default).
 fn names_a_logging_switch(test: &Expr) -> bool {
-    let name = match test {
-        Expr::Name(name) => name.id.as_str(),
-        Expr::Attribute(attribute) => attribute.attr.as_str(),
-        Expr::Call(call) => match call.func.as_ref() {
-            Expr::Name(name) => name.id.as_str(),
-            Expr::Attribute(attribute) => attribute.attr.as_str(),
-            _ => return false,
-        },
-        _ => return false,
+    let Some(name) = last_name(test) else {
+        return false;
     };
     let words = || name.split('_').filter(|word| !word.is_empty());
     words().any(|word| {

@@ -19,17 +19,23 @@ pub(crate) fn ends_with_ignoring_ascii_case(haystack: &str, suffix: &str) -> boo
         && haystack.as_bytes()[haystack.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
 }
 
+/// The name a value goes by: `x`, the `x` of `a.b.x`, of `x(...)` and of `a.x(...)`.
+pub(crate) fn last_name(expr: &Expr) -> Option<&str> {
+    match expr {
+        Expr::Name(name) => Some(name.id.as_str()),
+        Expr::Attribute(attribute) => Some(attribute.attr.as_str()),
+        Expr::Call(call) => match call.func.as_ref() {
+            Expr::Call(_) => None,
+            func => last_name(func),
+        },
+        _ => None,
+    }
+}
+
 /// `train_loader`, `self.val_dataloader`, `dm.train_dataloader()`.
 pub(crate) fn names_a_loader(iter: &Expr) -> bool {
-    let name = match iter {
-        Expr::Name(name) => name.id.as_str(),
-        Expr::Attribute(attribute) => attribute.attr.as_str(),
-        Expr::Call(call) => match call.func.as_ref() {
-            Expr::Attribute(attribute) => attribute.attr.as_str(),
-            Expr::Name(name) => name.id.as_str(),
-            _ => return false,
-        },
-        _ => return false,
+    let Some(name) = last_name(iter) else {
+        return false;
     };
     ends_with_ignoring_ascii_case(name, "loader")
         || ends_with_ignoring_ascii_case(name, "_dl")

@@ -26,7 +26,7 @@ use crate::semantic::{
     Device, FileFacts, FileSemantics, FunctionId, FunctionInfo, HotContext, ImportedCall, IntrinsicHot, Kind,
     ModuleKind, ParamSummary, ProjectKind, SemanticModel, TensorFacts,
 };
-use crate::semantic::{FunctionSummary, demand_bit};
+use crate::semantic::{FunctionSummary, Returned, demand_bit};
 
 /// What the checker needs from the settings.
 pub struct CheckOptions<'s> {
@@ -54,6 +54,9 @@ pub struct Checker<'a> {
     diagnostics: Vec<Diagnostic>,
     /// The join of the `return` kinds of the function being analysed.
     returns: Option<Kind>,
+    /// What its `return`s give as a tuple: nothing yet, the joined elements, or something else
+    /// (`Err(())`: a return that is not a tuple literal of that length).
+    returns_tuple: Option<Result<Returned, ()>>,
     /// Whether the function being analysed yields (a generator returns an iterator).
     yields: bool,
     module_body: &'a [Stmt],
@@ -85,6 +88,7 @@ pub fn check_module<'a>(
         options,
         diagnostics: Vec::new(),
         returns: None,
+        returns_tuple: None,
         yields: false,
         module_body: &module.body,
         unpinned_loaders: Vec::new(),
@@ -328,6 +332,7 @@ impl<'a> Checker<'a> {
             },
         );
         let saved_returns = self.returns.take();
+        let saved_returns_tuple = self.returns_tuple.take();
         let saved_yields = std::mem::replace(&mut self.yields, false);
         // A function analysed in the middle of a conditional has branches of its own.
         let saved_arms = std::mem::take(&mut self.model.branch_logs);
@@ -359,8 +364,13 @@ impl<'a> Checker<'a> {
                 name: name.as_ref().into(),
                 caller: id,
             }));
+        let returns_tuple = match std::mem::replace(&mut self.returns_tuple, saved_returns_tuple) {
+            Some(Ok(Returned::Tuple(elements))) if !self.yields => Some(elements),
+            _ => None,
+        };
         let function = &mut self.model.functions[id as usize];
         function.returns = Some(returns);
+        function.returns_tuple = returns_tuple;
         function.demand = demand.parameters;
         function.host_demand = demand.host_parameters;
         function.analysis = Analysis::Done;
@@ -604,6 +614,7 @@ impl<'a> Checker<'a> {
             setup: api::is_setup_function(def.name.id.as_str()),
             runs_epochs: self.runs_epochs(&def.body),
             returns: None,
+            returns_tuple: None,
             takes_self,
             params: Vec::new(),
             demand: 0,
@@ -723,10 +734,61 @@ impl<'a> Checker<'a> {
         );
     }
 
+    /// What a tuple literal gives, element by element (nested tuples kept).
+    fn returned(&self, value: &Expr) -> Returned {
+        match value {
+            Expr::Tuple(tuple) => Returned::Tuple(tuple.elts.iter().map(|elt| self.returned(elt)).collect()),
+            value => Returned::Value(self.model.kind_of(value)),
+        }
+    }
+
+    /// The tuple a call of a function of this file returns (`f(x)`, `self.m(x)`), if it
+    /// returns one.
+    fn returned_by(&self, call: &ast::ExprCall) -> Option<Returned> {
+        let id = match call.func.as_ref() {
+            Expr::Name(name) => match self.model.lookup(name.id.as_str()) {
+                Some(Binding {
+                    source: BindingSource::Function(id),
+                    ..
+                }) => *id,
+                _ => return None,
+            },
+            Expr::Attribute(attribute) if matches!(attribute.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self") => {
+                self.model.method_of_current_class(attribute.attr.as_str())?
+            }
+            _ => return None,
+        };
+        let elements = self.model.functions[id as usize].returns_tuple.clone()?;
+        Some(Returned::Tuple(elements))
+    }
+
+    /// Binds a target to what a returned tuple holds: `(mask, idx), loss = self.assign(x)`.
+    fn bind_returned(&mut self, target: &Expr, returned: &Returned) {
+        match (target, returned) {
+            (
+                Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }),
+                Returned::Tuple(elements),
+            ) if elts.len() == elements.len() => {
+                for (element, returned) in elts.iter().zip(elements.iter()) {
+                    self.bind_returned(element, returned);
+                }
+            }
+            (target, Returned::Value(kind)) => self.bind_target(target, *kind, None),
+            (target, Returned::Tuple(_)) => self.bind_target(target, Kind::Tuple, None),
+        }
+    }
+
     /// Binds an assignment target to the kind of what is assigned.
     fn bind_target(&mut self, target: &Expr, kind: Kind, value: Option<&'a Expr>) {
         match target {
             Expr::Name(name) => self.model.bind_value(&name.id, kind, value),
+            Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. })
+                if let Some(Expr::Call(call)) = value
+                    && let Some(Returned::Tuple(elements)) = self.returned_by(call)
+                    && elements.len() == elts.len() =>
+            {
+                self.bind_returned(target, &Returned::Tuple(elements));
+            }
             Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
                 let values: Option<&'a [Expr]> = match value {
                     Some(Expr::Tuple(tuple)) => Some(&tuple.elts),
@@ -1811,6 +1873,20 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     self.model.note_demand(value);
                 }
                 self.returns = Some(self.returns.map_or(kind, |k| k.join(kind)));
+                // `return None` on a path the caller's unpacking never takes says nothing.
+                if kind != Kind::NoneValue {
+                    let returned = match ret.value.as_deref() {
+                        Some(value @ Expr::Tuple(_)) => Ok(self.returned(value)),
+                        _ => Err(()),
+                    };
+                    self.returns_tuple = Some(match (self.returns_tuple.take(), returned) {
+                        (None, returned) => returned,
+                        (Some(Ok(a)), Ok(b)) if matches!((&a, &b), (Returned::Tuple(x), Returned::Tuple(y)) if x.len() == y.len()) => {
+                            Ok(a.join(&b))
+                        }
+                        _ => Err(()),
+                    });
+                }
             }
             Stmt::Assert(assert) => {
                 self.visit_expr(&assert.test);

@@ -73,6 +73,26 @@ pub struct ClassInfo {
     pub stored_methods: FxHashMap<Name, Vec<Name>>,
 }
 
+/// One element of a returned tuple: a value, or a tuple of its own (`return (a, b), loss`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Returned {
+    Value(Kind),
+    Tuple(Box<[Returned]>),
+}
+
+impl Returned {
+    /// Element by element where both are tuples of one length; else what both are as values.
+    pub fn join(&self, other: &Returned) -> Returned {
+        match (self, other) {
+            (Returned::Tuple(a), Returned::Tuple(b)) if a.len() == b.len() => {
+                Returned::Tuple(a.iter().zip(b.iter()).map(|(a, b)| a.join(b)).collect())
+            }
+            (Returned::Value(a), Returned::Value(b)) => Returned::Value(a.join(*b)),
+            _ => Returned::Value(Kind::Tuple),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Analysis {
     Pending,
@@ -96,6 +116,9 @@ pub struct FunctionInfo<'a> {
     pub runs_epochs: bool,
     /// The join of its `return` values' kinds (`None` until analyzed).
     pub returns: Option<Kind>,
+    /// The kinds of the elements of the tuple it returns, where every `return` gives a tuple
+    /// of one length (`return mask, idx`): unpacking its call binds them.
+    pub returns_tuple: Option<Box<[Returned]>>,
     /// A method whose first parameter is the instance (not a `staticmethod`).
     pub takes_self: bool,
     /// Its parameters as analysed (after `self`), for the project pass.

@@ -923,30 +923,40 @@ impl<'a> Checker<'a> {
         let mut finder = StepLoopFinder {
             checker: self,
             found: false,
+            batch_names: Vec::new(),
         };
         finder.visit_body(body);
         finder.found
     }
 
-    /// `for batch in loader`, `for i, (x, y) in enumerate(tqdm(train_loader))`.
-    fn iterates_batches(&self, iter: &Expr) -> bool {
-        if let Expr::Call(call) = iter
-            && let Expr::Name(func) = call.func.as_ref()
-        {
-            let name = func.id.as_str();
-            let wrapper = if self.model.is_builtin(name) {
-                matches!(name, "enumerate" | "zip" | "iter")
-            } else {
-                matches!(name, "tqdm" | "track" | "progress_bar" | "prefetcher")
-            };
-            if wrapper {
-                return call.arguments.args.iter().any(|arg| self.iterates_batches(arg));
-            }
+    /// `for batch in loader`, `for i, (x, y) in enumerate(tqdm(train_loader))`; `batch_names`
+    /// hold what iterates batches too.
+    fn iterates_batches(&self, iter: &Expr, batch_names: &[Name]) -> bool {
+        match iter {
+            Expr::Name(name) if batch_names.contains(&name.id) => true,
+            Expr::Call(call) if self.wraps_an_iterable(call) => call
+                .arguments
+                .args
+                .iter()
+                .any(|arg| self.iterates_batches(arg, batch_names)),
+            iter => match self.model.kind_of(iter) {
+                Kind::DataLoader { .. } => true,
+                Kind::Unknown => names_a_loader(iter),
+                _ => false,
+            },
         }
-        match self.model.kind_of(iter) {
-            Kind::DataLoader { .. } => true,
-            Kind::Unknown => names_a_loader(iter),
-            _ => false,
+    }
+
+    /// `enumerate(x)`, `zip(x, y)`, `iter(x)`, `tqdm(x)`: iterating it iterates `x`.
+    fn wraps_an_iterable(&self, call: &ast::ExprCall) -> bool {
+        let Expr::Name(func) = call.func.as_ref() else {
+            return false;
+        };
+        let name = func.id.as_str();
+        if self.model.is_builtin(name) {
+            matches!(name, "enumerate" | "zip" | "iter")
+        } else {
+            matches!(name, "tqdm" | "track" | "progress_bar" | "prefetcher")
         }
     }
 
@@ -1507,6 +1517,26 @@ enum Narrowed<'a> {
 struct StepLoopFinder<'c, 'a> {
     checker: &'c Checker<'a>,
     found: bool,
+    /// Names the body binds to what iterates batches (`pbar = tqdm(enumerate(loader))`,
+    /// `with tqdm(loader) as it:`): the function is scanned before it is analysed, so its
+    /// bindings are not known yet.
+    batch_names: Vec<Name>,
+}
+
+impl StepLoopFinder<'_, '_> {
+    fn iterates_batches(&self, iter: &Expr) -> bool {
+        self.checker.iterates_batches(iter, &self.batch_names)
+    }
+
+    fn bind(&mut self, target: &Expr, value: &Expr) {
+        if let Expr::Name(name) = target {
+            let batches = self.iterates_batches(value);
+            self.batch_names.retain(|held| *held != name.id);
+            if batches {
+                self.batch_names.push(name.id.clone());
+            }
+        }
+    }
 }
 
 impl<'b> Visitor<'b> for StepLoopFinder<'_, '_> {
@@ -1520,7 +1550,20 @@ impl<'b> Visitor<'b> for StepLoopFinder<'_, '_> {
         }
         match stmt {
             Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
-            Stmt::For(for_stmt) if self.checker.iterates_batches(&for_stmt.iter) => self.found = true,
+            Stmt::Assign(assign) => {
+                if let [target] = assign.targets.as_slice() {
+                    self.bind(target, &assign.value);
+                }
+            }
+            Stmt::With(with_stmt) => {
+                for item in &with_stmt.items {
+                    if let Some(target) = &item.optional_vars {
+                        self.bind(target, &item.context_expr);
+                    }
+                }
+                visitor::walk_stmt(self, stmt);
+            }
+            Stmt::For(for_stmt) if self.iterates_batches(&for_stmt.iter) => self.found = true,
             // A loop over `range(...)` that runs backward splits one step (truncated BPTT
             // chunks, accumulation by index): not a step loop of its own.
             Stmt::For(ast::StmtFor { iter, body, .. }) if !is_range_call(iter) && runs_backward(body) => {

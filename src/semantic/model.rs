@@ -1422,6 +1422,16 @@ impl<'a> SemanticModel<'a> {
         }
         match qualified {
             "torch.from_numpy" => return Kind::Tensor(TensorFacts::on(Device::Cpu)),
+            // The legacy typed constructors: `torch.FloatTensor([0.5])` is a CPU tensor,
+            // `torch.cuda.LongTensor(n)` a CUDA one, of the type's dtype.
+            typed if let Some((device, dtype)) = api::legacy_tensor_type(typed) => {
+                let facts = TensorFacts::on(device);
+                return Kind::Tensor(match dtype {
+                    "Bool" => facts.boolean(),
+                    "Long" | "Int" | "Short" | "Byte" | "Char" => facts.integer(),
+                    _ => facts,
+                });
+            }
             "torch.device" => {
                 return Kind::Device(
                     arguments

@@ -1,6 +1,8 @@
 //! What PyTorch's API returns, by qualified name or tensor method name. The model uses these
 //! tables to infer kinds; rules use the predicates to match calls by meaning.
 
+use super::kinds::Device;
+
 /// Torch factories: they make a new tensor whose device comes from `device=` (or, for the
 /// `*_like` ones, from their first argument), else the default device.
 pub fn is_factory(qualified: &str) -> bool {
@@ -289,6 +291,20 @@ pub fn returns_tensor_sequence(name: &str) -> bool {
             | "parameters"
             | "buffers"
     )
+}
+
+/// `torch.FloatTensor`, `torch.cuda.LongTensor`: the device and the dtype's name (`Float`).
+pub fn legacy_tensor_type(qualified: &str) -> Option<(Device, &str)> {
+    let (device, name) = match qualified.strip_prefix("torch.cuda.") {
+        Some(name) => (Device::Cuda, name),
+        None => (Device::Cpu, qualified.strip_prefix("torch.")?),
+    };
+    let dtype = name.strip_suffix("Tensor")?;
+    matches!(
+        dtype,
+        "Float" | "Double" | "Half" | "BFloat16" | "Long" | "Int" | "Short" | "Byte" | "Char" | "Bool"
+    )
+    .then_some((device, dtype))
 }
 
 /// Torch functions whose result has the dtype of their tensor inputs (a mask from masks).

@@ -1422,6 +1422,8 @@ impl<'a> SemanticModel<'a> {
         }
         match qualified {
             "torch.from_numpy" => return Kind::Tensor(TensorFacts::on(Device::Cpu)),
+            // `torch.Tensor([[3, 224, 224]])` copies its data into a new float tensor.
+            "torch.Tensor" => return Kind::Tensor(TensorFacts::on(self.default_device())),
             // The legacy typed constructors: `torch.FloatTensor([0.5])` is a CPU tensor,
             // `torch.cuda.LongTensor(n)` a CUDA one, of the type's dtype.
             typed if let Some((device, dtype)) = api::legacy_tensor_type(typed) => {

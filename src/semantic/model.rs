@@ -1422,6 +1422,13 @@ impl<'a> SemanticModel<'a> {
         }
         match qualified {
             "torch.from_numpy" => return Kind::Tensor(TensorFacts::on(Device::Cpu)),
+            // A `Variable` is its tensor (autograd's old wrapper).
+            "torch.autograd.Variable" | "torch.autograd.variable.Variable" => {
+                return match arguments.args.first().map(|arg| self.kind_of(arg)) {
+                    Some(kind @ Kind::Tensor(_)) => kind,
+                    _ => Kind::Tensor(TensorFacts::on(Device::Unknown)),
+                };
+            }
             // `torch.Tensor([[3, 224, 224]])` copies its data into a new float tensor.
             "torch.Tensor" => return Kind::Tensor(TensorFacts::on(self.default_device())),
             // The legacy typed constructors: `torch.FloatTensor([0.5])` is a CPU tensor,

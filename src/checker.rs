@@ -19,7 +19,7 @@ use crate::registry::{Rule, RuleSet};
 use crate::rules;
 use crate::semantic::facts;
 use crate::semantic::model::{Analysis, ArmOutcome, Flow, ScopeKind, is_library};
-use crate::semantic::names::{contains_ignoring_ascii_case, last_name, names_a_loader};
+use crate::semantic::names::{contains_ignoring_ascii_case, last_name, names_a_loader, names_a_progress_wrapper};
 use crate::semantic::torch_api as api;
 use crate::semantic::{
     Argument, BatchSource, Binding, BindingSource, CallArguments, CallSite, Callee, ClassInfo, ClassRef, ClassSummary,
@@ -744,7 +744,7 @@ impl<'a> Checker<'a> {
 
     /// The tuple a call of a function of this file returns (`f(x)`, `self.m(x)`), if it
     /// returns one.
-    fn returned_by(&self, call: &ast::ExprCall) -> Option<Returned> {
+    fn returned_by(&self, call: &ast::ExprCall) -> Option<Box<[Returned]>> {
         let id = match call.func.as_ref() {
             Expr::Name(name) => match self.model.lookup(name.id.as_str()) {
                 Some(Binding {
@@ -758,8 +758,7 @@ impl<'a> Checker<'a> {
             }
             _ => return None,
         };
-        let elements = self.model.functions[id as usize].returns_tuple.clone()?;
-        Some(Returned::Tuple(elements))
+        self.model.functions[id as usize].returns_tuple.clone()
     }
 
     /// Binds a target to what a returned tuple holds: `(mask, idx), loss = self.assign(x)`.
@@ -784,7 +783,7 @@ impl<'a> Checker<'a> {
             Expr::Name(name) => self.model.bind_value(&name.id, kind, value),
             Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. })
                 if let Some(Expr::Call(call)) = value
-                    && let Some(Returned::Tuple(elements)) = self.returned_by(call)
+                    && let Some(elements) = self.returned_by(call)
                     && elements.len() == elts.len() =>
             {
                 self.bind_returned(target, &Returned::Tuple(elements));
@@ -849,7 +848,7 @@ impl<'a> Checker<'a> {
                     }
                     _ => {}
                 }
-            } else if matches!(func.id.as_str(), "tqdm" | "track" | "progress_bar" | "prefetcher") {
+            } else if names_a_progress_wrapper(func.id.as_str()) {
                 return first.map_or(Kind::Unknown, |arg| self.iteration_kind(arg));
             }
         }
@@ -956,7 +955,7 @@ impl<'a> Checker<'a> {
         if self.model.is_builtin(name) {
             matches!(name, "enumerate" | "zip" | "iter")
         } else {
-            matches!(name, "tqdm" | "track" | "progress_bar" | "prefetcher")
+            names_a_progress_wrapper(name)
         }
     }
 

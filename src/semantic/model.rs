@@ -1317,7 +1317,7 @@ impl<'a> SemanticModel<'a> {
         let enumerates = match name {
             "enumerate" if builtin() => true,
             "iter" if builtin() => false,
-            "tqdm" | "track" | "progress_bar" | "prefetcher" => false,
+            name if super::names::names_a_progress_wrapper(name) => false,
             _ => return None,
         };
         let loader = call.arguments.args.first()?;

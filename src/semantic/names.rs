@@ -32,6 +32,12 @@ pub(crate) fn last_name(expr: &Expr) -> Option<&str> {
     }
 }
 
+/// `tqdm`, `track`: what wraps an iterable in a progress bar (or a prefetcher) and yields its
+/// items unchanged.
+pub(crate) fn names_a_progress_wrapper(name: &str) -> bool {
+    matches!(name, "tqdm" | "track" | "progress_bar" | "prefetcher")
+}
+
 /// `train_loader`, `self.val_dataloader`, `dm.train_dataloader()`.
 pub(crate) fn names_a_loader(iter: &Expr) -> bool {
     let Some(name) = last_name(iter) else {

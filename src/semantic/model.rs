@@ -1388,9 +1388,7 @@ impl<'a> SemanticModel<'a> {
                     _ => self.default_device(),
                 },
             };
-            let dtype = arguments
-                .find_keyword("dtype")
-                .and_then(|k| self.qualified_name(&k.value));
+            let dtype = self.dtype_keyword(call);
             // `ones_like(mask)` is a mask.
             let like = match qualified {
                 "torch.ones_like" | "torch.zeros_like" | "torch.empty_like" | "torch.full_like" if dtype.is_none() => {
@@ -1620,20 +1618,19 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
+    /// The dtype a call's `dtype=` names (`torch.bool`), qualified.
+    fn dtype_keyword(&self, call: &ast::ExprCall) -> Option<String> {
+        call.arguments
+            .find_keyword("dtype")
+            .and_then(|k| self.qualified_name(&k.value))
+    }
+
     /// The result of an op that keeps its inputs' dtype (`torch.stack`, `torch.cat`,
     /// `torch.where(c, a, b)`): a mask when every tensor input is one (an index
     /// when every one is an index), unless `dtype=` says otherwise.
     fn with_dtype_of_inputs(&self, inputs: TensorFacts, name: &str, call: &ast::ExprCall) -> TensorFacts {
-        if let Some(dtype) = call
-            .arguments
-            .find_keyword("dtype")
-            .and_then(|k| self.qualified_name(&k.value))
-        {
-            return match dtype.as_ref() {
-                "torch.bool" => inputs.boolean(),
-                dtype if api::is_integer_dtype(dtype) => inputs.integer(),
-                _ => inputs.numeric(),
-            };
+        if let Some(dtype) = self.dtype_keyword(call) {
+            return of_dtype(inputs, &dtype);
         }
         let args = &call.arguments.args;
         let inputs_of_dtype: &[Expr] = match name {
@@ -1747,12 +1744,7 @@ impl<'a> SemanticModel<'a> {
                     .iter()
                     .chain(call.arguments.find_keyword("dtype").map(|k| &k.value))
                     .find_map(|arg| self.qualified_name(arg).filter(|q| api::is_dtype(q)));
-                let facts = match dtype.as_deref() {
-                    Some("torch.bool") => facts.boolean(),
-                    Some(dtype) if api::is_integer_dtype(dtype) => facts.integer(),
-                    Some(_) => facts.numeric(),
-                    None => facts,
-                };
+                let facts = dtype.map_or(facts, |dtype| of_dtype(facts, &dtype));
                 match self.target_device_of_to(call) {
                     Some(device) => Kind::Tensor(facts.with_device(device)),
                     None => Kind::Tensor(facts),
@@ -1802,17 +1794,7 @@ impl<'a> SemanticModel<'a> {
                     pinned: false,
                     ..facts
                 };
-                match call
-                    .arguments
-                    .find_keyword("dtype")
-                    .and_then(|k| self.qualified_name(&k.value))
-                    .as_deref()
-                {
-                    None => Kind::Tensor(facts),
-                    Some("torch.bool") => Kind::Tensor(facts.boolean()),
-                    Some(dtype) if api::is_integer_dtype(dtype) => Kind::Tensor(facts.integer()),
-                    Some(_) => Kind::Tensor(facts.numeric()),
-                }
+                Kind::Tensor(self.dtype_keyword(call).map_or(facts, |dtype| of_dtype(facts, &dtype)))
             }
             _ if api::is_boolean_function(method) => {
                 let reduced = api::is_reduction(method);
@@ -2203,6 +2185,16 @@ pub fn insertion_point(call: &ast::ExprCall) -> (ruff_text_size::TextSize, bool)
     let close = call.arguments.range().end() - ruff_text_size::TextSize::from(1);
     let last_end = call.arguments.iter_source_order().last().map(|arg| arg.range().end());
     (last_end.unwrap_or(close), false)
+}
+
+/// `facts` with the dtype `dtype` (qualified: `torch.bool`, `torch.long`) makes them: a mask,
+/// an index or a number.
+fn of_dtype(facts: TensorFacts, dtype: &str) -> TensorFacts {
+    match dtype {
+        "torch.bool" => facts.boolean(),
+        dtype if api::is_integer_dtype(dtype) => facts.integer(),
+        _ => facts.numeric(),
+    }
 }
 
 /// Expressions whose value is never a tensor, whatever their operands are: what callers pass

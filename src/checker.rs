@@ -1667,7 +1667,10 @@ fn collect_names(target: &Expr, names: &mut Vec<Name>) {
 
 /// `for step in range(10)` inside `if step % 100 == 0:` is periodic.
 fn is_periodic_guard(test: &Expr) -> bool {
-    let is_modulo = |expr: &Expr| matches!(expr, Expr::BinOp(b) if b.op == ast::Operator::Mod);
+    // `step % 2 == 0` alternates (it, or its `else`, runs every other step): not a period.
+    let every_other = |divisor: &Expr| matches!(divisor, Expr::NumberLiteral(n) if n.value.as_int().and_then(|i| i.as_u64()).is_some_and(|i| i <= 2));
+    let is_modulo =
+        |expr: &Expr| matches!(expr, Expr::BinOp(b) if b.op == ast::Operator::Mod && !every_other(&b.right));
     match test {
         Expr::Compare(compare) => {
             compare.ops.iter().all(|op| *op == ast::CmpOp::Eq)

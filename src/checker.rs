@@ -753,7 +753,7 @@ impl<'a> Checker<'a> {
                 }) => *id,
                 _ => return None,
             },
-            Expr::Attribute(attribute) if matches!(attribute.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self") => {
+            Expr::Attribute(attribute) if on_self(attribute) => {
                 self.model.method_of_current_class(attribute.attr.as_str())?
             }
             _ => return None,
@@ -821,7 +821,7 @@ impl<'a> Checker<'a> {
             }
             Expr::Starred(starred) => self.bind_target(&starred.value, Kind::List, None),
             Expr::Attribute(attribute) => {
-                let is_self = matches!(attribute.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self");
+                let is_self = on_self(attribute);
                 if let (true, Some(class)) = (is_self, self.model.flow.class) {
                     let attrs = &mut self.model.classes[class as usize].attrs;
                     let joined = attrs.get(attribute.attr.as_str()).map_or(kind, |k| k.join(kind));
@@ -1095,10 +1095,7 @@ impl<'a> Checker<'a> {
         let Expr::Attribute(attribute) = func else {
             return Vec::new();
         };
-        let (true, Some(class)) = (
-            matches!(attribute.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self"),
-            self.model.flow.class,
-        ) else {
+        let (true, Some(class)) = (on_self(attribute), self.model.flow.class) else {
             return Vec::new();
         };
         self.model
@@ -1259,7 +1256,7 @@ impl<'a> Checker<'a> {
             return;
         }
         if let Expr::Attribute(attribute) = call.func.as_ref() {
-            let on_self = matches!(attribute.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self");
+            let on_self = on_self(attribute);
             if on_self
                 && matches!(attribute.attr.as_str(), "register_buffer" | "register_parameter")
                 && let (Some(Expr::StringLiteral(name)), Some(class)) =
@@ -1410,9 +1407,7 @@ impl<'a> Checker<'a> {
         };
         let narrowed = match subject {
             Expr::Name(name) => Narrowed::Name(&name.id),
-            Expr::Attribute(attribute) if matches!(attribute.value.as_ref(), Expr::Name(receiver) if receiver.id.as_str() == "self") => {
-                Narrowed::SelfAttribute(&attribute.attr.id)
-            }
+            Expr::Attribute(attribute) if on_self(attribute) => Narrowed::SelfAttribute(&attribute.attr.id),
             _ => return None,
         };
         let classes: Vec<&Expr> = match classes {
@@ -1452,7 +1447,7 @@ impl<'a> Checker<'a> {
 fn stored_methods(class_body: &[Stmt]) -> FxHashMap<Name, Vec<Name>> {
     fn methods_of(value: &Expr, found: &mut Vec<Name>) {
         match value {
-            Expr::Attribute(attribute) if matches!(attribute.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self") => {
+            Expr::Attribute(attribute) if on_self(attribute) => {
                 if !found.contains(&attribute.attr.id) {
                     found.push(attribute.attr.id.clone());
                 }
@@ -1478,14 +1473,9 @@ fn stored_methods(class_body: &[Stmt]) -> FxHashMap<Name, Vec<Name>> {
                 Stmt::Assign(assign) => {
                     for target in &assign.targets {
                         if let Expr::Attribute(attribute) = target
-                            && matches!(attribute.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self")
+                            && on_self(attribute)
                         {
-                            let mut methods = Vec::new();
-                            methods_of(&assign.value, &mut methods);
-                            if !methods.is_empty() {
-                                let held = self.stored.entry(attribute.attr.id.clone()).or_default();
-                                held.extend(methods.into_iter().filter(|m| !held.contains(m)).collect::<Vec<_>>());
-                            }
+                            methods_of(&assign.value, self.stored.entry(attribute.attr.id.clone()).or_default());
                         }
                     }
                 }
@@ -1501,7 +1491,13 @@ fn stored_methods(class_body: &[Stmt]) -> FxHashMap<Name, Vec<Name>> {
             finder.visit_body(&def.body);
         }
     }
+    finder.stored.retain(|_, methods| !methods.is_empty());
     finder.stored
+}
+
+/// `self.<attr>`.
+fn on_self(attribute: &ast::ExprAttribute) -> bool {
+    matches!(attribute.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self")
 }
 
 /// What a test narrows inside an arm.

@@ -75,10 +75,11 @@ fn sample_check(checker: &mut Checker, call: &ExprCall) {
         return;
     }
     let text = checker.slice(receiver);
-    checker.report(Diagnostic::new(
+    super::report(
+        checker,
         Rule::DistributionValidation,
         call.range(),
         format!("`{text}.{method}(...)` validates its input on the host and waits for the GPU"),
         "build the distribution with `validate_args=False`, or call `torch.distributions.Distribution.set_default_validate_args(False)` once".to_string(),
-    ));
+    );
 }

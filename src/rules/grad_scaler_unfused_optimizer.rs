@@ -4,7 +4,7 @@
 use ruff_python_ast::{Expr, ExprCall};
 use ruff_text_size::{Ranged, TextRange};
 
-use super::{edits, method_call};
+use super::{edits, method_call, report};
 use crate::checker::Checker;
 use crate::diagnostic::{Diagnostic, Edit, Fix};
 use crate::registry::Rule;
@@ -31,12 +31,13 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         // avoids the host read, and most training code builds another.
         opaque if opaque.is_opaque() => {
             let optimizer = checker.slice(optimizer);
-            checker.report(Diagnostic::new(
+            report(
+                checker,
                 Rule::GradScalerUnfusedOptimizer,
                 call.range(),
                 format!("`{text}` reads the inf check on the host (waits for the GPU) unless `{optimizer}` is a fused Adam/AdamW"),
                 "build the optimizer as `torch.optim.AdamW(..., fused=True)` (or Adam); GradScaler steps any other after a host read".to_string(),
-            ));
+            );
             return;
         }
         _ => return,

@@ -26,7 +26,7 @@ use crate::semantic::{
     Device, FileFacts, FileSemantics, FunctionId, FunctionInfo, HotContext, ImportedCall, IntrinsicHot, Kind,
     ModuleKind, ParamSummary, ProjectKind, SemanticModel, TensorFacts,
 };
-use crate::semantic::{FunctionSummary, Returned, demand_bit};
+use crate::semantic::{Demand, FunctionSummary, Question, Returned, slot_bit};
 
 /// What the checker needs from the settings.
 pub struct CheckOptions<'s> {
@@ -207,8 +207,8 @@ impl<'a> Checker<'a> {
                 .iter()
                 .enumerate()
                 .filter(|(_, param)| matches!(param.kind.kind, Kind::Tensor(_)))
-                .fold(0, |bits, (slot, _)| bits | demand_bit(slot));
-            self.model.demand.borrow_mut().host_parameters |= tensors;
+                .fold(0, |bits, (slot, _)| bits | slot_bit(slot));
+            self.model.demand.borrow_mut().parameters.note_slots(Question::Host, tensors);
         }
     }
 
@@ -251,7 +251,6 @@ impl<'a> Checker<'a> {
                 class: f.class,
                 takes_self: f.takes_self,
                 demand: f.demand,
-                host_demand: f.host_demand,
                 has_hot_lines: f.intrinsic.is_some() || f.has_loops,
                 params: std::mem::take(&mut f.params).into_boxed_slice(),
                 returns,
@@ -360,9 +359,10 @@ impl<'a> Checker<'a> {
         };
         let demand = std::mem::replace(&mut *self.model.demand.borrow_mut(), saved_demand);
         self.project_imports
-            .extend(demand.calls.iter().map(|name| ImportedCall {
+            .extend(demand.calls.iter().map(|(name, questions)| ImportedCall {
                 name: name.as_ref().into(),
                 caller: id,
+                questions: *questions,
             }));
         let returns_tuple = match std::mem::replace(&mut self.returns_tuple, saved_returns_tuple) {
             Some(Ok(Returned::Tuple(elements))) if !self.yields => Some(elements),
@@ -372,7 +372,6 @@ impl<'a> Checker<'a> {
         function.returns = Some(returns);
         function.returns_tuple = returns_tuple;
         function.demand = demand.parameters;
-        function.host_demand = demand.host_parameters;
         function.analysis = Analysis::Done;
         self.model.flow = saved_flow;
         self.model.invalidate_kinds();
@@ -617,8 +616,7 @@ impl<'a> Checker<'a> {
             returns_tuple: None,
             takes_self,
             params: Vec::new(),
-            demand: 0,
-            host_demand: 0,
+            demand: Demand::default(),
             has_loops: false,
             parent_scope: self.model.flow.scope,
             analysis: Analysis::Pending,

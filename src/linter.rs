@@ -78,38 +78,59 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, DecodeError> {
 mod tests {
     use super::lint_source;
     use crate::registry::RuleSet;
-    use crate::semantic::{FileFacts, FileSemantics};
+    use crate::semantic::{FileFacts, FileSemantics, Question, Questions};
 
     fn semantics(source: &str) -> FileSemantics {
         lint_source(source, RuleSet::all(), &[], &FileFacts::default(), false).semantics
     }
 
-    /// (tensor demand, host demand) of the function named `name`.
-    fn demand(semantics: &FileSemantics, name: &str) -> (u64, u64) {
+    /// The questions asked of parameter `slot` of the function named `name`.
+    fn asked(semantics: &FileSemantics, name: &str, slot: usize) -> Questions {
         let function = semantics.functions.iter().find(|f| &*f.qualname == name).unwrap();
-        (function.demand, function.host_demand)
+        function.demand.of(slot)
     }
 
     #[test]
-    fn a_rule_that_needs_a_tensor_demands_its_parameters_as_tensors() {
-        // `x[keep]` reads a boolean mask only if `keep` turns out to be a boolean tensor.
+    fn a_value_made_from_a_parameter_asks_what_the_parameter_is() {
+        // `x[ok]` reads a boolean mask if `keep` turns out to be a tensor (`ok` is then a mask).
         let source = "def step(x, keep):\n    ok = keep > 0\n    return x[ok]\n";
-        let (tensor, _) = demand(&semantics(source), "step");
-        assert_eq!(tensor & 0b10, 0b10);
+        let semantics = semantics(source);
+        assert!(asked(&semantics, "step", 1).contains(Question::Kind));
+        assert!(asked(&semantics, "step", 0).contains(Question::Kind));
+    }
+
+    #[test]
+    fn an_index_asks_only_whether_it_is_a_mask_or_on_the_host() {
+        // A float tensor passed as `i` changes nothing: only a mask or a host index would.
+        let source = "import torch\ndef step(x: torch.Tensor, i):\n    y = x[i]\n";
+        let questions = asked(&semantics(source), "step", 1);
+        assert!(questions.contains(Question::Mask));
+        assert!(!questions.contains(Question::Kind));
     }
 
     #[test]
     fn a_rule_that_counts_unknowns_as_gpu_values_asks_only_for_host_evidence() {
         // `.item()` of an unknown is reported already: only a CPU tensor or a number changes it.
         let source = "def step(loss):\n    return loss.item()\n";
-        let (tensor, host) = demand(&semantics(source), "step");
-        assert_eq!((tensor & 1, host & 1), (0, 1));
+        let questions = asked(&semantics(source), "step", 0);
+        assert!(questions.contains(Question::Host));
+        assert!(!questions.contains(Question::Kind));
+    }
+
+    #[test]
+    fn a_call_of_a_parameter_asks_which_object_it_is() {
+        // Is `criterion` a cross-entropy module (whose masked inputs SYNC301 reports)?
+        let source = "import torch.nn as nn\nce = nn.CrossEntropyLoss()\ndef step(criterion, x, y):\n    loss = criterion(x, y)\n";
+        let questions = asked(&semantics(source), "step", 0);
+        assert!(questions.contains(Question::Instance));
+        assert!(!questions.contains(Question::Kind));
     }
 
     #[test]
     fn values_that_are_never_tensors_demand_nothing() {
         let source = "def step(x, y):\n    n = x.shape[0]\n    if y is None:\n        return n\n    if isinstance(y, int):\n        return len(y)\n    return x.size(1)\n";
-        let (tensor, _) = demand(&semantics(source), "step");
-        assert_eq!(tensor, 0);
+        let semantics = semantics(source);
+        assert_eq!(asked(&semantics, "step", 0), Questions::default());
+        assert_eq!(asked(&semantics, "step", 1), Questions::default());
     }
 }

@@ -9,8 +9,8 @@ use rustc_hash::FxHashMap;
 
 use crate::semantic::model::ClassId;
 use crate::semantic::{
-    Callee, ClassRef, Device, Export, FileFacts, FileSemantics, FunctionId, FunctionSummary, HotContext, HotReason,
-    ImportedCall, IntrinsicHot, Kind, ModuleKind, ParamSummary, PeriodicInner, ProjectKind, demand_bit,
+    Callee, ClassRef, Export, FileFacts, FileSemantics, FunctionId, FunctionSummary, HotContext, HotReason,
+    ImportedCall, IntrinsicHot, Kind, ModuleKind, PeriodicInner, ProjectKind, Questions,
 };
 
 /// One linted file, as the call graph sees it.
@@ -583,11 +583,7 @@ impl<'m> Project<'m> {
                 .iter()
                 .zip(&slots)
                 .enumerate()
-                .any(|(slot, (param, from_callers))| {
-                    let bit = demand_bit(slot);
-                    (function.demand & bit != 0 && refines(param, from_callers))
-                        || (function.host_demand & bit != 0 && moves_to_host(param, from_callers))
-                });
+                .any(|(slot, (param, from_callers))| function.demand.answered_by_callers(slot, param, from_callers));
             if kept || changes {
                 facts[file]
                     .parameters
@@ -603,28 +599,24 @@ impl<'m> Project<'m> {
                 caller.has_hot_lines || hot.reached.contains_key(&(file, call.caller))
             };
             // What was given stays while it holds: the file checked with it no longer asks.
-            let kept = applied[file].returns.keys();
-            let mut last: Option<&str> = None;
-            let demanded = module
-                .semantics
-                .imports
-                .iter()
-                .filter(|call| matters(call))
-                .map(|call| &call.name);
-            for spelled in demanded.chain(kept) {
-                if last == Some(&**spelled) {
-                    continue;
+            let mut asked: FxHashMap<&str, Option<Questions>> = applied[file]
+                .returns
+                .keys()
+                .map(|spelled| (&**spelled, None))
+                .collect();
+            for call in module.semantics.imports.iter().filter(|call| matters(call)) {
+                if let Some(questions) = asked.entry(&call.name).or_insert(Some(Questions::default())) {
+                    *questions = questions.union(call.questions);
                 }
-                last = Some(spelled);
+            }
+            for (spelled, questions) in asked {
                 let Some((module_part, name)) = spelled.rsplit_once('.') else {
                     continue;
                 };
                 if let Some(Resolved::Function((target, id))) = self.resolve_name(file, module_part, name, 0) {
-                    let returns = &modules[target].semantics.functions[id as usize].returns;
-                    if returns_what_rules_ask(returns) {
-                        file_facts
-                            .returns
-                            .insert(spelled.clone(), self.respell(target, returns, file));
+                    let returns = self.respell(target, &modules[target].semantics.functions[id as usize].returns, file);
+                    if questions.is_none_or(|questions| questions.answered_by(&returns)) {
+                        file_facts.returns.insert(spelled.into(), returns);
                     }
                 }
             }
@@ -662,42 +654,6 @@ impl<'m> Project<'m> {
             kind: kind.kind,
             class: Some(class),
         }
-    }
-}
-
-/// A return kind worth checking a caller's file again for: tensors (what rules ask about).
-fn returns_what_rules_ask(kind: &ProjectKind) -> bool {
-    matches!(kind.kind, Kind::Tensor(_) | Kind::TensorSequence(_))
-}
-
-/// Whether what the callers pass shows a parameter that a finding or a rule counted as maybe
-/// on a GPU to be on the host: a CPU tensor, a Python value, or not the tensor its name
-/// suggested.
-fn moves_to_host(param: &ParamSummary, callers: &ProjectKind) -> bool {
-    let recorded = param.kind.kind;
-    let merged = crate::semantic::facts::parameter_kind(recorded, param.annotated, callers.kind);
-    merged.is_known_host_value() != recorded.is_known_host_value()
-        || (matches!(recorded, Kind::Tensor(_)) && !matches!(merged, Kind::Tensor(_)))
-}
-
-/// Whether what the callers pass changes what a parameter is in a way a rule or the call graph
-/// sees: an unknown becomes a tensor or an instance; a tensor becomes a mask, an index or a CPU
-/// tensor (or stops being one); a tensor guessed from the name turns out not to be one.
-fn refines(param: &ParamSummary, callers: &ProjectKind) -> bool {
-    let recorded = param.kind.kind;
-    let merged = crate::semantic::facts::parameter_kind(recorded, param.annotated, callers.kind);
-    let class = if merged == callers.kind && merged != recorded {
-        &callers.class
-    } else {
-        &param.kind.class
-    };
-    match (recorded, merged) {
-        (a, b) if a == b => class != &param.kind.class && class.is_some(),
-        (Kind::Tensor(a), Kind::Tensor(b)) => {
-            a.boolean != b.boolean || a.integer != b.integer || (a.device == Device::Cpu) != (b.device == Device::Cpu)
-        }
-        (Kind::Tensor(_), _) => true,
-        (_, merged) => matches!(merged, Kind::Tensor(_) | Kind::TensorSequence(_)) || class.is_some(),
     }
 }
 
@@ -949,8 +905,7 @@ mod tests {
             takes_self: false,
             params: Box::default(),
             returns: ProjectKind::default(),
-            demand: 0,
-            host_demand: 0,
+            demand: Default::default(),
             has_hot_lines: false,
         }
     }

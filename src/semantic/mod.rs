@@ -3,6 +3,7 @@
 //! It is built in one pass over a file by the [`Checker`](crate::checker::Checker), which runs
 //! the rules at each node against the model's state at that point; rules only read it.
 
+mod demand;
 pub mod facts;
 mod hot;
 mod kinds;
@@ -16,5 +17,6 @@ pub use kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFact
 pub use model::{
     Argument, Binding, BindingSource, CallArguments, CallSite, Callee, ClassInfo, ClassRef, ClassSummary, Export,
     Exports, FileSemantics, FunctionInfo, FunctionSummary, ImportedCall, LoopInfo, ParamSummary, Returned, ScopeKind,
-    SemanticModel, demand_bit,
+    SemanticModel,
 };
+pub use demand::{Demand, Question, Questions, slot_bit};

@@ -8,6 +8,7 @@ use ruff_python_ast::{self as ast, Expr, Operator, UnaryOp};
 use ruff_text_size::{Ranged, TextRange};
 use rustc_hash::FxHashMap;
 
+use super::demand::{Demand, Question, Questions};
 use super::facts::{FileFacts, ProjectKind};
 use super::hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
 use super::kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
@@ -124,9 +125,7 @@ pub struct FunctionInfo<'a> {
     /// Its parameters as analysed (after `self`), for the project pass.
     pub params: Vec<ParamSummary>,
     /// See [`FunctionSummary::demand`].
-    pub demand: u64,
-    /// See [`FunctionSummary::host_demand`].
-    pub host_demand: u64,
+    pub demand: Demand,
     /// Holds a loop (whose lines are hot by themselves).
     pub has_loops: bool,
     pub(crate) parent_scope: ScopeId,
@@ -208,6 +207,8 @@ pub struct ImportedCall {
     /// The qualified name as spelled (`.masks.valid_mask`).
     pub name: Box<str>,
     pub caller: FunctionId,
+    /// What was asked of its result.
+    pub questions: Questions,
 }
 
 /// A class, for the project's class hierarchy.
@@ -277,22 +278,14 @@ pub struct FunctionSummary {
     pub params: Box<[ParamSummary]>,
     /// The join of its `return` kinds.
     pub returns: ProjectKind,
-    /// The parameters (bit `i` for slot `i`; the last bit for every slot past 62) on which
-    /// something the file could not tell depends: a value a rule asked about, an argument to a
-    /// project function, a `return` value: facts that make them tensors (masks, indices) can
-    /// change what it reports.
-    pub demand: u64,
-    /// The parameters on which a finding or a rule that already counts an unknown value as
-    /// maybe on a GPU rests: only facts that put them on the host can change what it reports.
-    pub host_demand: u64,
+    /// The questions asked of its parameters that the file could not answer: by a rule, or
+    /// about a value passed to a project function or returned. Facts that answer one
+    /// differently can change what it reports.
+    pub demand: Demand,
     /// Some of its lines are hot by themselves: it is hot by itself, or holds a loop.
     pub has_hot_lines: bool,
 }
 
-/// The bit of parameter slot `slot` in a [`FunctionSummary::demand`].
-pub fn demand_bit(slot: usize) -> u64 {
-    1 << slot.min(63)
-}
 
 #[derive(Debug, Clone)]
 pub struct ParamSummary {
@@ -384,19 +377,15 @@ pub struct SemanticModel<'a> {
     /// A rule is asking: what the kinds it cannot tell depend on is noted in `demand`.
     pub(crate) in_rule: std::cell::Cell<bool>,
     /// What the values the function being analysed could not tell depend on.
-    pub(crate) demand: std::cell::RefCell<Demand>,
+    pub(crate) demand: std::cell::RefCell<Asked>,
 }
 
-/// What unknown values of one function depend on: its parameters and the project functions it
-/// calls (by the qualified name the file spells).
+/// What the unknown values a function's rules asked about depend on: its parameters and the
+/// project functions it calls (by the qualified name the file spells).
 #[derive(Debug, Default)]
-pub(crate) struct Demand {
-    /// Parameters whose being a tensor (a mask, an index) would change what a rule sees.
-    pub parameters: u64,
-    /// Parameters whose being on the host (a CPU tensor, a number) would change what a rule
-    /// sees, or a finding rests on.
-    pub host_parameters: u64,
-    pub calls: Vec<Rc<str>>,
+pub(crate) struct Asked {
+    pub parameters: Demand,
+    pub calls: Vec<(Rc<str>, Questions)>,
 }
 
 /// A node by its address and range: the same node, never a look-alike (a temporary copy has
@@ -773,30 +762,34 @@ impl<'a> SemanticModel<'a> {
 
     /// What `expr` evaluates to, at this point of the flow.
     pub fn kind_of(&self, expr: &Expr) -> Kind {
-        self.asked(expr, false)
-    }
-
-    /// The kind of `expr`; where a rule asks and the file cannot tell, what it depends on is
-    /// noted (`host`: only evidence that it is on the host would change the answer). Only the
-    /// value asked about is: its parts, inferred on the way, may be unknown while it is known
-    /// (`x.shape` of an unknown `x`).
-    fn asked(&self, expr: &Expr, host: bool) -> Kind {
-        // Inferred and traced with rules off, so nothing on the way asks again.
-        let asking = self.in_rule.replace(false);
-        let kind = self.infer_kind(expr);
-        if kind.is_opaque() && asking {
-            self.note_demand_of(expr, 0, host);
-        }
-        self.in_rule.set(asking);
-        kind
+        self.asked(expr, Question::Kind)
     }
 
     /// What `expr` evaluates to, asked by a rule for which only whether it is on the host
     /// matters: one that counts an unknown value as maybe on a GPU already (`.item()`,
-    /// `torch.nonzero(x)`), or fires on CPU tensors only (`cpu_t.to("cuda")`). An unknown notes
-    /// a host demand, not a tensor demand.
+    /// `torch.nonzero(x)`), or fires on CPU tensors only (`cpu_t.to("cuda")`).
     pub fn kind_for_device_test(&self, expr: &Expr) -> Kind {
-        self.asked(expr, true)
+        self.asked(expr, Question::Host)
+    }
+
+    /// What object `expr` is, asked by a rule that looks for one (a gradient scaler, a
+    /// validating distribution): only an instance passed or returned changes the answer.
+    pub fn object_kind(&self, expr: &Expr) -> Kind {
+        self.asked(expr, Question::Instance)
+    }
+
+    /// The kind of `expr`; where a rule asks and the file cannot tell, what it depends on is
+    /// noted with the question asked. Only the value asked about is: its parts, inferred on
+    /// the way, may be unknown while it is known (`x.shape` of an unknown `x`).
+    fn asked(&self, expr: &Expr, question: Question) -> Kind {
+        // Inferred and traced with rules off, so nothing on the way asks again.
+        let asking = self.in_rule.replace(false);
+        let kind = self.infer_kind(expr);
+        if kind.is_opaque() && asking {
+            self.note_demand_of(expr, 0, question);
+        }
+        self.in_rule.set(asking);
+        kind
     }
 
     /// Notes what an expression whose kind the file cannot tell depends on: parameters of the
@@ -804,12 +797,15 @@ impl<'a> SemanticModel<'a> {
     /// project functions (whose return kinds the project may know).
     pub(crate) fn note_demand(&self, expr: &Expr) {
         let asking = self.in_rule.replace(false);
-        self.note_demand_of(expr, 0, false);
+        self.note_demand_of(expr, 0, Question::Kind);
         self.in_rule.set(asking);
     }
 
-    /// [`Self::note_demand`], into the host demand where `host`.
-    fn note_demand_of(&self, expr: &Expr, depth: u32, host: bool) {
+    /// [`Self::note_demand`] of `question`: it stays the question while the value is the same
+    /// one (a name bound to it, an arm of a conditional); of a part the value is made from (an
+    /// operand, a receiver, an argument), what the part is matters (a tensor compared is a
+    /// mask), except that a value made from host values is on the host.
+    fn note_demand_of(&self, expr: &Expr, depth: u32, question: Question) {
         if depth > 6 || never_a_tensor(expr) {
             return;
         }
@@ -818,62 +814,64 @@ impl<'a> SemanticModel<'a> {
         if depth > 0 && !self.infer_kind(expr).is_opaque() {
             return;
         }
+        let part = match question {
+            Question::Host => Question::Host,
+            _ => Question::Kind,
+        };
         match expr {
             Expr::Name(name) => match self.lookup(name.id.as_str()) {
                 Some(Binding {
                     source: BindingSource::Parameter(slot),
                     ..
-                }) => {
-                    let mut demand = self.demand.borrow_mut();
-                    if host {
-                        demand.host_parameters |= demand_bit(*slot as usize);
-                    } else {
-                        demand.parameters |= demand_bit(*slot as usize);
-                    }
-                }
-                Some(Binding { value: Some(value), .. }) => self.note_demand_of(value, depth + 1, host),
+                }) => self.demand.borrow_mut().parameters.note(question, *slot as usize),
+                Some(Binding { value: Some(value), .. }) => self.note_demand_of(value, depth + 1, question),
                 _ => {}
             },
             Expr::Call(call) => {
                 if let Some(callee) = self.callee(call).filter(|q| !is_library(q)) {
-                    let mut demand = self.demand.borrow_mut();
-                    if !demand.calls.contains(&callee) {
-                        demand.calls.push(callee);
+                    let calls = &mut self.demand.borrow_mut().calls;
+                    match calls.iter_mut().find(|(name, _)| *name == callee) {
+                        Some((_, questions)) => questions.insert(question),
+                        None => {
+                            let mut questions = Questions::default();
+                            questions.insert(question);
+                            calls.push((callee, questions));
+                        }
                     }
                 }
-                self.note_demand_of(&call.func, depth + 1, host);
+                self.note_demand_of(&call.func, depth + 1, part);
                 for arg in &call.arguments.args {
-                    self.note_demand_of(arg, depth + 1, host);
+                    self.note_demand_of(arg, depth + 1, part);
                 }
             }
-            Expr::Attribute(attribute) => self.note_demand_of(&attribute.value, depth + 1, host),
+            Expr::Attribute(attribute) => self.note_demand_of(&attribute.value, depth + 1, part),
             Expr::Subscript(subscript) => {
-                self.note_demand_of(&subscript.value, depth + 1, host);
-                self.note_demand_of(&subscript.slice, depth + 1, host);
+                self.note_demand_of(&subscript.value, depth + 1, part);
+                self.note_demand_of(&subscript.slice, depth + 1, part);
             }
             Expr::BinOp(binop) => {
-                self.note_demand_of(&binop.left, depth + 1, host);
-                self.note_demand_of(&binop.right, depth + 1, host);
+                self.note_demand_of(&binop.left, depth + 1, part);
+                self.note_demand_of(&binop.right, depth + 1, part);
             }
-            Expr::UnaryOp(unary) => self.note_demand_of(&unary.operand, depth + 1, host),
+            Expr::UnaryOp(unary) => self.note_demand_of(&unary.operand, depth + 1, part),
             Expr::Compare(compare) => {
-                self.note_demand_of(&compare.left, depth + 1, host);
+                self.note_demand_of(&compare.left, depth + 1, part);
                 for comparator in &compare.comparators {
-                    self.note_demand_of(comparator, depth + 1, host);
+                    self.note_demand_of(comparator, depth + 1, part);
                 }
             }
             Expr::BoolOp(bool_op) => {
                 for value in &bool_op.values {
-                    self.note_demand_of(value, depth + 1, host);
+                    self.note_demand_of(value, depth + 1, question);
                 }
             }
             Expr::If(if_expr) => {
-                self.note_demand_of(&if_expr.body, depth + 1, host);
-                self.note_demand_of(&if_expr.orelse, depth + 1, host);
+                self.note_demand_of(&if_expr.body, depth + 1, question);
+                self.note_demand_of(&if_expr.orelse, depth + 1, question);
             }
             Expr::Tuple(tuple) => {
                 for element in &tuple.elts {
-                    self.note_demand_of(element, depth + 1, host);
+                    self.note_demand_of(element, depth + 1, question);
                 }
             }
             _ => {}
@@ -926,7 +924,14 @@ impl<'a> SemanticModel<'a> {
         if module.only_from_torch_constructor() && !self.loss_module_made.get() {
             return false;
         }
-        matches!(self.call_kinds(call).callee, Kind::Module(kind, _) if kind == module)
+        // What the call returns is not asked, nor are its arguments: only what is called.
+        let asking = self.in_rule.replace(false);
+        let callee = self.call_kinds(call).callee;
+        if callee.is_opaque() && asking {
+            self.note_demand_of(&call.func, 0, Question::Instance);
+        }
+        self.in_rule.set(asking);
+        matches!(callee, Kind::Module(kind, _) if kind == module)
     }
 
     /// The qualified name of what `call` calls (`torch.nn.functional.cross_entropy`), resolved
@@ -1117,7 +1122,7 @@ impl<'a> SemanticModel<'a> {
     }
 
     pub fn is_boolean_tensor(&self, expr: &Expr) -> bool {
-        self.tensor(expr).is_some_and(|facts| facts.boolean)
+        self.asked(expr, Question::Mask).tensor().is_some_and(|facts| facts.boolean)
     }
 
     fn binop_kind(&self, binop: &ast::ExprBinOp) -> Kind {

@@ -1,0 +1,199 @@
+//! What the rules asked about values a file could not tell, by the question asked. The project
+//! learns more later (what hot callers pass a function, what the project functions it calls
+//! return); a file is checked again only where that would answer one of its questions
+//! differently. Most facts answer none: a float tensor passed as `x[i]`'s index is no mask, and
+//! a tensor passed where a rule asked whether a call is a loss module is no module.
+
+use super::facts::{ProjectKind, parameter_kind};
+use super::kinds::{Device, Kind};
+use super::model::ParamSummary;
+
+/// What a rule asks about a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Question {
+    /// What it is: a tensor (on which device, of which dtype) or an instance; also what a
+    /// value passed on to a project function or returned depends on, since the function that
+    /// receives it may ask anything.
+    Kind,
+    /// Whether it is a boolean tensor, a mask (as an index).
+    Mask,
+    /// Whether it is on the host: the rule counts an unknown value as maybe on a GPU already,
+    /// or fires on CPU tensors only, or a finding rests on a guess that it is a GPU tensor.
+    Host,
+    /// Which object it is: a loss module, a gradient scaler, an optimizer.
+    Instance,
+}
+
+impl Question {
+    const ALL: [Question; 4] = [Question::Kind, Question::Mask, Question::Host, Question::Instance];
+
+    fn bit(self) -> u8 {
+        1 << self as u8
+    }
+
+    /// Whether a value of kind `after`, where the file saw `before`, answers this question
+    /// differently.
+    fn answered_differently(self, before: &ProjectKind, after: &ProjectKind) -> bool {
+        match self {
+            Question::Kind => refines(before, after),
+            Question::Mask => mask_view(before.kind) != mask_view(after.kind),
+            Question::Host => {
+                after.kind.is_known_host_value() != before.kind.is_known_host_value()
+                    || (matches!(before.kind, Kind::Tensor(_)) && !matches!(after.kind, Kind::Tensor(_)))
+            }
+            Question::Instance => {
+                (is_instance(after.kind) && after.kind != before.kind)
+                    || (after.class.is_some() && after.class != before.class)
+            }
+        }
+    }
+}
+
+/// The questions asked of one value (a set of [`Question`]s).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Questions(u8);
+
+impl Questions {
+    pub fn insert(&mut self, question: Question) {
+        self.0 |= question.bit();
+    }
+
+    pub fn union(self, other: Questions) -> Questions {
+        Questions(self.0 | other.0)
+    }
+
+    pub fn contains(self, question: Question) -> bool {
+        self.0 & question.bit() != 0
+    }
+
+    fn iter(self) -> impl Iterator<Item = Question> {
+        Question::ALL.into_iter().filter(move |q| self.contains(*q))
+    }
+
+    /// Whether a project function's return of kind `returned` answers one of these questions
+    /// about its call, of which the file alone knows nothing. What it is (`Kind`) is asked of
+    /// the tensors rules look at; an instance is told only where a rule asked which object it
+    /// is (a class made by a factory function otherwise costs a second check for nothing).
+    pub fn answered_by(self, returned: &ProjectKind) -> bool {
+        self.iter().any(|question| match question {
+            Question::Kind => matches!(returned.kind, Kind::Tensor(_) | Kind::TensorSequence(_)),
+            Question::Mask => returned.kind.tensor().is_some_and(|facts| facts.boolean),
+            Question::Host => returned.kind.is_known_host_value(),
+            Question::Instance => is_instance(returned.kind),
+        })
+    }
+}
+
+/// The questions asked of each parameter of a function (bit `i` for slot `i`; the last bit for
+/// every slot past 62), where the file could not answer them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Demand {
+    kind: u64,
+    mask: u64,
+    host: u64,
+    instance: u64,
+}
+
+impl Demand {
+    fn slots(&self, question: Question) -> u64 {
+        match question {
+            Question::Kind => self.kind,
+            Question::Mask => self.mask,
+            Question::Host => self.host,
+            Question::Instance => self.instance,
+        }
+    }
+
+    /// Notes `question` of every slot in `slots` (bits as in [`Demand`]).
+    pub fn note_slots(&mut self, question: Question, slots: u64) {
+        let bits = match question {
+            Question::Kind => &mut self.kind,
+            Question::Mask => &mut self.mask,
+            Question::Host => &mut self.host,
+            Question::Instance => &mut self.instance,
+        };
+        *bits |= slots;
+    }
+
+    pub fn note(&mut self, question: Question, slot: usize) {
+        self.note_slots(question, slot_bit(slot));
+    }
+
+    /// The questions asked of parameter `slot`.
+    pub fn of(&self, slot: usize) -> Questions {
+        let bit = slot_bit(slot);
+        let mut questions = Questions::default();
+        for question in Question::ALL {
+            if self.slots(question) & bit != 0 {
+                questions.insert(question);
+            }
+        }
+        questions
+    }
+
+    /// Whether what hot callers pass (`from_callers`) answers a question asked of `param` (in
+    /// slot `slot`) differently from the kind the file gave it.
+    pub fn answered_by_callers(&self, slot: usize, param: &ParamSummary, from_callers: &ProjectKind) -> bool {
+        let questions = self.of(slot);
+        if questions == Questions::default() {
+            return false;
+        }
+        let merged = ProjectKind {
+            kind: parameter_kind(param.kind.kind, param.annotated, from_callers.kind),
+            class: from_callers.class.clone(),
+        };
+        let after = if merged.kind == from_callers.kind && merged.kind != param.kind.kind {
+            merged
+        } else {
+            ProjectKind {
+                kind: merged.kind,
+                class: param.kind.class.clone(),
+            }
+        };
+        questions
+            .iter()
+            .any(|question| question.answered_differently(&param.kind, &after))
+    }
+}
+
+/// The bit of parameter slot `slot` in a [`Demand`].
+pub fn slot_bit(slot: usize) -> u64 {
+    1 << slot.min(63)
+}
+
+/// What a rule sees of a value asked whether it is a mask: a boolean tensor, or a value that
+/// may be one (unknown, or a tensor of unknown dtype: a parameter named as a mask counts).
+fn mask_view(kind: Kind) -> (bool, bool) {
+    match kind {
+        Kind::Tensor(facts) => (facts.boolean, !facts.integer),
+        other => (false, other.is_opaque()),
+    }
+}
+
+/// An object a rule may ask about by what it is (not a value).
+fn is_instance(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Module(..)
+            | Kind::Object(_)
+            | Kind::Optimizer(_)
+            | Kind::GradScaler
+            | Kind::Distribution { .. }
+            | Kind::CudaSyncObject
+            | Kind::DataLoader { .. }
+    )
+}
+
+/// Whether `after` tells more than `before` in a way a rule or the call graph sees: an unknown
+/// becomes a tensor or an instance of a project class; a tensor becomes a mask, an index or a
+/// CPU tensor (or stops being one); a tensor guessed from a name turns out not to be one.
+fn refines(before: &ProjectKind, after: &ProjectKind) -> bool {
+    match (before.kind, after.kind) {
+        (a, b) if a == b => after.class != before.class && after.class.is_some(),
+        (Kind::Tensor(a), Kind::Tensor(b)) => {
+            a.boolean != b.boolean || a.integer != b.integer || (a.device == Device::Cpu) != (b.device == Device::Cpu)
+        }
+        (Kind::Tensor(_), _) => true,
+        (_, merged) => matches!(merged, Kind::Tensor(_) | Kind::TensorSequence(_)) || after.class.is_some(),
+    }
+}

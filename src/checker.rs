@@ -26,7 +26,7 @@ use crate::semantic::{
     Device, FileFacts, FileSemantics, FunctionId, FunctionInfo, HotContext, ImportedCall, IntrinsicHot, Kind,
     ModuleKind, ParamSummary, ProjectKind, SemanticModel, TensorFacts,
 };
-use crate::semantic::{Demand, FunctionSummary, Question, Returned, slot_bit};
+use crate::semantic::{Demand, Dependence, FunctionSummary, Question, Questions, Returned, slot_bit};
 
 /// What the checker needs from the settings.
 pub struct CheckOptions<'s> {
@@ -54,6 +54,9 @@ pub struct Checker<'a> {
     diagnostics: Vec<Diagnostic>,
     /// The join of the `return` kinds of the function being analysed.
     returns: Option<Kind>,
+    /// What the `return` values of the function being analysed depend on, where it cannot
+    /// tell what they are.
+    return_depends: Option<Dependence>,
     /// What its `return`s give as a tuple: nothing yet, the joined elements, or something else
     /// (`Err(())`: a return that is not a tuple literal of that length).
     returns_tuple: Option<Result<Returned, ()>>,
@@ -88,6 +91,7 @@ pub fn check_module<'a>(
         options,
         diagnostics: Vec::new(),
         returns: None,
+        return_depends: None,
         returns_tuple: None,
         yields: false,
         module_body: &module.body,
@@ -251,6 +255,7 @@ impl<'a> Checker<'a> {
                 class: f.class,
                 takes_self: f.takes_self,
                 demand: f.demand,
+                return_depends: f.return_depends.take(),
                 has_hot_lines: f.intrinsic.is_some() || f.has_loops,
                 params: std::mem::take(&mut f.params).into_boxed_slice(),
                 returns,
@@ -331,6 +336,7 @@ impl<'a> Checker<'a> {
             },
         );
         let saved_returns = self.returns.take();
+        let saved_return_depends = self.return_depends.take();
         let saved_returns_tuple = self.returns_tuple.take();
         let saved_yields = std::mem::replace(&mut self.yields, false);
         // A function analysed in the middle of a conditional has branches of its own.
@@ -372,6 +378,11 @@ impl<'a> Checker<'a> {
         function.returns = Some(returns);
         function.returns_tuple = returns_tuple;
         function.demand = demand.parameters;
+        for (site, questions) in demand.sites {
+            let asked = &mut self.model.call_sites[site as usize].result_asked;
+            *asked = asked.union(questions);
+        }
+        function.return_depends = std::mem::replace(&mut self.return_depends, saved_return_depends).map(Box::new);
         function.analysis = Analysis::Done;
         self.model.flow = saved_flow;
         self.model.invalidate_kinds();
@@ -617,6 +628,7 @@ impl<'a> Checker<'a> {
             takes_self,
             params: Vec::new(),
             demand: Demand::default(),
+            return_depends: None,
             has_loops: false,
             parent_scope: self.model.flow.scope,
             analysis: Analysis::Pending,
@@ -974,24 +986,9 @@ impl<'a> Checker<'a> {
             Some(callee) => vec![callee],
             None => self.stored_method_callees(call),
         };
+        let first_site = self.model.call_sites.len();
         for callee in callees {
             let arguments = self.argument_kinds(call);
-            // An argument the file cannot tell (`valid = labels >= 0` of an unknown `labels`) may
-            // become known once the project says what the caller's parameters are.
-            if let Some(arguments) = &arguments {
-                let given = call.arguments.args.iter().take_while(|arg| !arg.is_starred_expr());
-                let named = call.arguments.keywords.iter().filter(|k| k.arg.is_some());
-                let values = given.chain(named.map(|k| &k.value));
-                let kinds = arguments
-                    .positional
-                    .iter()
-                    .chain(arguments.keywords.iter().map(|(_, a)| a));
-                for (value, argument) in values.zip(kinds) {
-                    if argument.parameter.is_none() && argument.kind.kind.is_opaque() {
-                        self.model.note_demand(value);
-                    }
-                }
-            }
             if let Some((id, skip)) = self.local_target(&callee) {
                 let passed = arguments
                     .as_deref()
@@ -1007,8 +1004,10 @@ impl<'a> Checker<'a> {
                 caller: self.model.flow.function,
                 line,
                 arguments,
+                result_asked: Questions::default(),
             });
         }
+        self.model.note_sites_of(call, first_site);
         self.note_state_change(call);
     }
 
@@ -1168,9 +1167,17 @@ impl<'a> Checker<'a> {
                 },
                 _ => None,
             };
+            let kind = self.model.kind_of(expr);
+            // An argument the file cannot tell (`valid = labels >= 0` of an unknown `labels`) may
+            // become known once the project says what the caller's parameters are.
+            let depends = match parameter {
+                None if kind.is_opaque() => self.model.dependence_of(expr).map(Box::new),
+                _ => None,
+            };
             Argument {
-                kind: self.model.to_project(self.model.kind_of(expr)),
+                kind: self.model.to_project(kind),
                 parameter,
+                depends,
             }
         };
         let arguments = &call.arguments;
@@ -1189,6 +1196,7 @@ impl<'a> Checker<'a> {
         // project pass): a tensor, an instance, a container, or a parameter passed on.
         let says = |argument: &Argument| {
             argument.parameter.is_some()
+                || argument.depends.is_some()
                 || argument.kind.class.is_some()
                 || matches!(
                     argument.kind.kind,
@@ -1908,8 +1916,13 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 self.run_rules(|checker| rules::check_stmt(checker, stmt));
                 let kind = ret.value.as_deref().map_or(Kind::NoneValue, |v| self.model.kind_of(v));
                 // What it returns may become known with what its callers pass.
-                if let (Some(value), true) = (ret.value.as_deref(), kind.is_opaque()) {
-                    self.model.note_demand(value);
+                if let (Some(value), true) = (ret.value.as_deref(), kind.is_opaque())
+                    && let Some(depends) = self.model.dependence_of(value)
+                {
+                    self.return_depends = Some(match self.return_depends.take() {
+                        Some(before) => before.union(&depends),
+                        None => depends,
+                    });
                 }
                 self.returns = Some(self.returns.map_or(kind, |k| k.join(kind)));
                 // `return None` on a path the caller's unpacking never takes says nothing.

@@ -5,12 +5,13 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::semantic::model::ClassId;
 use crate::semantic::{
     Callee, ClassRef, Export, FileFacts, FileSemantics, FunctionId, FunctionSummary, HotContext, HotReason,
-    ImportedCall, IntrinsicHot, Kind, ModuleKind, PeriodicInner, ProjectKind, Questions,
+    Dependence, ImportedCall, IntrinsicHot, Kind, ModuleKind, PeriodicInner, ProjectKind, Question, Questions,
+    refines_passed_on,
 };
 
 /// One linted file, as the call graph sees it.
@@ -26,6 +27,15 @@ pub struct ModuleInfo<'a> {
 
 /// A function of the linted project: (file index, function id).
 pub type ProjectFunction = (usize, FunctionId);
+
+/// Values passed on whose facts a question reaches (see [`Project::wanted`]).
+#[derive(Default)]
+struct Wanted<'s> {
+    /// Parameters of a function that an argument or `return` value worth its facts is made from.
+    passed_on: FxHashSet<(ProjectFunction, usize)>,
+    /// The project calls (file, name as spelled) such values are made from.
+    calls: FxHashSet<(usize, &'s str)>,
+}
 
 /// A function hot through calls, for the hot call tree.
 pub struct ReachedFunction {
@@ -519,6 +529,8 @@ impl<'m> Project<'m> {
         let mut passed: FxHashMap<ProjectFunction, Vec<ProjectKind>> = FxHashMap::default();
         // (caller, its slot) -> (callee, its slot, the caller's file for spelling classes).
         let mut forwards: Vec<(ProjectFunction, usize, ProjectFunction, usize)> = Vec::new();
+        // Arguments made from what the caller cannot tell -> (callee, its slot).
+        let mut passed_on: Vec<(ProjectFunction, &Dependence, ProjectFunction, usize)> = Vec::new();
         for &(file, index) in &sites {
             let site = &modules[file].semantics.call_sites[index];
             let (Some(arguments), targets) = (site.arguments.as_deref(), &self.targets[file][index]) else {
@@ -546,6 +558,9 @@ impl<'m> Project<'m> {
                     if let (Some(parameter), Some(caller)) = (argument.parameter, site.caller) {
                         forwards.push(((file, caller), parameter as usize, target, slot));
                     }
+                    if let (Some(depends), Some(caller)) = (&argument.depends, site.caller) {
+                        passed_on.push(((file, caller), depends, target, slot));
+                    }
                 }
             }
         }
@@ -571,6 +586,7 @@ impl<'m> Project<'m> {
                 break;
             }
         }
+        let wanted = self.wanted(hot, &forwards, &passed_on);
         let mut facts: Vec<FileFacts> = vec![FileFacts::default(); modules.len()];
         for ((file, id), slots) in passed {
             let function = &modules[file].semantics.functions[id as usize];
@@ -583,7 +599,10 @@ impl<'m> Project<'m> {
                 .iter()
                 .zip(&slots)
                 .enumerate()
-                .any(|(slot, (param, from_callers))| function.demand.answered_by_callers(slot, param, from_callers));
+                .any(|(slot, (param, from_callers))| {
+                    function.demand.answered_by_callers(slot, param, from_callers)
+                        || (wanted.passed_on.contains(&((file, id), slot)) && refines_passed_on(param, from_callers))
+                });
             if kept || changes {
                 facts[file]
                     .parameters
@@ -604,9 +623,18 @@ impl<'m> Project<'m> {
                 .keys()
                 .map(|spelled| (&**spelled, None))
                 .collect();
-            for call in module.semantics.imports.iter().filter(|call| matters(call)) {
-                if let Some(questions) = asked.entry(&call.name).or_insert(Some(Questions::default())) {
-                    *questions = questions.union(call.questions);
+            let mut what_is_it = Questions::default();
+            what_is_it.insert(Question::Kind);
+            let passed_on_calls = wanted.calls.iter().filter(|(f, _)| *f == file).map(|(_, name)| (*name, what_is_it));
+            let rules_asked = module
+                .semantics
+                .imports
+                .iter()
+                .filter(|call| matters(call))
+                .map(|call| (&*call.name, call.questions));
+            for (name, questions) in rules_asked.chain(passed_on_calls) {
+                if let Some(asked) = asked.entry(name).or_insert(Some(Questions::default())) {
+                    *asked = asked.union(questions);
                 }
             }
             for (spelled, questions) in asked {
@@ -621,7 +649,102 @@ impl<'m> Project<'m> {
                 }
             }
         }
+        if let Ok(pat) = std::env::var("DBG_FACTS") { for (i, m) in modules.iter().enumerate() { if m.display.contains(&pat) { eprintln!("FACTS {} params {:?} returns {:?}", m.display, facts[i].parameters.iter().map(|(k, v)| (k, v.iter().map(|p| format!("{:?}", p.kind).chars().take(60).collect::<String>()).collect::<Vec<_>>())).collect::<Vec<_>>(), facts[i].returns.keys().collect::<Vec<_>>()); } } }
         facts
+    }
+
+    /// Which values passed on are worth their facts: the parameters and project calls an
+    /// argument or a `return` value is made from, where what receives it asks about it (a
+    /// question asked of the callee's parameter, or of the value it passes on in turn), solved
+    /// to a fixpoint over the call graph.
+    fn wanted<'s>(
+        &'s self,
+        hot: &HotFunctions,
+        forwards: &[(ProjectFunction, usize, ProjectFunction, usize)],
+        passed_on: &[(ProjectFunction, &'s Dependence, ProjectFunction, usize)],
+    ) -> Wanted<'s> {
+        let modules = self.modules;
+        let mut wanted = Wanted::default();
+        // The parameters whose facts reach a question: asked there, or passed on to one.
+        let mut asked: FxHashSet<(ProjectFunction, usize)> = FxHashSet::default();
+        let is_asked = |asked: &FxHashSet<(ProjectFunction, usize)>, (file, id): ProjectFunction, slot: usize| {
+            modules[file].semantics.functions[id as usize].demand.asks(slot) || asked.contains(&((file, id), slot))
+        };
+        // Functions whose `return` a question reaches, and the functions a file's names call.
+        let mut returns: FxHashSet<ProjectFunction> = FxHashSet::default();
+        let mut resolved: FxHashMap<(usize, &str), Option<ProjectFunction>> = FxHashMap::default();
+        let mut resolve = |file: usize, spelled: &'s str| {
+            *resolved.entry((file, spelled)).or_insert_with(|| {
+                let (module, name) = spelled.rsplit_once('.')?;
+                match self.resolve_name(file, module, name, 0)? {
+                    Resolved::Function(function) => Some(function),
+                    Resolved::Class(_) => None,
+                }
+            })
+        };
+        let runs_hot = |file: usize, caller: FunctionId| {
+            modules[file].semantics.functions[caller as usize].has_hot_lines || hot.reached.contains_key(&(file, caller))
+        };
+        for (file, module) in modules.iter().enumerate() {
+            for call in module.semantics.imports.iter() {
+                if runs_hot(file, call.caller)
+                    && let Some(function) = resolve(file, &call.name)
+                {
+                    returns.insert(function);
+                }
+            }
+            for (index, site) in module.semantics.call_sites.iter().enumerate() {
+                if site.result_asked != Questions::default() && site.caller.is_some_and(|caller| runs_hot(file, caller)) {
+                    returns.extend(self.targets[file][index].functions.iter().copied());
+                }
+            }
+        }
+        let returned: Vec<(ProjectFunction, &Dependence)> = modules
+            .iter()
+            .enumerate()
+            .flat_map(|(file, module)| {
+                let functions = module.semantics.functions.iter().enumerate();
+                functions.filter_map(move |(id, f)| Some(((file, id as FunctionId), f.return_depends.as_deref()?)))
+            })
+            .collect();
+        for _ in 0..16 {
+            let before = (asked.len(), returns.len(), wanted.passed_on.len());
+            let mut reached: Vec<(ProjectFunction, &Dependence)> = Vec::new();
+            for &(caller, depends, target, slot) in passed_on {
+                if is_asked(&asked, target, slot) {
+                    reached.push((caller, depends));
+                }
+            }
+            for &(function, depends) in &returned {
+                if returns.contains(&function) {
+                    reached.push((function, depends));
+                }
+            }
+            for (function, depends) in reached {
+                for slot in depends.slots() {
+                    asked.insert((function, slot));
+                    wanted.passed_on.insert((function, slot));
+                }
+                for call in &depends.calls {
+                    wanted.calls.insert((function.0, call));
+                    if let Some(callee) = resolve(function.0, call) {
+                        returns.insert(callee);
+                    }
+                }
+                for &site in &depends.sites {
+                    returns.extend(self.targets[function.0][site as usize].functions.iter().copied());
+                }
+            }
+            for &(caller, from, target, to) in forwards {
+                if is_asked(&asked, target, to) {
+                    asked.insert((caller, from));
+                }
+            }
+            if before == (asked.len(), returns.len(), wanted.passed_on.len()) {
+                break;
+            }
+        }
+        wanted
     }
 
     /// A kind from `from`'s point of view, with its class spelled as `to` can name it (an
@@ -906,6 +1029,7 @@ mod tests {
             params: Box::default(),
             returns: ProjectKind::default(),
             demand: Default::default(),
+            return_depends: None,
             has_hot_lines: false,
         }
     }
@@ -921,6 +1045,7 @@ mod tests {
             caller,
             line,
             arguments: None,
+            result_asked: Questions::default(),
         }
     }
 

@@ -54,6 +54,10 @@ impl Question {
 pub struct Questions(u8);
 
 impl Questions {
+    pub fn of(question: Question) -> Questions {
+        Questions(question.bit())
+    }
+
     pub fn insert(&mut self, question: Question) {
         self.0 |= question.bit();
     }
@@ -134,26 +138,40 @@ impl Demand {
     /// Whether what hot callers pass (`from_callers`) answers a question asked of `param` (in
     /// slot `slot`) differently from the kind the file gave it.
     pub fn answered_by_callers(&self, slot: usize, param: &ParamSummary, from_callers: &ProjectKind) -> bool {
-        let questions = self.of(slot);
-        if questions == Questions::default() {
-            return false;
-        }
-        let merged = ProjectKind {
-            kind: parameter_kind(param.kind.kind, param.annotated, from_callers.kind),
-            class: from_callers.class.clone(),
-        };
-        let after = if merged.kind == from_callers.kind && merged.kind != param.kind.kind {
-            merged
-        } else {
-            ProjectKind {
-                kind: merged.kind,
-                class: param.kind.class.clone(),
-            }
-        };
-        questions
-            .iter()
-            .any(|question| question.answered_differently(&param.kind, &after))
+        answered_by_callers(self.of(slot), param, from_callers)
     }
+
+    /// Whether any question was asked of parameter `slot`.
+    pub fn asks(&self, slot: usize) -> bool {
+        self.of(slot) != Questions::default()
+    }
+
+    /// The parameters asked `question` (bits as in [`Demand`]).
+    pub fn asked(&self, question: Question) -> u64 {
+        self.slots(question)
+    }
+}
+
+/// Whether what hot callers pass (`from_callers`) answers one of `questions` about `param`
+/// differently from the kind the file gave it.
+fn answered_by_callers(questions: Questions, param: &ParamSummary, from_callers: &ProjectKind) -> bool {
+    if questions == Questions::default() {
+        return false;
+    }
+    let merged = parameter_kind(param.kind.kind, param.annotated, from_callers.kind);
+    // The class comes with the callers' kind where theirs wins.
+    let class = if merged == from_callers.kind && merged != param.kind.kind {
+        &from_callers.class
+    } else {
+        &param.kind.class
+    };
+    let after = ProjectKind {
+        kind: merged,
+        class: class.clone(),
+    };
+    questions
+        .iter()
+        .any(|question| question.answered_differently(&param.kind, &after))
 }
 
 /// The bit of parameter slot `slot` in a [`Demand`].
@@ -196,4 +214,44 @@ fn refines(before: &ProjectKind, after: &ProjectKind) -> bool {
         (Kind::Tensor(_), _) => true,
         (_, merged) => matches!(merged, Kind::Tensor(_) | Kind::TensorSequence(_)) || after.class.is_some(),
     }
+}
+
+/// What a value passed on depends on (an argument to a project function, a `return` value),
+/// where the file cannot tell what it is: its function's parameters and the project functions
+/// whose results it is made from. Facts about them are worth a second check only where the
+/// function that receives the value asks about it, which only the project pass knows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Dependence {
+    /// Bits as in [`Demand`].
+    pub parameters: u64,
+    /// By the qualified name the file spells (`.masks.valid_mask`).
+    pub calls: Box<[Box<str>]>,
+    /// Call sites of project functions (methods, the file's own functions), by index.
+    pub sites: Box<[u32]>,
+}
+
+impl Dependence {
+    /// The slots of its parameters.
+    pub fn slots(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..64).filter(move |slot| self.parameters & (1 << slot) != 0)
+    }
+
+    /// Both: what either depends on.
+    pub fn union(&self, other: &Dependence) -> Dependence {
+        let mut calls = self.calls.to_vec();
+        calls.extend(other.calls.iter().filter(|call| !self.calls.contains(call)).cloned());
+        let mut sites = self.sites.to_vec();
+        sites.extend(other.sites.iter().filter(|site| !self.sites.contains(site)));
+        Dependence {
+            parameters: self.parameters | other.parameters,
+            calls: calls.into_boxed_slice(),
+            sites: sites.into_boxed_slice(),
+        }
+    }
+}
+
+/// Whether what hot callers pass (`from_callers`) makes a parameter that a value passed on
+/// depends on something a receiver could ask about: what it is.
+pub fn refines_passed_on(param: &ParamSummary, from_callers: &ProjectKind) -> bool {
+    answered_by_callers(Questions::of(Question::Kind), param, from_callers)
 }

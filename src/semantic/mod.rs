@@ -19,4 +19,4 @@ pub use model::{
     Exports, FileSemantics, FunctionInfo, FunctionSummary, ImportedCall, LoopInfo, ParamSummary, Returned, ScopeKind,
     SemanticModel,
 };
-pub use demand::{Demand, Question, Questions, slot_bit};
+pub use demand::{Demand, Dependence, Question, Questions, refines_passed_on, slot_bit};

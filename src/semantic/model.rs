@@ -8,7 +8,7 @@ use ruff_python_ast::{self as ast, Expr, Operator, UnaryOp};
 use ruff_text_size::{Ranged, TextRange};
 use rustc_hash::FxHashMap;
 
-use super::demand::{Demand, Question, Questions};
+use super::demand::{Demand, Dependence, Question, Questions};
 use super::facts::{FileFacts, ProjectKind};
 use super::hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
 use super::kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
@@ -46,6 +46,16 @@ pub enum BindingSource {
     Value,
     /// The function's parameter in this slot (after `self`), as the call bound it.
     Parameter(u16),
+    /// Bindings of several arms of a conditional joined (`if x is None: x = make()`): where
+    /// each came from, entry `i` of [`SemanticModel::joined`].
+    Joined(u32),
+}
+
+/// Where one of the joined bindings came from, for what a value depends on.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Origin<'a> {
+    Parameter(u16),
+    Value(&'a Expr),
 }
 
 #[derive(Debug, Clone)]
@@ -126,6 +136,8 @@ pub struct FunctionInfo<'a> {
     pub params: Vec<ParamSummary>,
     /// See [`FunctionSummary::demand`].
     pub demand: Demand,
+    /// See [`FunctionSummary::return_depends`].
+    pub return_depends: Option<Box<Dependence>>,
     /// Holds a loop (whose lines are hot by themselves).
     pub has_loops: bool,
     pub(crate) parent_scope: ScopeId,
@@ -170,6 +182,8 @@ pub struct CallSite {
     pub line: u32,
     /// The kinds of the arguments, where any says something (most calls pass nothing known).
     pub arguments: Option<Box<CallArguments>>,
+    /// What a rule asked of its result, where the file could not tell.
+    pub result_asked: Questions,
 }
 
 /// Argument kinds at a call site, for the callee's parameters.
@@ -181,11 +195,14 @@ pub struct CallArguments {
 }
 
 /// One argument: its kind, and the caller's parameter it passes on unchanged, if it does (what
-/// the caller's callers pass then reaches the callee without checking the caller again).
+/// the caller's callers pass then reaches the callee without checking the caller again), or
+/// what it is made from.
 #[derive(Debug, Clone, Default)]
 pub struct Argument {
     pub kind: ProjectKind,
     pub parameter: Option<u16>,
+    /// What it depends on, where the file cannot tell what it is.
+    pub depends: Option<Box<Dependence>>,
 }
 
 /// What the project-wide pass needs from a file once its AST is gone.
@@ -282,6 +299,8 @@ pub struct FunctionSummary {
     /// about a value passed to a project function or returned. Facts that answer one
     /// differently can change what it reports.
     pub demand: Demand,
+    /// What its `return` values depend on, where the file cannot tell what they are.
+    pub return_depends: Option<Box<Dependence>>,
     /// Some of its lines are hot by themselves: it is hot by itself, or holds a loop.
     pub has_hot_lines: bool,
 }
@@ -354,6 +373,8 @@ pub struct SemanticModel<'a> {
     /// The device of factories without `device=` (`torch.set_default_device`).
     pub(crate) default_device: Device,
     pub(crate) call_sites: Vec<CallSite>,
+    /// The call sites each call node made (one per callee it may call), by node.
+    sites_of_call: FxHashMap<NodeKey, std::ops::Range<u32>>,
     /// `Distribution.set_default_validate_args(False)` was called.
     pub(crate) validation_disabled: bool,
     /// A call made a module the loss rules look for by kind (`nn.CrossEntropyLoss()`,
@@ -372,6 +393,8 @@ pub struct SemanticModel<'a> {
     /// The project classes this file refers to, numbered for [`Kind::Module`] and
     /// [`Kind::Object`].
     class_refs: std::cell::RefCell<Vec<ClassRef>>,
+    /// Where the bindings joined after conditionals came from ([`BindingSource::Joined`]).
+    joined: Vec<Box<[Origin<'a>]>>,
     /// What the project knows about this file (nothing on its first check).
     pub(crate) facts: &'a FileFacts,
     /// A rule is asking: what the kinds it cannot tell depend on is noted in `demand`.
@@ -386,6 +409,8 @@ pub struct SemanticModel<'a> {
 pub(crate) struct Asked {
     pub parameters: Demand,
     pub calls: Vec<(Rc<str>, Questions)>,
+    /// Call sites of project functions (by index), for what they return.
+    pub sites: Vec<(u32, Questions)>,
 }
 
 /// A node by its address and range: the same node, never a look-alike (a temporary copy has
@@ -415,11 +440,13 @@ impl<'a> SemanticModel<'a> {
             flow: Flow::default(),
             default_device: Device::Cpu,
             call_sites: Vec::new(),
+            sites_of_call: FxHashMap::default(),
             validation_disabled: false,
             loss_module_made: std::cell::Cell::new(false),
             call_kinds: Default::default(),
             callees: Default::default(),
             class_refs: Default::default(),
+            joined: Vec::new(),
             facts,
             in_rule: Default::default(),
             demand: Default::default(),
@@ -641,7 +668,7 @@ impl<'a> SemanticModel<'a> {
                 .filter(|(arm, _)| arm.falls_through)
                 .map(|(_, after)| after.map_or(before, Option::as_ref))
                 .chain((!exhaustive).then_some(before));
-            let merged = join_bindings(reached.flatten());
+            let merged = join_bindings(reached.flatten(), &mut self.joined);
             self.bind_in(scope, name, merged);
         }
     }
@@ -801,6 +828,29 @@ impl<'a> SemanticModel<'a> {
         self.in_rule.set(asking);
     }
 
+    /// Records the call sites `call` made (from `first` to the last one recorded).
+    pub(crate) fn note_sites_of(&mut self, call: &ast::ExprCall, first: usize) {
+        let key: NodeKey = (call as *const ast::ExprCall as usize, call.range());
+        let sites = first as u32..self.call_sites.len() as u32;
+        if !sites.is_empty() {
+            self.sites_of_call.insert(key, sites);
+        }
+    }
+
+    /// What `expr`, a value passed on (an argument to a project function, a `return` value)
+    /// whose kind the file cannot tell, depends on; `None` where nothing the project may learn.
+    pub(crate) fn dependence_of(&self, expr: &Expr) -> Option<Dependence> {
+        let saved = std::mem::take(&mut *self.demand.borrow_mut());
+        self.note_demand(expr);
+        let traced = std::mem::replace(&mut *self.demand.borrow_mut(), saved);
+        let dependence = Dependence {
+            parameters: traced.parameters.asked(Question::Kind),
+            calls: traced.calls.into_iter().map(|(name, _)| Box::from(&*name)).collect(),
+            sites: traced.sites.into_iter().map(|(site, _)| site).collect(),
+        };
+        (dependence != Dependence::default()).then_some(dependence)
+    }
+
     /// [`Self::note_demand`] of `question`: it stays the question while the value is the same
     /// one (a name bound to it, an arm of a conditional); of a part the value is made from (an
     /// operand, a receiver, an argument), what the part is matters (a tensor compared is a
@@ -824,19 +874,36 @@ impl<'a> SemanticModel<'a> {
                     source: BindingSource::Parameter(slot),
                     ..
                 }) => self.demand.borrow_mut().parameters.note(question, *slot as usize),
+                Some(Binding {
+                    source: BindingSource::Joined(index),
+                    ..
+                }) => {
+                    for origin in &self.joined[*index as usize] {
+                        match *origin {
+                            Origin::Parameter(slot) => self.demand.borrow_mut().parameters.note(question, slot as usize),
+                            Origin::Value(value) => self.note_demand_of(value, depth + 1, question),
+                        }
+                    }
+                }
                 Some(Binding { value: Some(value), .. }) => self.note_demand_of(value, depth + 1, question),
                 _ => {}
             },
             Expr::Call(call) => {
+                let key: NodeKey = (call as *const ast::ExprCall as usize, call.range());
+                if let Some(sites) = self.sites_of_call.get(&key) {
+                    let asked = &mut self.demand.borrow_mut().sites;
+                    for site in sites.clone() {
+                        match asked.iter_mut().find(|(s, _)| *s == site) {
+                            Some((_, questions)) => questions.insert(question),
+                            None => asked.push((site, Questions::of(question))),
+                        }
+                    }
+                }
                 if let Some(callee) = self.callee(call).filter(|q| !is_library(q)) {
                     let calls = &mut self.demand.borrow_mut().calls;
                     match calls.iter_mut().find(|(name, _)| *name == callee) {
                         Some((_, questions)) => questions.insert(question),
-                        None => {
-                            let mut questions = Questions::default();
-                            questions.insert(question);
-                            calls.push((callee, questions));
-                        }
+                        None => calls.push((callee, Questions::of(question))),
                     }
                 }
                 self.note_demand_of(&call.func, depth + 1, part);
@@ -1980,29 +2047,43 @@ impl<'a> SemanticModel<'a> {
 
 /// The binding a name holds after paths that left different bindings: kinds joined, the
 /// defining expression kept only when every path has the same one.
-fn join_bindings<'a, 'b>(bindings: impl Iterator<Item = &'b Binding<'a>>) -> Option<Binding<'a>>
+fn join_bindings<'a, 'b>(
+    bindings: impl Iterator<Item = &'b Binding<'a>>,
+    joined: &mut Vec<Box<[Origin<'a>]>>,
+) -> Option<Binding<'a>>
 where
     'a: 'b,
 {
-    let mut merged: Option<Binding<'a>> = None;
-    for binding in bindings {
-        merged = Some(match merged {
-            None => binding.clone(),
-            Some(previous) => Binding {
-                kind: previous.kind.join(binding.kind),
-                source: if previous.source == binding.source {
-                    previous.source
-                } else {
-                    BindingSource::Value
-                },
-                value: match (previous.value, binding.value) {
-                    (Some(a), Some(b)) if std::ptr::eq(a, b) => Some(a),
-                    _ => None,
-                },
-            },
-        });
+    let bindings: Vec<&Binding<'a>> = bindings.collect();
+    let (first, rest) = bindings.split_first()?;
+    let mut merged = (*first).clone();
+    for binding in rest {
+        merged.kind = merged.kind.join(binding.kind);
+        merged.value = match (merged.value, binding.value) {
+            (Some(a), Some(b)) if std::ptr::eq(a, b) => Some(a),
+            _ => None,
+        };
+        if merged.source != binding.source {
+            merged.source = BindingSource::Value;
+        }
     }
-    merged
+    // Of different values: each arm's origin is kept for what the value depends on.
+    if !rest.is_empty() && merged.value.is_none() && !matches!(merged.source, BindingSource::Parameter(_)) {
+        let mut origins: Vec<Origin<'a>> = Vec::new();
+        for binding in &bindings {
+            match (&binding.source, binding.value) {
+                (BindingSource::Parameter(slot), _) => origins.push(Origin::Parameter(*slot)),
+                (BindingSource::Joined(index), _) => origins.extend(joined[*index as usize].iter().copied()),
+                (_, Some(value)) => origins.push(Origin::Value(value)),
+                _ => {}
+            }
+        }
+        if !origins.is_empty() && matches!(merged.source, BindingSource::Value | BindingSource::Joined(_)) {
+            joined.push(origins.into_boxed_slice());
+            merged.source = BindingSource::Joined(joined.len() as u32 - 1);
+        }
+    }
+    Some(merged)
 }
 
 /// The bindings one conditional arm changed, with their value before it, so the next arm

@@ -30,11 +30,81 @@ pub type ProjectFunction = (usize, FunctionId);
 
 /// Values passed on whose facts a question reaches (see [`Project::wanted`]).
 #[derive(Default)]
-struct Wanted<'s> {
+struct Wanted<'m> {
     /// Parameters of a function that an argument or `return` value worth its facts is made from.
     passed_on: FxHashSet<(ProjectFunction, usize)>,
-    /// The project calls (file, name as spelled) such values are made from.
-    calls: FxHashSet<(usize, &'s str)>,
+    /// The project calls such values are made from, by file (names as spelled).
+    calls: FxHashMap<usize, FxHashSet<&'m str>>,
+}
+
+/// What a question newly reached, still to follow.
+enum Reached {
+    Parameter(ProjectFunction, usize),
+    Return(ProjectFunction),
+}
+
+/// The worklist of [`Project::wanted`].
+struct Reach<'p, 'm> {
+    project: &'p Project<'m>,
+    wanted: Wanted<'m>,
+    /// Parameters a question reaches (besides those asked about where they are).
+    asked: FxHashSet<(ProjectFunction, usize)>,
+    /// Functions whose `return` value a question reaches.
+    returns: FxHashSet<ProjectFunction>,
+    /// What a file's names call, resolved once.
+    resolved: FxHashMap<(usize, &'m str), Option<ProjectFunction>>,
+    pending: Vec<Reached>,
+}
+
+impl<'m> Reach<'_, 'm> {
+    fn ask(&mut self, function: ProjectFunction, slot: usize) {
+        if self.asked.insert((function, slot)) {
+            self.pending.push(Reached::Parameter(function, slot));
+        }
+    }
+
+    fn returned(&mut self, function: ProjectFunction) {
+        if self.returns.insert(function) {
+            self.pending.push(Reached::Return(function));
+        }
+    }
+
+    /// A value of `function` a question reaches is made from `depends`.
+    fn made_from(&mut self, function: ProjectFunction, depends: &'m Dependence) {
+        for slot in depends.slots() {
+            self.wanted.passed_on.insert((function, slot));
+            self.ask(function, slot);
+        }
+        for call in &depends.calls {
+            self.wanted.calls.entry(function.0).or_default().insert(call);
+            self.call(function.0, call);
+        }
+        for &site in &depends.sites {
+            self.site(function.0, site as usize);
+        }
+    }
+
+    /// The result of `spelled` called in `file` is asked about.
+    fn call(&mut self, file: usize, spelled: &'m str) {
+        let project = self.project;
+        let callee = *self.resolved.entry((file, spelled)).or_insert_with(|| {
+            let (module, name) = spelled.rsplit_once('.')?;
+            match project.resolve_name(file, module, name, 0)? {
+                Resolved::Function(function) => Some(function),
+                Resolved::Class(_) => None,
+            }
+        });
+        if let Some(callee) = callee {
+            self.returned(callee);
+        }
+    }
+
+    /// The result of call site `index` of `file` is asked about.
+    fn site(&mut self, file: usize, index: usize) {
+        for &target in &self.project.targets[file][index].functions {
+            self.returned(target);
+        }
+    }
 }
 
 /// A function hot through calls, for the hot call tree.
@@ -625,7 +695,7 @@ impl<'m> Project<'m> {
                 .collect();
             let mut what_is_it = Questions::default();
             what_is_it.insert(Question::Kind);
-            let passed_on_calls = wanted.calls.iter().filter(|(f, _)| *f == file).map(|(_, name)| (*name, what_is_it));
+            let passed_on_calls = wanted.calls.get(&file).into_iter().flatten().map(|name| (*name, what_is_it));
             let rules_asked = module
                 .semantics
                 .imports
@@ -656,95 +726,72 @@ impl<'m> Project<'m> {
     /// Which values passed on are worth their facts: the parameters and project calls an
     /// argument or a `return` value is made from, where what receives it asks about it (a
     /// question asked of the callee's parameter, or of the value it passes on in turn), solved
-    /// to a fixpoint over the call graph.
-    fn wanted<'s>(
-        &'s self,
+    /// over the call graph with a worklist (each parameter and function enters it once).
+    fn wanted(
+        &self,
         hot: &HotFunctions,
         forwards: &[(ProjectFunction, usize, ProjectFunction, usize)],
-        passed_on: &[(ProjectFunction, &'s Dependence, ProjectFunction, usize)],
-    ) -> Wanted<'s> {
+        passed_on: &[(ProjectFunction, &'m Dependence, ProjectFunction, usize)],
+    ) -> Wanted<'m> {
         let modules = self.modules;
-        let mut wanted = Wanted::default();
-        // The parameters whose facts reach a question: asked there, or passed on to one.
-        let mut asked: FxHashSet<(ProjectFunction, usize)> = FxHashSet::default();
-        let is_asked = |asked: &FxHashSet<(ProjectFunction, usize)>, (file, id): ProjectFunction, slot: usize| {
-            modules[file].semantics.functions[id as usize].demand.asks(slot) || asked.contains(&((file, id), slot))
+        let asks = |(file, id): ProjectFunction, slot: usize| modules[file].semantics.functions[id as usize].demand.asks(slot);
+        // Edges by what they lead to: an argument made from the caller's values, a parameter
+        // passed on unchanged, a function's `return` value.
+        let mut made_into: FxHashMap<(ProjectFunction, usize), Vec<(ProjectFunction, &'m Dependence)>> = FxHashMap::default();
+        let mut forwarded_into: FxHashMap<(ProjectFunction, usize), Vec<(ProjectFunction, usize)>> = FxHashMap::default();
+        let mut reach = Reach {
+            project: self,
+            wanted: Wanted::default(),
+            asked: FxHashSet::default(),
+            returns: FxHashSet::default(),
+            resolved: FxHashMap::default(),
+            pending: Vec::new(),
         };
-        // Functions whose `return` a question reaches, and the functions a file's names call.
-        let mut returns: FxHashSet<ProjectFunction> = FxHashSet::default();
-        let mut resolved: FxHashMap<(usize, &str), Option<ProjectFunction>> = FxHashMap::default();
-        let mut resolve = |file: usize, spelled: &'s str| {
-            *resolved.entry((file, spelled)).or_insert_with(|| {
-                let (module, name) = spelled.rsplit_once('.')?;
-                match self.resolve_name(file, module, name, 0)? {
-                    Resolved::Function(function) => Some(function),
-                    Resolved::Class(_) => None,
-                }
-            })
-        };
+        for &(caller, depends, target, slot) in passed_on {
+            if asks(target, slot) {
+                reach.made_from(caller, depends);
+            } else {
+                made_into.entry((target, slot)).or_default().push((caller, depends));
+            }
+        }
+        for &(caller, from, target, to) in forwards {
+            if asks(target, to) {
+                reach.ask(caller, from);
+            } else {
+                forwarded_into.entry((target, to)).or_default().push((caller, from));
+            }
+        }
         let runs_hot = |file: usize, caller: FunctionId| {
             modules[file].semantics.functions[caller as usize].has_hot_lines || hot.reached.contains_key(&(file, caller))
         };
         for (file, module) in modules.iter().enumerate() {
-            for call in module.semantics.imports.iter() {
-                if runs_hot(file, call.caller)
-                    && let Some(function) = resolve(file, &call.name)
-                {
-                    returns.insert(function);
-                }
+            for call in module.semantics.imports.iter().filter(|call| runs_hot(file, call.caller)) {
+                reach.call(file, &call.name);
             }
             for (index, site) in module.semantics.call_sites.iter().enumerate() {
                 if site.result_asked != Questions::default() && site.caller.is_some_and(|caller| runs_hot(file, caller)) {
-                    returns.extend(self.targets[file][index].functions.iter().copied());
+                    reach.site(file, index);
                 }
             }
         }
-        let returned: Vec<(ProjectFunction, &Dependence)> = modules
-            .iter()
-            .enumerate()
-            .flat_map(|(file, module)| {
-                let functions = module.semantics.functions.iter().enumerate();
-                functions.filter_map(move |(id, f)| Some(((file, id as FunctionId), f.return_depends.as_deref()?)))
-            })
-            .collect();
-        for _ in 0..16 {
-            let before = (asked.len(), returns.len(), wanted.passed_on.len());
-            let mut reached: Vec<(ProjectFunction, &Dependence)> = Vec::new();
-            for &(caller, depends, target, slot) in passed_on {
-                if is_asked(&asked, target, slot) {
-                    reached.push((caller, depends));
-                }
-            }
-            for &(function, depends) in &returned {
-                if returns.contains(&function) {
-                    reached.push((function, depends));
-                }
-            }
-            for (function, depends) in reached {
-                for slot in depends.slots() {
-                    asked.insert((function, slot));
-                    wanted.passed_on.insert((function, slot));
-                }
-                for call in &depends.calls {
-                    wanted.calls.insert((function.0, call));
-                    if let Some(callee) = resolve(function.0, call) {
-                        returns.insert(callee);
+        while let Some(event) = reach.pending.pop() {
+            match event {
+                Reached::Parameter(function, slot) => {
+                    for (caller, depends) in made_into.remove(&(function, slot)).unwrap_or_default() {
+                        reach.made_from(caller, depends);
+                    }
+                    for (caller, from) in forwarded_into.remove(&(function, slot)).unwrap_or_default() {
+                        reach.ask(caller, from);
                     }
                 }
-                for &site in &depends.sites {
-                    returns.extend(self.targets[function.0][site as usize].functions.iter().copied());
+                Reached::Return((file, id)) => {
+                    if let Some(depends) = modules[file].semantics.functions[id as usize].return_depends.as_deref() {
+                        reach.made_from((file, id), depends);
+                    }
                 }
-            }
-            for &(caller, from, target, to) in forwards {
-                if is_asked(&asked, target, to) {
-                    asked.insert((caller, from));
-                }
-            }
-            if before == (asked.len(), returns.len(), wanted.passed_on.len()) {
-                break;
             }
         }
-        wanted
+        reach.wanted
     }
 
     /// A kind from `from`'s point of view, with its class spelled as `to` can name it (an

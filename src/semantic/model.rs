@@ -856,8 +856,21 @@ impl<'a> SemanticModel<'a> {
     /// operand, a receiver, an argument), what the part is matters (a tensor compared is a
     /// mask), except that a value made from host values is on the host.
     fn note_demand_of(&self, expr: &Expr, depth: u32, question: Question) {
+        self.trace_demand(expr, depth, question, &mut Vec::new());
+    }
+
+    /// [`Self::note_demand_of`], once per node and question: the values joined after
+    /// conditionals branch, and a name assigned in several arms is reached again and again.
+    /// `seen` holds each node traced (address, question) with the least depth it was reached at.
+    fn trace_demand(&self, expr: &Expr, depth: u32, question: Question, seen: &mut Vec<(usize, Question, u32)>) {
         if depth > 6 || never_a_tensor(expr) {
             return;
+        }
+        let address = expr as *const Expr as usize;
+        match seen.iter_mut().find(|(a, q, _)| *a == address && *q == question) {
+            Some((_, _, reached)) if *reached <= depth => return,
+            Some((_, _, reached)) => *reached = depth,
+            None => seen.push((address, question, depth)),
         }
 
         // Known already: what callers pass cannot change it.
@@ -881,11 +894,11 @@ impl<'a> SemanticModel<'a> {
                     for origin in &self.joined[*index as usize] {
                         match *origin {
                             Origin::Parameter(slot) => self.demand.borrow_mut().parameters.note(question, slot as usize),
-                            Origin::Value(value) => self.note_demand_of(value, depth + 1, question),
+                            Origin::Value(value) => self.trace_demand(value, depth + 1, question, seen),
                         }
                     }
                 }
-                Some(Binding { value: Some(value), .. }) => self.note_demand_of(value, depth + 1, question),
+                Some(Binding { value: Some(value), .. }) => self.trace_demand(value, depth + 1, question, seen),
                 _ => {}
             },
             Expr::Call(call) => {
@@ -906,39 +919,39 @@ impl<'a> SemanticModel<'a> {
                         None => calls.push((callee, Questions::of(question))),
                     }
                 }
-                self.note_demand_of(&call.func, depth + 1, part);
+                self.trace_demand(&call.func, depth + 1, part, seen);
                 for arg in &call.arguments.args {
-                    self.note_demand_of(arg, depth + 1, part);
+                    self.trace_demand(arg, depth + 1, part, seen);
                 }
             }
-            Expr::Attribute(attribute) => self.note_demand_of(&attribute.value, depth + 1, part),
+            Expr::Attribute(attribute) => self.trace_demand(&attribute.value, depth + 1, part, seen),
             Expr::Subscript(subscript) => {
-                self.note_demand_of(&subscript.value, depth + 1, part);
-                self.note_demand_of(&subscript.slice, depth + 1, part);
+                self.trace_demand(&subscript.value, depth + 1, part, seen);
+                self.trace_demand(&subscript.slice, depth + 1, part, seen);
             }
             Expr::BinOp(binop) => {
-                self.note_demand_of(&binop.left, depth + 1, part);
-                self.note_demand_of(&binop.right, depth + 1, part);
+                self.trace_demand(&binop.left, depth + 1, part, seen);
+                self.trace_demand(&binop.right, depth + 1, part, seen);
             }
-            Expr::UnaryOp(unary) => self.note_demand_of(&unary.operand, depth + 1, part),
+            Expr::UnaryOp(unary) => self.trace_demand(&unary.operand, depth + 1, part, seen),
             Expr::Compare(compare) => {
-                self.note_demand_of(&compare.left, depth + 1, part);
+                self.trace_demand(&compare.left, depth + 1, part, seen);
                 for comparator in &compare.comparators {
-                    self.note_demand_of(comparator, depth + 1, part);
+                    self.trace_demand(comparator, depth + 1, part, seen);
                 }
             }
             Expr::BoolOp(bool_op) => {
                 for value in &bool_op.values {
-                    self.note_demand_of(value, depth + 1, question);
+                    self.trace_demand(value, depth + 1, question, seen);
                 }
             }
             Expr::If(if_expr) => {
-                self.note_demand_of(&if_expr.body, depth + 1, question);
-                self.note_demand_of(&if_expr.orelse, depth + 1, question);
+                self.trace_demand(&if_expr.body, depth + 1, question, seen);
+                self.trace_demand(&if_expr.orelse, depth + 1, question, seen);
             }
             Expr::Tuple(tuple) => {
                 for element in &tuple.elts {
-                    self.note_demand_of(element, depth + 1, question);
+                    self.trace_demand(element, depth + 1, question, seen);
                 }
             }
             _ => {}

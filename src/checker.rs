@@ -929,9 +929,14 @@ impl<'a> Checker<'a> {
     /// or one that runs a backward pass? A function that does runs whole epochs, and a loop that
     /// does is an epoch loop: the lines outside the step loop run once per call or epoch.
     fn runs_epochs(&self, body: &[Stmt]) -> bool {
+        // Most functions hold no loop: they are told without inferring anything.
+        let Some(iterated) = loop_iterables(body) else {
+            return false;
+        };
         let mut finder = StepLoopFinder {
             checker: self,
             found: false,
+            iterated,
             batch_names: Vec::new(),
         };
         finder.visit_body(body);
@@ -1522,6 +1527,9 @@ struct StepLoopFinder<'c, 'a> {
     /// `with tqdm(loader) as it:`): the function is scanned before it is analysed, so its
     /// bindings are not known yet.
     batch_names: Vec<Name>,
+    /// The names a loop of the body iterates over (alone or inside `enumerate(...)` and the
+    /// like): only what they are bound to can make a loop a step loop.
+    iterated: Vec<Name>,
 }
 
 impl StepLoopFinder<'_, '_> {
@@ -1530,7 +1538,9 @@ impl StepLoopFinder<'_, '_> {
     }
 
     fn bind(&mut self, target: &Expr, value: &Expr) {
-        if let Expr::Name(name) = target {
+        if let Expr::Name(name) = target
+            && self.iterated.contains(&name.id)
+        {
             let batches = self.iterates_batches(value);
             self.batch_names.retain(|held| *held != name.id);
             if batches {
@@ -1574,6 +1584,49 @@ impl<'b> Visitor<'b> for StepLoopFinder<'_, '_> {
             _ => visitor::walk_stmt(self, stmt),
         }
     }
+}
+
+/// The names the loops of `body` (outside nested definitions) iterate over, anywhere in their
+/// `for ... in` expression; `None` where it holds no loop.
+fn loop_iterables(body: &[Stmt]) -> Option<Vec<Name>> {
+    #[derive(Default)]
+    struct Loops {
+        any: bool,
+        names: Vec<Name>,
+        in_iterable: bool,
+    }
+    impl<'b> Visitor<'b> for Loops {
+        fn visit_stmt(&mut self, stmt: &'b Stmt) {
+            match stmt {
+                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+                Stmt::For(for_stmt) => {
+                    self.any = true;
+                    self.in_iterable = true;
+                    self.visit_expr(&for_stmt.iter);
+                    self.in_iterable = false;
+                    self.visit_body(&for_stmt.body);
+                    self.visit_body(&for_stmt.orelse);
+                }
+                Stmt::While(_) => {
+                    self.any = true;
+                    visitor::walk_stmt(self, stmt);
+                }
+                _ => visitor::walk_stmt(self, stmt),
+            }
+        }
+        fn visit_expr(&mut self, expr: &'b Expr) {
+            if !self.in_iterable {
+                return;
+            }
+            if let Expr::Name(name) = expr {
+                self.names.push(name.id.clone());
+            }
+            visitor::walk_expr(self, expr);
+        }
+    }
+    let mut loops = Loops::default();
+    loops.visit_body(body);
+    loops.any.then_some(loops.names)
 }
 
 /// `range(...)`.

@@ -58,6 +58,19 @@ pub(crate) enum Origin<'a> {
     Value(&'a Expr),
 }
 
+/// The most origins a joined binding keeps.
+const MAX_ORIGINS: usize = 8;
+
+impl Origin<'_> {
+    fn same(&self, other: &Origin) -> bool {
+        match (self, other) {
+            (Origin::Parameter(a), Origin::Parameter(b)) => a == b,
+            (Origin::Value(a), Origin::Value(b)) => std::ptr::eq(*a, *b),
+            _ => false,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Binding<'a> {
     pub kind: Kind,
@@ -2083,11 +2096,18 @@ where
     // Of different values: each arm's origin is kept for what the value depends on.
     if !rest.is_empty() && merged.value.is_none() && !matches!(merged.source, BindingSource::Parameter(_)) {
         let mut origins: Vec<Origin<'a>> = Vec::new();
+        let mut add = |origin: Origin<'a>| {
+            // A loop joins the same arms again and again: each origin once, and a few at most
+            // (beyond them what the value depends on is left untraced).
+            if origins.len() < MAX_ORIGINS && !origins.iter().any(|known| known.same(&origin)) {
+                origins.push(origin);
+            }
+        };
         for binding in &bindings {
             match (&binding.source, binding.value) {
-                (BindingSource::Parameter(slot), _) => origins.push(Origin::Parameter(*slot)),
-                (BindingSource::Joined(index), _) => origins.extend(joined[*index as usize].iter().copied()),
-                (_, Some(value)) => origins.push(Origin::Value(value)),
+                (BindingSource::Parameter(slot), _) => add(Origin::Parameter(*slot)),
+                (BindingSource::Joined(index), _) => joined[*index as usize].iter().copied().for_each(&mut add),
+                (_, Some(value)) => add(Origin::Value(value)),
                 _ => {}
             }
         }

@@ -771,19 +771,34 @@ impl<'a> Checker<'a> {
         self.model.functions[id as usize].returns_tuple.clone()
     }
 
-    /// Binds a target to what a returned tuple holds: `(mask, idx), loss = self.assign(x)`.
-    fn bind_returned(&mut self, target: &Expr, returned: &Returned) {
+    /// Binds a target to what a returned tuple holds: `(mask, idx), loss = self.assign(x)`;
+    /// what each name is depends on `call`.
+    fn bind_returned(&mut self, target: &Expr, returned: &Returned, call: &'a Expr) {
         match (target, returned) {
             (
                 Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }),
                 Returned::Tuple(elements),
             ) if elts.len() == elements.len() => {
                 for (element, returned) in elts.iter().zip(elements.iter()) {
-                    self.bind_returned(element, returned);
+                    self.bind_returned(element, returned, call);
                 }
             }
-            (target, Returned::Value(kind)) => self.bind_target(target, *kind, None),
+            (target, Returned::Value(kind)) => self.bind_unpacked(target, *kind, call),
             (target, Returned::Tuple(_)) => self.bind_target(target, Kind::Tuple, None),
+        }
+    }
+
+    /// Binds a target unpacked from what `call` returns (`(mask, idx), loss = f(x)`): what its
+    /// names are depends on the call.
+    fn bind_unpacked(&mut self, target: &Expr, kind: Kind, call: &'a Expr) {
+        match target {
+            Expr::Name(name) => self.model.bind_unpacked(&name.id, kind, call),
+            Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
+                for element in elts {
+                    self.bind_unpacked(element, element_kind(kind), call);
+                }
+            }
+            target => self.bind_target(target, kind, None),
         }
     }
 
@@ -792,11 +807,11 @@ impl<'a> Checker<'a> {
         match target {
             Expr::Name(name) => self.model.bind_value(&name.id, kind, value),
             Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. })
-                if let Some(Expr::Call(call)) = value
+                if let Some(value @ Expr::Call(call)) = value
                     && let Some(elements) = self.returned_by(call)
                     && elements.len() == elts.len() =>
             {
-                self.bind_returned(target, &Returned::Tuple(elements));
+                self.bind_returned(target, &Returned::Tuple(elements), value);
             }
             Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
                 let values: Option<&'a [Expr]> = match value {
@@ -811,21 +826,21 @@ impl<'a> Checker<'a> {
                     None => values.len() == elts.len(),
                     Some(_) => values.len() >= elts.len() - 1 && !values.iter().any(Expr::is_starred_expr),
                 });
+                // What the elements of a call's result are depends on the call.
+                let call = value.filter(|value| value.is_call_expr());
                 for (index, element) in elts.iter().enumerate() {
                     let value = matched.and_then(|values| match star {
                         Some(star) if index == star => None,
                         Some(star) if index > star => values.get(values.len() - (elts.len() - index)),
                         _ => values.get(index),
                     });
-                    match value {
-                        Some(value) => {
+                    match (value, call) {
+                        (Some(value), _) => {
                             let element_kind = self.model.kind_of(value);
                             self.bind_target(element, element_kind, Some(value));
                         }
-                        None => {
-                            let element_kind = element_kind(kind);
-                            self.bind_target(element, element_kind, None);
-                        }
+                        (None, Some(call)) => self.bind_unpacked(element, element_kind(kind), call),
+                        (None, None) => self.bind_target(element, element_kind(kind), None),
                     }
                 }
             }
@@ -1968,8 +1983,10 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 }
                 self.run_rules(|checker| rules::check_stmt(checker, stmt));
                 let kind = ret.value.as_deref().map_or(Kind::NoneValue, |v| self.model.kind_of(v));
-                // What it returns may become known with what its callers pass.
-                if let (Some(value), true) = (ret.value.as_deref(), kind.is_opaque())
+                // What it returns (or the elements of the tuple it returns) may become known
+                // with what its callers pass.
+                if let Some(value) = ret.value.as_deref()
+                    && (kind.is_opaque() || value.is_tuple_expr())
                     && let Some(depends) = self.model.dependence_of(value)
                 {
                     self.return_depends = Some(match self.return_depends.take() {

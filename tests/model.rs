@@ -215,8 +215,8 @@ fn package_call_chain_across_files() {
 /// The whole-program model: methods reached through attributes holding instances, a local
 /// instance, an annotated parameter and a class; `forward` of a module and a loss whose bases
 /// are in another file; an override reached from its base's method; tensors passed to
-/// unannotated parameters (also through the arms of a conditional) and a mask returned across
-/// files.
+/// unannotated parameters (also through the arms of a conditional and a returned tuple) and a
+/// mask returned across files.
 #[test]
 fn project_objects_bases_and_parameters() {
     let rows = folder_flags_exactly_the_marked_lines("fixtures/model/project");

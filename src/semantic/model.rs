@@ -46,8 +46,9 @@ pub enum BindingSource {
     Value,
     /// The function's parameter in this slot (after `self`), as the call bound it.
     Parameter(u16),
-    /// Bindings of several arms of a conditional joined (`if x is None: x = make()`): where
-    /// each came from, entry `i` of [`SemanticModel::joined`].
+    /// Bindings of several arms of a conditional joined (`if x is None: x = make()`), or an
+    /// element unpacked from a call's result: where each came from, entry `i` of
+    /// [`SemanticModel::joined`].
     Joined(u32),
 }
 
@@ -686,6 +687,21 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
+    /// Binds a name to an element unpacked from what `call` returns (`a, b = f(x)`): what it
+    /// is depends on the call.
+    pub(crate) fn bind_unpacked(&mut self, name: &Name, kind: Kind, call: &'a Expr) {
+        self.joined.push(Box::new([Origin::Value(call)]));
+        let source = BindingSource::Joined(self.joined.len() as u32 - 1);
+        self.bind(
+            name,
+            Binding {
+                kind,
+                source,
+                value: None,
+            },
+        );
+    }
+
     pub(crate) fn bind_value(&mut self, name: &Name, kind: Kind, value: Option<&'a Expr>) {
         self.bind(
             name,
@@ -886,8 +902,9 @@ impl<'a> SemanticModel<'a> {
             None => seen.push((address, question, depth)),
         }
 
-        // Known already: what callers pass cannot change it.
-        if depth > 0 && !self.infer_kind(expr).is_opaque() {
+        // Known already: what callers pass cannot change it (a tuple's elements may not be
+        // known: a name unpacked from one is traced to it).
+        if depth > 0 && !expr.is_tuple_expr() && !matches!(self.infer_kind(expr), Kind::Unknown | Kind::Object(_) | Kind::Tuple) {
             return;
         }
         let part = match question {

@@ -1473,10 +1473,8 @@ impl<'a> Checker<'a> {
 fn stored_methods(class_body: &[Stmt]) -> FxHashMap<Name, Vec<Name>> {
     fn methods_of(value: &Expr, found: &mut Vec<Name>) {
         match value {
-            Expr::Attribute(attribute) if on_self(attribute) => {
-                if !found.contains(&attribute.attr.id) {
-                    found.push(attribute.attr.id.clone());
-                }
+            Expr::Attribute(attribute) if on_self(attribute) && !found.contains(&attribute.attr.id) => {
+                found.push(attribute.attr.id.clone());
             }
             Expr::If(if_expr) => {
                 methods_of(&if_expr.body, found);

@@ -212,7 +212,11 @@ impl<'a> Checker<'a> {
                 .enumerate()
                 .filter(|(_, param)| matches!(param.kind.kind, Kind::Tensor(_)))
                 .fold(0, |bits, (slot, _)| bits | slot_bit(slot));
-            self.model.demand.borrow_mut().parameters.note_slots(Question::Host, tensors);
+            self.model
+                .demand
+                .borrow_mut()
+                .parameters
+                .note_slots(Question::Host, tensors);
         }
     }
 
@@ -1006,24 +1010,27 @@ impl<'a> Checker<'a> {
             Some(callee) => vec![callee],
             None => self.stored_method_callees(call),
         };
-        let first_site = self.model.call_sites.len();
-        for callee in callees {
-            let arguments = self.argument_kinds(call);
-            if let Some((id, skip)) = self.local_target(&callee) {
+        let arguments = self.argument_kinds(call);
+        for callee in &callees {
+            if let Some((id, skip)) = self.local_target(callee) {
                 let passed = arguments
                     .as_deref()
                     .map(|arguments| PassedArguments { arguments, skip });
                 self.ensure_analyzed_with(id, passed);
             }
-            let line = self.line(call.start());
-            // Arguments matter only where the call may run every step.
-            let arguments = arguments.filter(|_| context != HotContext::Cold);
+        }
+        let line = self.line(call.start());
+        // Arguments matter only where the call may run every step.
+        let arguments = arguments.filter(|_| context != HotContext::Cold);
+        // This call's sites, one after another (the functions analysed above recorded theirs).
+        let first_site = self.model.call_sites.len();
+        for callee in callees {
             self.model.call_sites.push(CallSite {
                 callee,
                 context,
                 caller: self.model.flow.function,
                 line,
-                arguments,
+                arguments: arguments.clone(),
                 result_asked: Questions::default(),
             });
         }

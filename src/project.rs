@@ -9,9 +9,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::semantic::model::ClassId;
 use crate::semantic::{
-    Callee, ClassRef, Export, FileFacts, FileSemantics, FunctionId, FunctionSummary, HotContext, HotReason,
-    Dependence, ImportedCall, IntrinsicHot, Kind, ModuleKind, PeriodicInner, ProjectKind, Question, Questions,
-    refines_passed_on,
+    Callee, ClassRef, Dependence, Export, FileFacts, FileSemantics, FunctionId, FunctionSummary, HotContext, HotReason,
+    IntrinsicHot, Kind, ModuleKind, PeriodicInner, ProjectKind, Question, Questions, refines_passed_on,
 };
 
 /// One linted file, as the call graph sees it.
@@ -681,26 +680,22 @@ impl<'m> Project<'m> {
         }
         for (file, module) in modules.iter().enumerate() {
             let file_facts = &mut facts[file];
-            let functions = &module.semantics.functions;
-            // Only what hot code calls can matter.
-            let matters = |call: &ImportedCall| {
-                let caller = &functions[call.caller as usize];
-                caller.has_hot_lines || hot.reached.contains_key(&(file, call.caller))
-            };
             // What was given stays while it holds: the file checked with it no longer asks.
-            let mut asked: FxHashMap<&str, Option<Questions>> = applied[file]
-                .returns
-                .keys()
-                .map(|spelled| (&**spelled, None))
-                .collect();
-            let mut what_is_it = Questions::default();
-            what_is_it.insert(Question::Kind);
-            let passed_on_calls = wanted.calls.get(&file).into_iter().flatten().map(|name| (*name, what_is_it));
+            let mut asked: FxHashMap<&str, Option<Questions>> =
+                applied[file].returns.keys().map(|spelled| (&**spelled, None)).collect();
+            let what_is_it = Questions::of(Question::Kind);
+            let passed_on_calls = wanted
+                .calls
+                .get(&file)
+                .into_iter()
+                .flatten()
+                .map(|name| (*name, what_is_it));
+            // Only what hot code calls can matter.
             let rules_asked = module
                 .semantics
                 .imports
                 .iter()
-                .filter(|call| matters(call))
+                .filter(|call| runs_hot(modules, hot, file, call.caller))
                 .map(|call| (&*call.name, call.questions));
             for (name, questions) in rules_asked.chain(passed_on_calls) {
                 if let Some(asked) = asked.entry(name).or_insert(Some(Questions::default())) {
@@ -719,7 +714,6 @@ impl<'m> Project<'m> {
                 }
             }
         }
-        if let Ok(pat) = std::env::var("DBG_FACTS") { for (i, m) in modules.iter().enumerate() { if m.display.contains(&pat) { eprintln!("FACTS {} params {:?} returns {:?}", m.display, facts[i].parameters.iter().map(|(k, v)| (k, v.iter().map(|p| format!("{:?}", p.kind).chars().take(60).collect::<String>()).collect::<Vec<_>>())).collect::<Vec<_>>(), facts[i].returns.keys().collect::<Vec<_>>()); } } }
         facts
     }
 
@@ -734,11 +728,14 @@ impl<'m> Project<'m> {
         passed_on: &[(ProjectFunction, &'m Dependence, ProjectFunction, usize)],
     ) -> Wanted<'m> {
         let modules = self.modules;
-        let asks = |(file, id): ProjectFunction, slot: usize| modules[file].semantics.functions[id as usize].demand.asks(slot);
+        let asks =
+            |(file, id): ProjectFunction, slot: usize| modules[file].semantics.functions[id as usize].demand.asks(slot);
         // Edges by what they lead to: an argument made from the caller's values, a parameter
         // passed on unchanged, a function's `return` value.
-        let mut made_into: FxHashMap<(ProjectFunction, usize), Vec<(ProjectFunction, &'m Dependence)>> = FxHashMap::default();
-        let mut forwarded_into: FxHashMap<(ProjectFunction, usize), Vec<(ProjectFunction, usize)>> = FxHashMap::default();
+        let mut made_into: FxHashMap<(ProjectFunction, usize), Vec<(ProjectFunction, &'m Dependence)>> =
+            FxHashMap::default();
+        let mut forwarded_into: FxHashMap<(ProjectFunction, usize), Vec<(ProjectFunction, usize)>> =
+            FxHashMap::default();
         let mut reach = Reach {
             project: self,
             wanted: Wanted::default(),
@@ -761,15 +758,19 @@ impl<'m> Project<'m> {
                 forwarded_into.entry((target, to)).or_default().push((caller, from));
             }
         }
-        let runs_hot = |file: usize, caller: FunctionId| {
-            modules[file].semantics.functions[caller as usize].has_hot_lines || hot.reached.contains_key(&(file, caller))
-        };
         for (file, module) in modules.iter().enumerate() {
-            for call in module.semantics.imports.iter().filter(|call| runs_hot(file, call.caller)) {
+            for call in module
+                .semantics
+                .imports
+                .iter()
+                .filter(|call| runs_hot(modules, hot, file, call.caller))
+            {
                 reach.call(file, &call.name);
             }
             for (index, site) in module.semantics.call_sites.iter().enumerate() {
-                if site.result_asked != Questions::default() && site.caller.is_some_and(|caller| runs_hot(file, caller)) {
+                if site.result_asked != Questions::default()
+                    && site.caller.is_some_and(|caller| runs_hot(modules, hot, file, caller))
+                {
                     reach.site(file, index);
                 }
             }
@@ -825,6 +826,12 @@ impl<'m> Project<'m> {
             class: Some(class),
         }
     }
+}
+
+/// Whether function `caller` of `file` runs in hot code: hot by itself, holding a loop, or
+/// reached from hot code.
+fn runs_hot(modules: &[ModuleInfo], hot: &HotFunctions, file: usize, caller: FunctionId) -> bool {
+    modules[file].semantics.functions[caller as usize].has_hot_lines || hot.reached.contains_key(&(file, caller))
 }
 
 /// The class `spelled` names in `file`: a class of the file by name, or an imported one.

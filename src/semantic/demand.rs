@@ -99,7 +99,8 @@ pub struct Demand {
 }
 
 impl Demand {
-    fn slots(&self, question: Question) -> u64 {
+    /// The parameters asked `question` (bits as in [`Demand`]).
+    pub fn asked(&self, question: Question) -> u64 {
         match question {
             Question::Kind => self.kind,
             Question::Mask => self.mask,
@@ -128,7 +129,7 @@ impl Demand {
         let bit = slot_bit(slot);
         let mut questions = Questions::default();
         for question in Question::ALL {
-            if self.slots(question) & bit != 0 {
+            if self.asked(question) & bit != 0 {
                 questions.insert(question);
             }
         }
@@ -144,11 +145,6 @@ impl Demand {
     /// Whether any question was asked of parameter `slot`.
     pub fn asks(&self, slot: usize) -> bool {
         self.of(slot) != Questions::default()
-    }
-
-    /// The parameters asked `question` (bits as in [`Demand`]).
-    pub fn asked(&self, question: Question) -> u64 {
-        self.slots(question)
     }
 }
 

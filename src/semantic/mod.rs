@@ -11,6 +11,7 @@ pub(crate) mod model;
 pub(crate) mod names;
 pub mod torch_api;
 
+pub use demand::{Demand, Dependence, Question, Questions, refines_passed_on, slot_bit};
 pub use facts::{FileFacts, ProjectKind};
 pub use hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
 pub use kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
@@ -19,4 +20,3 @@ pub use model::{
     Exports, FileSemantics, FunctionInfo, FunctionSummary, ImportedCall, LoopInfo, ParamSummary, Returned, ScopeKind,
     SemanticModel,
 };
-pub use demand::{Demand, Dependence, Question, Questions, refines_passed_on, slot_bit};

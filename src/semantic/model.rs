@@ -319,7 +319,6 @@ pub struct FunctionSummary {
     pub has_hot_lines: bool,
 }
 
-
 #[derive(Debug, Clone)]
 pub struct ParamSummary {
     pub name: Box<str>,
@@ -430,6 +429,11 @@ pub(crate) struct Asked {
 /// A node by its address and range: the same node, never a look-alike (a temporary copy has
 /// another address; two at one address with one range are copies of one node).
 type NodeKey = (usize, TextRange);
+
+/// The key of a call node.
+fn call_key(call: &ast::ExprCall) -> NodeKey {
+    (call as *const ast::ExprCall as usize, call.range())
+}
 
 /// What a call returns, and what the called expression itself is (`Module(CtcLoss)` for
 /// `ctc(...)`).
@@ -859,7 +863,7 @@ impl<'a> SemanticModel<'a> {
 
     /// Records the call sites `call` made (from `first` to the last one recorded).
     pub(crate) fn note_sites_of(&mut self, call: &ast::ExprCall, first: usize) {
-        let key: NodeKey = (call as *const ast::ExprCall as usize, call.range());
+        let key = call_key(call);
         let sites = first as u32..self.call_sites.len() as u32;
         if !sites.is_empty() {
             self.sites_of_call.insert(key, sites);
@@ -904,7 +908,10 @@ impl<'a> SemanticModel<'a> {
 
         // Known already: what callers pass cannot change it (a tuple's elements may not be
         // known: a name unpacked from one is traced to it).
-        if depth > 0 && !expr.is_tuple_expr() && !matches!(self.infer_kind(expr), Kind::Unknown | Kind::Object(_) | Kind::Tuple) {
+        if depth > 0
+            && !expr.is_tuple_expr()
+            && !matches!(self.infer_kind(expr), Kind::Unknown | Kind::Object(_) | Kind::Tuple)
+        {
             return;
         }
         let part = match question {
@@ -923,7 +930,9 @@ impl<'a> SemanticModel<'a> {
                 }) => {
                     for origin in &self.joined[*index as usize] {
                         match *origin {
-                            Origin::Parameter(slot) => self.demand.borrow_mut().parameters.note(question, slot as usize),
+                            Origin::Parameter(slot) => {
+                                self.demand.borrow_mut().parameters.note(question, slot as usize)
+                            }
                             Origin::Value(value) => self.trace_demand(value, depth + 1, question, seen),
                         }
                     }
@@ -932,22 +941,15 @@ impl<'a> SemanticModel<'a> {
                 _ => {}
             },
             Expr::Call(call) => {
-                let key: NodeKey = (call as *const ast::ExprCall as usize, call.range());
+                let key = call_key(call);
                 if let Some(sites) = self.sites_of_call.get(&key) {
                     let asked = &mut self.demand.borrow_mut().sites;
                     for site in sites.clone() {
-                        match asked.iter_mut().find(|(s, _)| *s == site) {
-                            Some((_, questions)) => questions.insert(question),
-                            None => asked.push((site, Questions::of(question))),
-                        }
+                        note_question(asked, site, question);
                     }
                 }
                 if let Some(callee) = self.callee(call).filter(|q| !is_library(q)) {
-                    let calls = &mut self.demand.borrow_mut().calls;
-                    match calls.iter_mut().find(|(name, _)| *name == callee) {
-                        Some((_, questions)) => questions.insert(question),
-                        None => calls.push((callee, Questions::of(question))),
-                    }
+                    note_question(&mut self.demand.borrow_mut().calls, callee, question);
                 }
                 self.trace_demand(&call.func, depth + 1, part, seen);
                 for arg in &call.arguments.args {
@@ -1018,7 +1020,7 @@ impl<'a> SemanticModel<'a> {
     }
 
     fn call_kinds(&self, call: &ast::ExprCall) -> CallKinds {
-        let key: NodeKey = (call as *const ast::ExprCall as usize, call.range());
+        let key = call_key(call);
         if let Some(kinds) = self.call_kinds.borrow().get(&key) {
             return *kinds;
         }
@@ -1047,7 +1049,7 @@ impl<'a> SemanticModel<'a> {
     /// The qualified name of what `call` calls (`torch.nn.functional.cross_entropy`), resolved
     /// once per call however many rules ask.
     pub fn callee(&self, call: &ast::ExprCall) -> Option<Rc<str>> {
-        let key: NodeKey = (call as *const ast::ExprCall as usize, call.range());
+        let key = call_key(call);
         if let Some(name) = self.callees.borrow().get(&key) {
             return name.clone();
         }
@@ -1232,7 +1234,9 @@ impl<'a> SemanticModel<'a> {
     }
 
     pub fn is_boolean_tensor(&self, expr: &Expr) -> bool {
-        self.asked(expr, Question::Mask).tensor().is_some_and(|facts| facts.boolean)
+        self.asked(expr, Question::Mask)
+            .tensor()
+            .is_some_and(|facts| facts.boolean)
     }
 
     fn binop_kind(&self, binop: &ast::ExprBinOp) -> Kind {
@@ -2085,6 +2089,14 @@ impl<'a> SemanticModel<'a> {
             .last()
             .copied()
             .unwrap_or(self.default_device)
+    }
+}
+
+/// Adds `question` to what was asked of `key` (a call site, a callee), listed once.
+fn note_question<K: PartialEq>(asked: &mut Vec<(K, Questions)>, key: K, question: Question) {
+    match asked.iter_mut().find(|(known, _)| *known == key) {
+        Some((_, questions)) => questions.insert(question),
+        None => asked.push((key, Questions::of(question))),
     }
 }
 

@@ -90,6 +90,13 @@ mod tests {
         function.demand.of(slot)
     }
 
+    /// `step`'s parameter `slot` is asked `question`, and not what it is in general.
+    fn assert_asks_only(source: &str, slot: usize, question: Question) {
+        let questions = asked(&semantics(source), "step", slot);
+        assert!(questions.contains(question), "{questions:?}");
+        assert!(!questions.contains(Question::Kind), "{questions:?}");
+    }
+
     #[test]
     fn a_value_made_from_a_parameter_asks_what_the_parameter_is() {
         // `x[ok]` reads a boolean mask if `keep` turns out to be a tensor (`ok` is then a mask).
@@ -102,27 +109,21 @@ mod tests {
     fn an_index_asks_only_whether_it_is_a_mask_or_on_the_host() {
         // A float tensor passed as `i` changes nothing: only a mask or a host index would.
         let source = "import torch\ndef step(x: torch.Tensor, i):\n    y = x[i]\n";
-        let questions = asked(&semantics(source), "step", 1);
-        assert!(questions.contains(Question::Mask));
-        assert!(!questions.contains(Question::Kind));
+        assert_asks_only(source, 1, Question::Mask);
     }
 
     #[test]
     fn a_rule_that_counts_unknowns_as_gpu_values_asks_only_for_host_evidence() {
         // `.item()` of an unknown is reported already: only a CPU tensor or a number changes it.
         let source = "def step(loss):\n    return loss.item()\n";
-        let questions = asked(&semantics(source), "step", 0);
-        assert!(questions.contains(Question::Host));
-        assert!(!questions.contains(Question::Kind));
+        assert_asks_only(source, 0, Question::Host);
     }
 
     #[test]
     fn a_call_of_a_parameter_asks_which_object_it_is() {
         // Is `criterion` a cross-entropy module (whose masked inputs SYNC301 reports)?
         let source = "import torch.nn as nn\nce = nn.CrossEntropyLoss()\ndef step(criterion, x, y):\n    loss = criterion(x, y)\n";
-        let questions = asked(&semantics(source), "step", 0);
-        assert!(questions.contains(Question::Instance));
-        assert!(!questions.contains(Question::Kind));
+        assert_asks_only(source, 0, Question::Instance);
     }
 
     #[test]

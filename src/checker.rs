@@ -1010,6 +1010,15 @@ impl<'a> Checker<'a> {
             Some(callee) => vec![callee],
             None => self.stored_method_callees(call),
         };
+        if !callees.is_empty() {
+            self.record_call_sites(call, callees, context);
+        }
+        self.note_state_change(call);
+    }
+
+    /// Records a call's sites, one per project function it may call (analysing those of this
+    /// file first, with the kinds the call passes, so their return kinds are known).
+    fn record_call_sites(&mut self, call: &ast::ExprCall, callees: Vec<Callee>, context: HotContext) {
         let arguments = self.argument_kinds(call);
         for callee in &callees {
             if let Some((id, skip)) = self.local_target(callee) {
@@ -1035,7 +1044,6 @@ impl<'a> Checker<'a> {
             });
         }
         self.model.note_sites_of(call, first_site);
-        self.note_state_change(call);
     }
 
     /// What a call calls in the project, where the source states it: a function of this file or

@@ -792,14 +792,14 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// Binds a target unpacked from what `call` returns (`(mask, idx), loss = f(x)`): what its
-    /// names are depends on the call.
-    fn bind_unpacked(&mut self, target: &Expr, kind: Kind, call: &'a Expr) {
+    /// Binds a target unpacked from `whole` (`(mask, idx), loss = f(x)`, `b, n = x.shape[:2]`):
+    /// what its names are depends on it.
+    fn bind_unpacked(&mut self, target: &Expr, kind: Kind, whole: &'a Expr) {
         match target {
-            Expr::Name(name) => self.model.bind_unpacked(&name.id, kind, call),
+            Expr::Name(name) => self.model.bind_unpacked(&name.id, kind, whole),
             Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
                 for element in elts {
-                    self.bind_unpacked(element, element_kind(kind), call);
+                    self.bind_unpacked(element, element_kind(kind), whole);
                 }
             }
             target => self.bind_target(target, kind, None),
@@ -830,20 +830,21 @@ impl<'a> Checker<'a> {
                     None => values.len() == elts.len(),
                     Some(_) => values.len() >= elts.len() - 1 && !values.iter().any(Expr::is_starred_expr),
                 });
-                // What the elements of a call's result are depends on the call.
-                let call = value.filter(|value| value.is_call_expr());
+                // What the elements of a value unpacked are depends on it (a call's result,
+                // `x[:2]`).
+                let whole = value;
                 for (index, element) in elts.iter().enumerate() {
                     let value = matched.and_then(|values| match star {
                         Some(star) if index == star => None,
                         Some(star) if index > star => values.get(values.len() - (elts.len() - index)),
                         _ => values.get(index),
                     });
-                    match (value, call) {
+                    match (value, whole) {
                         (Some(value), _) => {
                             let element_kind = self.model.kind_of(value);
                             self.bind_target(element, element_kind, Some(value));
                         }
-                        (None, Some(call)) => self.bind_unpacked(element, element_kind(kind), call),
+                        (None, Some(whole)) => self.bind_unpacked(element, element_kind(kind), whole),
                         (None, None) => self.bind_target(element, element_kind(kind), None),
                     }
                 }

@@ -127,6 +127,37 @@ mod tests {
     }
 
     #[test]
+    fn a_truth_test_asks_only_whether_it_is_a_gpu_tensor() {
+        // `if flag:` of a flag passed as `True` reads no tensor: only a GPU tensor passed would,
+        // also through arithmetic (`flag + 1 > 0`).
+        assert_asks_only("def step(flag):\n    if flag:\n        pass\n", 0, Question::GpuTensor);
+        assert_asks_only(
+            "def step(n):\n    if n + 1 > 0:\n        pass\n",
+            0,
+            Question::GpuTensor,
+        );
+    }
+
+    #[test]
+    fn a_move_asks_only_which_device_it_names() {
+        let source = "def step(x, device):\n    y = x.to(device)\n";
+        assert_asks_only(source, 1, Question::Device);
+    }
+
+    #[test]
+    fn a_length_asks_only_whether_the_size_depends_on_the_data() {
+        let source = "def step(v):\n    y = v\n    return len(y)\n";
+        assert_asks_only(source, 0, Question::DataDependent);
+    }
+
+    #[test]
+    fn a_write_through_a_slice_asks_nothing_of_the_value_written() {
+        // `x[:, 1:] = v` writes through no index tensor: what `v` is cannot change a verdict.
+        let source = "import torch\ndef step(x: torch.Tensor, v):\n    x[:, 1:] = v\n";
+        assert_eq!(asked(&semantics(source), "step", 1), Questions::default());
+    }
+
+    #[test]
     fn values_that_are_never_tensors_demand_nothing() {
         let source = "def step(x, y):\n    n = x.shape[0]\n    if y is None:\n        return n\n    if isinstance(y, int):\n        return len(y)\n    return x.size(1)\n";
         let semantics = semantics(source);

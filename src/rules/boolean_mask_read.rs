@@ -14,7 +14,9 @@ pub(crate) fn subscript(checker: &mut Checker, subscript: &ExprSubscript) {
     if !checker.enabled(Rule::BooleanMaskRead) || subscript.ctx != ExprContext::Load {
         return;
     }
-    if !checker.model().is_maybe_cuda_tensor(&subscript.value) || !checker.model().is_boolean_index(&subscript.slice) {
+    // The mask first: few indices are masks, and the file is checked again for what its
+    // callers pass only where a question asked could change a verdict.
+    if !checker.model().is_boolean_index(&subscript.slice) || !checker.model().is_maybe_cuda_tensor(&subscript.value) {
         return;
     }
     let x = checker.slice(&*subscript.value);
@@ -85,7 +87,7 @@ fn reduction_of_mask_read(checker: &mut Checker, call: &ExprCall) {
     if !call.arguments.is_empty() || read.ctx != ExprContext::Load {
         return;
     }
-    if !checker.model().is_maybe_cuda_tensor(&read.value) || !checker.model().is_boolean_tensor(&read.slice) {
+    if !checker.model().is_boolean_tensor(&read.slice) || !checker.model().is_maybe_cuda_tensor(&read.value) {
         return;
     }
     // Same shape only when the mask is a test of `x`'s own elements: a row mask of lower rank

@@ -17,7 +17,7 @@ fn mask_target<'e>(checker: &Checker, target: &'e Expr) -> Option<(&'e Expr, &'e
     let Expr::Subscript(subscript) = target else {
         return None;
     };
-    (checker.model().is_maybe_cuda_tensor(&subscript.value) && checker.model().is_boolean_tensor(&subscript.slice))
+    (checker.model().is_boolean_tensor(&subscript.slice) && checker.model().is_maybe_cuda_tensor(&subscript.value))
         .then_some((&*subscript.value, &*subscript.slice))
 }
 

@@ -7,6 +7,7 @@ use ruff_text_size::{Ranged, TextRange};
 use super::{method_call, report};
 use crate::checker::Checker;
 use crate::registry::Rule;
+use crate::semantic::Question;
 
 /// A data-dependent tensor: the op that made it is reported where it runs; here its size flows
 /// into Python.
@@ -16,7 +17,8 @@ fn is_data_dependent_value(checker: &Checker, expr: &Expr) -> bool {
     // (asking would only have the project check the file again for nothing).
     !model.is_parameter(expr)
         && model
-            .tensor(expr)
+            .asked(expr, Question::DataDependent)
+            .tensor()
             .is_some_and(|facts| facts.data_dependent && facts.may_be_cuda())
 }
 

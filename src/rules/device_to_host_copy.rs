@@ -7,7 +7,7 @@ use ruff_text_size::Ranged;
 use super::{keyword_is_true, method_call, report};
 use crate::checker::Checker;
 use crate::registry::Rule;
-use crate::semantic::{Device, Kind};
+use crate::semantic::{Device, Kind, Question};
 
 fn receiver_may_be_on_gpu(checker: &Checker, receiver: &Expr) -> bool {
     match checker.model().kind_for_device_test(receiver) {
@@ -50,7 +50,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         return;
     }
     let receiver_text = super::receiver_text(checker, receiver);
-    let is_module = matches!(checker.model().kind_of(receiver), Kind::Module(..));
+    let is_module = matches!(checker.model().object_kind(receiver), Kind::Module(..));
     let (message, help) = if is_module {
         (
             format!(
@@ -79,13 +79,15 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
         let Expr::Subscript(subscript) = target else { continue };
         let target_on_cpu = checker
             .model()
-            .tensor(&subscript.value)
+            .asked(&subscript.value, Question::Device)
+            .tensor()
             .is_some_and(|f| f.device == Device::Cpu);
-        let value_on_cuda = checker
-            .model()
-            .tensor(&assign.value)
-            .is_some_and(|f| f.device == Device::Cuda);
-        if target_on_cpu && value_on_cuda {
+        if target_on_cpu
+            && checker
+                .model()
+                .tensor(&assign.value)
+                .is_some_and(|f| f.device == Device::Cuda)
+        {
             let host = checker.slice(&*subscript.value);
             let value = checker.slice(&*assign.value);
             report(

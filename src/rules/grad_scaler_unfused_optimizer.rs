@@ -17,7 +17,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
     let Some((scaler, "step")) = method_call(call) else {
         return;
     };
-    let scaler_kind = checker.model().kind_of(scaler);
+    let scaler_kind = checker.model().object_kind(scaler);
     if scaler_kind != Kind::GradScaler && !(scaler_kind.is_opaque() && names_a_scaler(scaler)) {
         return;
     }
@@ -25,7 +25,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         return;
     };
     let text = checker.slice(call);
-    let facts = match checker.model().kind_of(optimizer) {
+    let facts = match checker.model().object_kind(optimizer) {
         Kind::Optimizer(facts) => facts,
         // Built where the file does not show (a parameter, a factory): only a fused Adam/AdamW
         // avoids the host read, and most training code builds another.

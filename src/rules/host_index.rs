@@ -8,7 +8,7 @@ use ruff_text_size::Ranged;
 use super::report;
 use crate::checker::Checker;
 use crate::registry::Rule;
-use crate::semantic::{Device, Kind};
+use crate::semantic::{Device, Kind, Question};
 
 /// The index elements of a subscript (`x[a, b]` -> `[a, b]`).
 fn index_elements(slice: &Expr) -> Vec<&Expr> {
@@ -30,10 +30,12 @@ pub(crate) fn subscript(checker: &mut Checker, subscript: &ExprSubscript) {
     if !checker.enabled(Rule::HostIndex) || subscript.ctx != ExprContext::Load {
         return;
     }
-    if !checker.model().is_maybe_cuda_tensor(&subscript.value) {
+    // The index first: few are on the host, and what is asked of the tensor indexed could
+    // only change a verdict where one is.
+    let Some(index) = host_index(checker, subscript) else {
         return;
-    }
-    if let Some(index) = host_index(checker, subscript) {
+    };
+    if checker.model().is_maybe_cuda_tensor(&subscript.value) {
         let text = checker.slice(index);
         report(
             checker,
@@ -49,13 +51,14 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
     if !checker.enabled(Rule::HostIndex) {
         return;
     }
+    // What is asked of the tensor written into comes last: it decides a verdict only where the
+    // index is on the host, or is an integer tensor written with a Python scalar.
     for target in &assign.targets {
         let Expr::Subscript(subscript) = target else { continue };
-        if !checker.model().is_maybe_cuda_tensor(&subscript.value) {
-            continue;
-        }
-        let x = checker.slice(&*subscript.value);
         if let Some(index) = host_index(checker, subscript) {
+            if !checker.model().is_maybe_cuda_tensor(&subscript.value) {
+                continue;
+            }
             let text = checker.slice(index);
             report(
                 checker,
@@ -68,15 +71,20 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
             );
             continue;
         }
-        let value_is_scalar = checker.model().kind_of(&assign.value) == Kind::Number;
         let integer_index = index_elements(&subscript.slice).into_iter().find(|index| {
             // Known to be an integer index: with a mask of unknown dtype (`h[~mask] = 0.0`) this
             // may be a boolean-mask write, which does not sync.
             matches!(checker.model().kind_of(index), Kind::Tensor(facts) if facts.integer && facts.may_be_cuda())
         });
-        if let (true, Some(index)) = (value_is_scalar, integer_index) {
-            let idx = checker.slice(index);
-            let v = checker.slice(&*assign.value);
+        if let Some(index) = integer_index
+            && checker.model().asked(&assign.value, Question::Number) == Kind::Number
+            && checker.model().is_maybe_cuda_tensor(&subscript.value)
+        {
+            let (x, idx, v) = (
+                checker.slice(&*subscript.value),
+                checker.slice(index),
+                checker.slice(&*assign.value),
+            );
             report(
                 checker,
                 Rule::HostIndex,

@@ -14,8 +14,8 @@ use crate::semantic::{Kind, ModuleKind};
 fn masked<'e>(checker: &Checker, expr: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
     let Expr::Subscript(subscript) = expr else { return None };
     (subscript.ctx == ExprContext::Load
-        && checker.model().is_maybe_cuda_tensor(&subscript.value)
-        && checker.model().is_boolean_tensor(&subscript.slice))
+        && checker.model().is_boolean_tensor(&subscript.slice)
+        && checker.model().is_maybe_cuda_tensor(&subscript.value))
     .then_some((&*subscript.value, &*subscript.slice))
 }
 

@@ -12,7 +12,7 @@ use crate::semantic::{Kind, torch_api};
 /// A known tensor (or tensors) that may be on the GPU (unknown values are not assumed to be
 /// tensors here: `float(args.lr)` is fine).
 fn is_cuda_value(checker: &Checker, expr: &Expr) -> bool {
-    match checker.model().kind_of(expr) {
+    match checker.model().kind_for_gpu_test(expr) {
         Kind::Tensor(facts) | Kind::TensorSequence(facts) => facts.may_be_cuda(),
         _ => false,
     }
@@ -117,7 +117,7 @@ fn method_or_torch_call(checker: &mut Checker, call: &ExprCall, callee: Option<&
         if matches!(qualified, "torch.tensor" | "torch.as_tensor") {
             // A list of GPU scalars (a tensor sequence); a single tensor is copied on the device.
             let of_tensors = args.first().is_some_and(
-                |data| matches!(checker.model().kind_of(data), Kind::TensorSequence(facts) if facts.may_be_cuda()),
+                |data| matches!(checker.model().kind_for_gpu_test(data), Kind::TensorSequence(facts) if facts.may_be_cuda()),
             );
             if of_tensors {
                 let text = format!(

@@ -20,12 +20,32 @@ pub enum Question {
     /// Whether it is on the host: the rule counts an unknown value as maybe on a GPU already,
     /// or fires on CPU tensors only, or a finding rests on a guess that it is a GPU tensor.
     Host,
+    /// Whether it is a tensor (or tensors) that may be on a GPU, for a rule that counts an
+    /// unknown value as none (`if flag:`, `float(x)`): a number or a CPU tensor passed
+    /// answers it as the file did.
+    GpuTensor,
+    /// Which device it names, where a value is moved to it (`x.to(device)`): the CPU, another
+    /// device, a tensor's device (on the CPU or not), or no device (a dtype).
+    Device,
+    /// Whether it is a Python number (`x[idx] = v`).
+    Number,
+    /// Whether it is a tensor whose size depends on its data (`len(x)` of a masked read).
+    DataDependent,
     /// Which object it is: a loss module, a gradient scaler, an optimizer.
     Instance,
 }
 
 impl Question {
-    const ALL: [Question; 4] = [Question::Kind, Question::Mask, Question::Host, Question::Instance];
+    const ALL: [Question; 8] = [
+        Question::Kind,
+        Question::Mask,
+        Question::Host,
+        Question::GpuTensor,
+        Question::Device,
+        Question::Number,
+        Question::DataDependent,
+        Question::Instance,
+    ];
 
     fn bit(self) -> u8 {
         1 << self as u8
@@ -41,6 +61,10 @@ impl Question {
                 after.kind.is_known_host_value() != before.kind.is_known_host_value()
                     || (matches!(before.kind, Kind::Tensor(_)) && !matches!(after.kind, Kind::Tensor(_)))
             }
+            Question::GpuTensor => gpu_view(before.kind) != gpu_view(after.kind),
+            Question::Device => device_view(before.kind) != device_view(after.kind),
+            Question::Number => (before.kind == Kind::Number) != (after.kind == Kind::Number),
+            Question::DataDependent => is_data_dependent(before.kind) != is_data_dependent(after.kind),
             Question::Instance => {
                 (is_instance(after.kind) && after.kind != before.kind)
                     || (after.class.is_some() && after.class != before.class)
@@ -83,6 +107,10 @@ impl Questions {
             Question::Kind => matches!(returned.kind, Kind::Tensor(_) | Kind::TensorSequence(_)),
             Question::Mask => returned.kind.tensor().is_some_and(|facts| facts.boolean),
             Question::Host => returned.kind.is_known_host_value(),
+            Question::GpuTensor => gpu_view(returned.kind) != (false, false),
+            Question::Device => device_view(returned.kind) != device_view(Kind::Unknown),
+            Question::Number => returned.kind == Kind::Number,
+            Question::DataDependent => is_data_dependent(returned.kind),
             Question::Instance => is_instance(returned.kind),
         })
     }
@@ -95,6 +123,10 @@ pub struct Demand {
     kind: u64,
     mask: u64,
     host: u64,
+    gpu_tensor: u64,
+    device: u64,
+    number: u64,
+    data_dependent: u64,
     instance: u64,
 }
 
@@ -105,6 +137,10 @@ impl Demand {
             Question::Kind => self.kind,
             Question::Mask => self.mask,
             Question::Host => self.host,
+            Question::GpuTensor => self.gpu_tensor,
+            Question::Device => self.device,
+            Question::Number => self.number,
+            Question::DataDependent => self.data_dependent,
             Question::Instance => self.instance,
         }
     }
@@ -115,6 +151,10 @@ impl Demand {
             Question::Kind => &mut self.kind,
             Question::Mask => &mut self.mask,
             Question::Host => &mut self.host,
+            Question::GpuTensor => &mut self.gpu_tensor,
+            Question::Device => &mut self.device,
+            Question::Number => &mut self.number,
+            Question::DataDependent => &mut self.data_dependent,
             Question::Instance => &mut self.instance,
         };
         *bits |= slots;
@@ -182,6 +222,33 @@ fn mask_view(kind: Kind) -> (bool, bool) {
         Kind::Tensor(facts) => (facts.boolean, !facts.integer),
         other => (false, other.is_opaque()),
     }
+}
+
+/// What a rule sees of a value asked whether it is a GPU tensor: (a tensor that may be on a
+/// GPU, tensors that may be).
+fn gpu_view(kind: Kind) -> (bool, bool) {
+    match kind {
+        Kind::Tensor(facts) => (facts.may_be_cuda(), false),
+        Kind::TensorSequence(facts) => (false, facts.may_be_cuda()),
+        _ => (false, false),
+    }
+}
+
+/// What a rule moving a value to `kind` sees of it: whether it names the CPU (a CPU tensor,
+/// the CPU device), and whether it is no device at all (a dtype, `None`). Anything else may
+/// name a device, as an unknown value or a device index may.
+fn device_view(kind: Kind) -> (bool, bool) {
+    match kind {
+        Kind::Device(device) => (device == Device::Cpu, false),
+        Kind::Tensor(facts) => (facts.device == Device::Cpu, false),
+        Kind::Dtype | Kind::NoneValue => (false, true),
+        _ => (false, false),
+    }
+}
+
+/// A tensor whose size depends on its data.
+fn is_data_dependent(kind: Kind) -> bool {
+    kind.tensor().is_some_and(|facts| facts.data_dependent)
 }
 
 /// An object a rule may ask about by what it is (not a value).

@@ -691,10 +691,10 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
-    /// Binds a name to an element unpacked from what `call` returns (`a, b = f(x)`): what it
-    /// is depends on the call.
-    pub(crate) fn bind_unpacked(&mut self, name: &Name, kind: Kind, call: &'a Expr) {
-        self.joined.push(Box::new([Origin::Value(call)]));
+    /// Binds a name to an element unpacked from `whole` (`a, b = f(x)`, `b, n = x[:2]`): what
+    /// it is depends on it.
+    pub(crate) fn bind_unpacked(&mut self, name: &Name, kind: Kind, whole: &'a Expr) {
+        self.joined.push(Box::new([Origin::Value(whole)]));
         let source = BindingSource::Joined(self.joined.len() as u32 - 1);
         self.bind(
             name,
@@ -832,6 +832,12 @@ impl<'a> SemanticModel<'a> {
         self.asked(expr, Question::Host)
     }
 
+    /// What `expr` evaluates to, asked by a rule for which only whether it is a tensor that may
+    /// be on a GPU matters, and an unknown value counts as none (`if flag:`, `float(x)`).
+    pub fn kind_for_gpu_test(&self, expr: &Expr) -> Kind {
+        self.asked(expr, Question::GpuTensor)
+    }
+
     /// What object `expr` is, asked by a rule that looks for one (a gradient scaler, a
     /// validating distribution): only an instance passed or returned changes the answer.
     pub fn object_kind(&self, expr: &Expr) -> Kind {
@@ -841,7 +847,7 @@ impl<'a> SemanticModel<'a> {
     /// The kind of `expr`; where a rule asks and the file cannot tell, what it depends on is
     /// noted with the question asked. Only the value asked about is: its parts, inferred on
     /// the way, may be unknown while it is known (`x.shape` of an unknown `x`).
-    fn asked(&self, expr: &Expr, question: Question) -> Kind {
+    pub fn asked(&self, expr: &Expr, question: Question) -> Kind {
         // Inferred and traced with rules off, so nothing on the way asks again.
         let asking = self.in_rule.replace(false);
         let kind = self.infer_kind(expr);
@@ -918,6 +924,12 @@ impl<'a> SemanticModel<'a> {
             Question::Host => Question::Host,
             _ => Question::Kind,
         };
+        // Arithmetic keeps these questions: `a * b` is a GPU tensor where an operand is one, and
+        // a number where both are.
+        let operand = match question {
+            Question::GpuTensor | Question::Number => question,
+            _ => part,
+        };
         match expr {
             Expr::Name(name) => match self.lookup(name.id.as_str()) {
                 Some(Binding {
@@ -957,19 +969,30 @@ impl<'a> SemanticModel<'a> {
                 }
             }
             Expr::Attribute(attribute) => self.trace_demand(&attribute.value, depth + 1, part, seen),
+            // An element is never a number (`x.shape[0]` is known already), and it is a GPU
+            // tensor where what is indexed is one, whatever the index.
+            Expr::Subscript(_) if question == Question::Number => {}
+            Expr::Subscript(subscript) if question == Question::GpuTensor => {
+                self.trace_demand(&subscript.value, depth + 1, question, seen);
+            }
             Expr::Subscript(subscript) => {
                 self.trace_demand(&subscript.value, depth + 1, part, seen);
                 self.trace_demand(&subscript.slice, depth + 1, part, seen);
             }
             Expr::BinOp(binop) => {
-                self.trace_demand(&binop.left, depth + 1, part, seen);
-                self.trace_demand(&binop.right, depth + 1, part, seen);
+                self.trace_demand(&binop.left, depth + 1, operand, seen);
+                self.trace_demand(&binop.right, depth + 1, operand, seen);
             }
-            Expr::UnaryOp(unary) => self.trace_demand(&unary.operand, depth + 1, part, seen),
+            Expr::UnaryOp(unary) => self.trace_demand(&unary.operand, depth + 1, operand, seen),
             Expr::Compare(compare) => {
-                self.trace_demand(&compare.left, depth + 1, part, seen);
+                let operand = if question == Question::GpuTensor {
+                    question
+                } else {
+                    part
+                };
+                self.trace_demand(&compare.left, depth + 1, operand, seen);
                 for comparator in &compare.comparators {
-                    self.trace_demand(comparator, depth + 1, part, seen);
+                    self.trace_demand(comparator, depth + 1, operand, seen);
                 }
             }
             Expr::BoolOp(bool_op) => {
@@ -1085,7 +1108,7 @@ impl<'a> SemanticModel<'a> {
 
     /// A tensor that could be on a CUDA device.
     pub fn is_maybe_cuda_tensor(&self, expr: &Expr) -> bool {
-        self.kind_of(expr).is_maybe_cuda_tensor()
+        self.kind_for_gpu_test(expr).is_maybe_cuda_tensor()
     }
 
     fn attribute_kind(&self, attribute: &ast::ExprAttribute) -> Kind {
@@ -1319,9 +1342,11 @@ impl<'a> SemanticModel<'a> {
                 let b = self.device_of(&if_expr.orelse)?;
                 Some(a.join(b))
             }
-            _ => match self.kind_of(expr) {
+            _ => match self.asked(expr, Question::Device) {
                 Kind::Device(device) => Some(device),
-                Kind::Dtype | Kind::Number | Kind::NoneValue | Kind::Tensor(_) => None,
+                // A device index (`device=0`), as the literal above.
+                Kind::Number => Some(Device::Cuda),
+                Kind::Dtype | Kind::NoneValue | Kind::Tensor(_) => None,
                 Kind::Str => Some(Device::Unknown),
                 // `x.to(dtype)`, `x.to(self.dtype)`, `x.to(torch.get_default_dtype())` change
                 // the dtype; anything else unknown may be a device.
@@ -1338,7 +1363,7 @@ impl<'a> SemanticModel<'a> {
             return self.device_of(&keyword.value);
         }
         let first = call.arguments.args.first()?;
-        if let Kind::Tensor(other) = self.kind_of(first) {
+        if let Kind::Tensor(other) = self.asked(first, Question::Device) {
             return Some(other.device);
         }
         self.device_of(first)

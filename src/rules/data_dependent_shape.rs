@@ -9,13 +9,19 @@ use crate::checker::Checker;
 use crate::registry::Rule;
 use crate::semantic::Question;
 
-/// A data-dependent tensor: the op that made it is reported where it runs; here its size flows
-/// into Python.
+/// A data-dependent tensor made in another function (a helper's result, an attribute): the op
+/// that made it is reported where it runs; here its size flows into Python. One made in this
+/// function is not, while the rules on the ops that make them are on: the op's own finding
+/// (SYNC201, SYNC202, SYNC203) is the one wait, and reading the size afterwards costs nothing.
 fn is_data_dependent_value(checker: &Checker, expr: &Expr) -> bool {
     let model = checker.model();
+    let makers_reported = [Rule::Nonzero, Rule::Unique, Rule::BooleanMaskRead]
+        .into_iter()
+        .all(|rule| checker.enabled(rule));
     // A parameter as passed never is: data dependence stays inside the function that made it
     // (asking would only have the project check the file again for nothing).
     !model.is_parameter(expr)
+        && !(makers_reported && model.made_here(expr))
         && model
             .asked(expr, Question::DataDependent)
             .tensor()

@@ -1069,6 +1069,51 @@ impl<'a> SemanticModel<'a> {
         matches!(callee, Kind::Module(kind, _) if kind == module)
     }
 
+    /// Whether the value is made by an op of this function (`torch.nonzero(m)`, `x[mask]`,
+    /// `x.unique()`), directly or through names assigned here, rather than returned by a project
+    /// function, held in an attribute or passed in: a rule on the op reports it here.
+    pub fn made_here(&self, expr: &Expr) -> bool {
+        self.made_here_within(expr, 0)
+    }
+
+    fn made_here_within(&self, expr: &Expr, depth: u32) -> bool {
+        if depth > 6 {
+            return false;
+        }
+        match expr {
+            Expr::Subscript(_) => true,
+            Expr::BinOp(binop) => {
+                self.made_here_within(&binop.left, depth + 1) || self.made_here_within(&binop.right, depth + 1)
+            }
+            Expr::UnaryOp(unary) => self.made_here_within(&unary.operand, depth + 1),
+            Expr::Call(call) => match call.func.as_ref() {
+                // A tensor's method (`x.nonzero()`); a project object's method returns what
+                // its own function made.
+                Expr::Attribute(attribute) => {
+                    self.infer_kind(&attribute.value).tensor().is_some()
+                        || self.callee(call).is_some_and(|callee| is_library(&callee))
+                }
+                _ => self.callee(call).is_some_and(|callee| is_library(&callee)),
+            },
+            Expr::Name(name) => match self.lookup(name.id.as_str()) {
+                Some(Binding {
+                    source: BindingSource::Value,
+                    value: Some(value),
+                    ..
+                }) => self.made_here_within(value, depth + 1),
+                Some(Binding {
+                    source: BindingSource::Joined(index),
+                    ..
+                }) => self.joined[*index as usize].iter().all(|origin| match *origin {
+                    Origin::Value(value) => self.made_here_within(value, depth + 1),
+                    Origin::Parameter(_) => false,
+                }),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
     /// The qualified name of what `call` calls (`torch.nn.functional.cross_entropy`), resolved
     /// once per call however many rules ask.
     pub fn callee(&self, call: &ast::ExprCall) -> Option<Rc<str>> {

@@ -99,7 +99,8 @@ fn method_or_torch_call(checker: &mut Checker, call: &ExprCall, callee: Option<&
         }
         let size_positions: &[usize] = match qualified {
             "torch.zeros" | "torch.ones" | "torch.empty" | "torch.rand" | "torch.randn" | "torch.arange"
-            | "torch.randint" | "torch.randperm" | "torch.full" | "torch.eye" => &[0, 1, 2, 3],
+            | "torch.randint" | "torch.randperm" | "torch.eye" => &[0, 1, 2, 3],
+            "torch.full" => &[0],
             "torch.linspace" | "torch.logspace" => &[2],
             "torch.topk" | "torch.kthvalue" => &[1],
             "torch.narrow" => &[3],
@@ -112,6 +113,22 @@ fn method_or_torch_call(checker: &mut Checker, call: &ExprCall, callee: Option<&
                 checker.slice(&*call.func)
             );
             flag(checker, arg, text, STATIC_SIZE);
+            return;
+        }
+        if qualified == "torch.full"
+            && let Some(fill) = super::argument(call, "fill_value", 1).filter(|fill| is_cuda_value(checker, fill))
+        {
+            let text = format!(
+                "the GPU tensor `{}` is read on the host as the fill value of `{}`",
+                checker.slice(fill),
+                checker.slice(&*call.func)
+            );
+            flag(
+                checker,
+                fill,
+                text,
+                "broadcast it on the device instead: `fill.expand(size)` (`.clone()` for a tensor of its own)",
+            );
             return;
         }
         if matches!(qualified, "torch.tensor" | "torch.as_tensor") {

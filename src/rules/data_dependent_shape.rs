@@ -20,8 +20,9 @@ fn is_data_dependent_value(checker: &Checker, expr: &Expr) -> bool {
         .all(|rule| checker.enabled(rule));
     // A parameter as passed never is: data dependence stays inside the function that made it
     // (asking would only have the project check the file again for nothing).
+    let reported_where_made = makers_reported && model.made_here(expr);
     !model.is_parameter(expr)
-        && !(makers_reported && model.made_here(expr))
+        && !reported_where_made
         && model
             .asked(expr, Question::DataDependent)
             .tensor()

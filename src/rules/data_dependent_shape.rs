@@ -10,23 +10,29 @@ use crate::registry::Rule;
 use crate::semantic::Question;
 
 /// A data-dependent tensor made in another function (a helper's result, an attribute): the op
-/// that made it is reported where it runs; here its size flows into Python. One made in this
-/// function is not, while the rules on the ops that make them are on: the op's own finding
-/// (SYNC201, SYNC202, SYNC203) is the one wait, and reading the size afterwards costs nothing.
+/// that made it is reported where it runs; here its size flows into Python.
 fn is_data_dependent_value(checker: &Checker, expr: &Expr) -> bool {
     let model = checker.model();
-    let makers_reported = [Rule::Nonzero, Rule::Unique, Rule::BooleanMaskRead]
-        .into_iter()
-        .all(|rule| checker.enabled(rule));
     // A parameter as passed never is: data dependence stays inside the function that made it
     // (asking would only have the project check the file again for nothing).
-    let reported_where_made = makers_reported && model.made_here(expr);
-    !model.is_parameter(expr)
-        && !reported_where_made
-        && model
-            .asked(expr, Question::DataDependent)
-            .tensor()
-            .is_some_and(|facts| facts.data_dependent && facts.may_be_cuda())
+    if model.is_parameter(expr) {
+        return false;
+    }
+    // One made in this function is not, while the rules on the ops that make them are on: the
+    // op's own finding (SYNC201, SYNC202, SYNC203) is the one wait, and reading the size
+    // afterwards costs nothing.
+    let makers_reported = || {
+        [Rule::Nonzero, Rule::Unique, Rule::BooleanMaskRead]
+            .into_iter()
+            .all(|rule| checker.enabled(rule))
+    };
+    if makers_reported() && model.made_here(expr) {
+        return false;
+    }
+    model
+        .asked(expr, Question::DataDependent)
+        .tensor()
+        .is_some_and(|facts| facts.data_dependent && facts.may_be_cuda())
 }
 
 fn flag(checker: &mut Checker, range: TextRange, tensor: &Expr, what: &str) {

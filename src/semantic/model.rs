@@ -1086,15 +1086,12 @@ impl<'a> SemanticModel<'a> {
                 self.made_here_within(&binop.left, depth + 1) || self.made_here_within(&binop.right, depth + 1)
             }
             Expr::UnaryOp(unary) => self.made_here_within(&unary.operand, depth + 1),
-            Expr::Call(call) => match call.func.as_ref() {
-                // A tensor's method (`x.nonzero()`); a project object's method returns what
-                // its own function made.
-                Expr::Attribute(attribute) => {
-                    self.infer_kind(&attribute.value).tensor().is_some()
-                        || self.callee(call).is_some_and(|callee| is_library(&callee))
-                }
-                _ => self.callee(call).is_some_and(|callee| is_library(&callee)),
-            },
+            // A tensor's method (`x.nonzero()`) or a library function; a project function
+            // returns what its own function made.
+            Expr::Call(call) => {
+                matches!(call.func.as_ref(), Expr::Attribute(attribute) if self.infer_kind(&attribute.value).tensor().is_some())
+                    || self.callee(call).is_some_and(|callee| is_library(&callee))
+            }
             Expr::Name(name) => match self.lookup(name.id.as_str()) {
                 Some(Binding {
                     source: BindingSource::Value,
@@ -1380,7 +1377,6 @@ impl<'a> SemanticModel<'a> {
     pub fn device_of(&self, expr: &Expr) -> Option<Device> {
         match expr {
             Expr::StringLiteral(string) => Some(device_from_str(string.value.to_str())),
-            Expr::NumberLiteral(_) => Some(Device::Cuda),
             Expr::NoneLiteral(_) => None,
             Expr::If(if_expr) => {
                 let a = self.device_of(&if_expr.body)?;
@@ -1389,7 +1385,7 @@ impl<'a> SemanticModel<'a> {
             }
             _ => match self.asked(expr, Question::Device) {
                 Kind::Device(device) => Some(device),
-                // A device index (`device=0`), as the literal above.
+                // A device index (`device=0`, `device=rank`).
                 Kind::Number => Some(Device::Cuda),
                 Kind::Dtype | Kind::NoneValue | Kind::Tensor(_) => None,
                 Kind::Str => Some(Device::Unknown),

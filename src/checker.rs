@@ -2084,7 +2084,10 @@ impl<'a> Checker<'a> {
             Expr::ListComp(ast::ExprListComp { elt, generators, .. })
             | Expr::SetComp(ast::ExprSetComp { elt, generators, .. })
             | Expr::Generator(ast::ExprGenerator { elt, generators, .. }) => {
-                self.visit_comprehension(generators, |checker| checker.visit_expr(elt));
+                self.visit_comprehension(generators, |checker| {
+                    checker.visit_expr(elt);
+                    checker.model.note_comprehension_element(expr, elt);
+                });
             }
             Expr::DictComp(comp) => {
                 self.visit_comprehension(&comp.generators, |checker| {

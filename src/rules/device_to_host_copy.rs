@@ -82,23 +82,41 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
             .asked(&subscript.value, Question::Device)
             .tensor()
             .is_some_and(|f| f.device == Device::Cpu);
-        if target_on_cpu
-            && checker
-                .model()
-                .tensor(&assign.value)
-                .is_some_and(|f| f.device == Device::Cuda)
-        {
-            let host = checker.slice(&*subscript.value);
-            let value = checker.slice(&*assign.value);
-            report(
-                checker,
-                Rule::DeviceToHostCopy,
-                assign.range(),
-                format!("storing the GPU value `{value}` into the CPU tensor `{host}` waits for the GPU"),
-                format!(
-                    "keep `{host}` on the device (`torch.zeros(..., device=...)`) and copy it to the host once, after the loop"
-                ),
-            );
+        if !target_on_cpu {
+            continue;
         }
+        let known_on_gpu = match checker.model().kind_for_gpu_test(&assign.value) {
+            Kind::Tensor(facts) if facts.device == Device::Cuda => true,
+            // A tensor that may be on the GPU (a model's output, a helper's result) stored into
+            // a host buffer this function allocated (`losses = torch.zeros(n)`) is the pattern
+            // of collecting per-step results on the host; into a CPU tensor handed in, both
+            // sides are as likely to be data prepared on the host.
+            Kind::Tensor(facts)
+                if facts.may_be_cuda()
+                    && matches!(&*subscript.value, Expr::Name(_))
+                    && checker.model().made_here(&subscript.value) =>
+            {
+                false
+            }
+            _ => continue,
+        };
+        let host = checker.slice(&*subscript.value);
+        let value = checker.slice(&*assign.value);
+        let message = if known_on_gpu {
+            format!("storing the GPU value `{value}` into the CPU tensor `{host}` waits for the GPU")
+        } else {
+            format!(
+                "storing `{value}` into the CPU tensor `{host}` copies it to the host and waits for the GPU if it is on one"
+            )
+        };
+        report(
+            checker,
+            Rule::DeviceToHostCopy,
+            assign.range(),
+            message,
+            format!(
+                "keep `{host}` on the device (`torch.zeros(..., device=...)`) and copy it to the host once, after the loop"
+            ),
+        );
     }
 }

@@ -408,6 +408,10 @@ pub struct SemanticModel<'a> {
     class_refs: std::cell::RefCell<Vec<ClassRef>>,
     /// Where the bindings joined after conditionals came from ([`BindingSource::Joined`]).
     joined: Vec<Box<[Origin<'a>]>>,
+    /// The kind of each list comprehension's or generator's element, as its loop variables were
+    /// bound when the checker visited it: `[g.reshape(-1) for g in grids]` is a list of what
+    /// `grids` holds, though `g` is out of scope wherever the list is used.
+    comprehension_elements: FxHashMap<NodeKey, Kind>,
     /// What the project knows about this file (nothing on its first check).
     pub(crate) facts: &'a FileFacts,
     /// A rule is asking: what the kinds it cannot tell depend on is noted in `demand`.
@@ -429,6 +433,11 @@ pub(crate) struct Asked {
 /// A node by its address and range: the same node, never a look-alike (a temporary copy has
 /// another address; two at one address with one range are copies of one node).
 type NodeKey = (usize, TextRange);
+
+/// The key of any expression node.
+fn node_key(expr: &Expr) -> NodeKey {
+    (expr as *const Expr as usize, expr.range())
+}
 
 /// The key of a call node.
 fn call_key(call: &ast::ExprCall) -> NodeKey {
@@ -465,6 +474,7 @@ impl<'a> SemanticModel<'a> {
             callees: Default::default(),
             class_refs: Default::default(),
             joined: Vec::new(),
+            comprehension_elements: FxHashMap::default(),
             facts,
             in_rule: Default::default(),
             demand: Default::default(),
@@ -612,6 +622,14 @@ impl<'a> SemanticModel<'a> {
     }
 
     /// Forgets inferred call kinds: bindings, attributes, return kinds or the scope changed.
+    /// Notes the kind of a comprehension's element while its loop variables are in scope.
+    pub(crate) fn note_comprehension_element(&mut self, comprehension: &Expr, element: &Expr) {
+        let kind = self.kind_of(element);
+        if kind.tensor().is_some() {
+            self.comprehension_elements.insert(node_key(comprehension), kind);
+        }
+    }
+
     pub(crate) fn invalidate_kinds(&self) {
         let mut cache = self.call_kinds.borrow_mut();
         if !cache.is_empty() {
@@ -1021,7 +1039,11 @@ impl<'a> SemanticModel<'a> {
             Expr::NoneLiteral(_) => Kind::NoneValue,
             Expr::List(list) => self.sequence_kind(&list.elts, Kind::List),
             Expr::Tuple(tuple) => self.sequence_kind(&tuple.elts, Kind::Tuple),
-            Expr::ListComp(_) => Kind::List,
+            Expr::ListComp(_) | Expr::Generator(_) => match self.comprehension_elements.get(&node_key(expr)) {
+                Some(Kind::Tensor(facts)) => Kind::TensorSequence(*facts),
+                _ if matches!(expr, Expr::ListComp(_)) => Kind::List,
+                _ => Kind::Unknown,
+            },
             Expr::Dict(_) | Expr::DictComp(_) => Kind::Dict,
             Expr::Attribute(attribute) => self.attribute_kind(attribute),
             Expr::Call(call) => self.call_kinds(call).result,
@@ -1086,6 +1108,9 @@ impl<'a> SemanticModel<'a> {
                 self.made_here_within(&binop.left, depth + 1) || self.made_here_within(&binop.right, depth + 1)
             }
             Expr::UnaryOp(unary) => self.made_here_within(&unary.operand, depth + 1),
+            Expr::ListComp(ast::ExprListComp { elt, .. }) | Expr::Generator(ast::ExprGenerator { elt, .. }) => {
+                self.made_here_within(elt, depth + 1)
+            }
             // A tensor's method (`x.nonzero()`) or a library function; a project function
             // returns what its own function made.
             Expr::Call(call) => {

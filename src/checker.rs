@@ -239,10 +239,18 @@ impl<'a> Checker<'a> {
         // Every file's call sites stay in memory until the project-wide pass: no spare room.
         model.call_sites.shrink_to_fit();
         let exports = model.module_exports();
-        let returns: Vec<ProjectKind> = model
+        let returns: Vec<(ProjectKind, Option<Box<[Returned]>>)> = model
             .functions
             .iter()
-            .map(|f| model.to_project(f.returns.unwrap_or_default()))
+            .map(|f| {
+                let tuple = f.returns_tuple.as_deref().map(|elements| {
+                    elements
+                        .iter()
+                        .map(|element| model.to_project_returned(element))
+                        .collect()
+                });
+                (model.to_project(f.returns.unwrap_or_default()), tuple)
+            })
             .collect();
         // A new list of exactly the summaries' size: collected in place, it would keep the
         // larger `FunctionInfo` list's memory until the project-wide pass.
@@ -262,7 +270,8 @@ impl<'a> Checker<'a> {
                 return_depends: f.return_depends.take(),
                 has_hot_lines: f.intrinsic.is_some() || f.has_loops,
                 params: std::mem::take(&mut f.params).into_boxed_slice(),
-                returns,
+                returns: returns.0,
+                returns_tuple: returns.1,
             })
             .collect();
         let classes = model
@@ -756,23 +765,45 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// The tuple a call of a function of this file returns (`f(x)`, `self.m(x)`), if it
-    /// returns one.
+    /// The tuple a call returns, if it returns one: a function of this file (`f(x)`,
+    /// `self.m(x)`) as analysed here, else a project function as the project tells it.
     fn returned_by(&self, call: &ast::ExprCall) -> Option<Box<[Returned]>> {
-        let id = match call.func.as_ref() {
+        let local = match call.func.as_ref() {
             Expr::Name(name) => match self.model.lookup(name.id.as_str()) {
                 Some(Binding {
                     source: BindingSource::Function(id),
                     ..
-                }) => *id,
-                _ => return None,
+                }) => Some(*id),
+                _ => None,
             },
             Expr::Attribute(attribute) if on_self(attribute) => {
-                self.model.method_of_current_class(attribute.attr.as_str())?
+                self.model.method_of_current_class(attribute.attr.as_str())
             }
-            _ => return None,
+            _ => None,
         };
-        self.model.functions[id as usize].returns_tuple.clone()
+        if let Some(id) = local {
+            return self.model.functions[id as usize].returns_tuple.clone();
+        }
+        // A method of a class of this file through an object (`self.assigner(x)` running
+        // `forward`), each override it may reach joined.
+        let sites = self.model.sites_of(call);
+        if !sites.is_empty() && sites.iter().all(|site| self.local_target(&site.callee).is_some()) {
+            return sites
+                .iter()
+                .map(|site| {
+                    let (id, _) = self.local_target(&site.callee)?;
+                    Some(Returned::Tuple(
+                        self.model.functions[id as usize].returns_tuple.clone()?,
+                    ))
+                })
+                .reduce(|a, b| Some(a?.join(&b?)))
+                .flatten()
+                .and_then(|joined| match joined {
+                    Returned::Tuple(elements) => Some(elements),
+                    Returned::Value(_) => None,
+                });
+        }
+        self.model.project_returned_tuple(call)
     }
 
     /// Binds a target to what a returned tuple holds: `(mask, idx), loss = self.assign(x)`;
@@ -787,7 +818,17 @@ impl<'a> Checker<'a> {
                     self.bind_returned(element, returned, call);
                 }
             }
-            (target, Returned::Value(kind)) => self.bind_unpacked(target, *kind, call),
+            (target, Returned::Value(kind)) => {
+                // An element of a module's output its `forward` cannot tell is a tensor, as the
+                // output is.
+                let kind = match call {
+                    Expr::Call(module_call) if *kind == Kind::Unknown && self.model.calls_a_module(module_call) => {
+                        element_kind(self.model.kind_of(call))
+                    }
+                    _ => *kind,
+                };
+                self.bind_unpacked(target, kind, call);
+            }
             (target, Returned::Tuple(_)) => self.bind_target(target, Kind::Tuple, None),
         }
     }
@@ -1040,6 +1081,7 @@ impl<'a> Checker<'a> {
                 context,
                 caller: self.model.flow.function,
                 line,
+                at: call.start().to_u32(),
                 arguments: arguments.clone(),
                 result_asked: Questions::default(),
             });
@@ -1079,6 +1121,18 @@ impl<'a> Checker<'a> {
             },
             Expr::Attribute(attribute) => {
                 let attr = attribute.attr.as_str();
+                // `super().forward(x)` (or `super(Net, self).forward(x)`).
+                if let Expr::Call(inner) = attribute.value.as_ref()
+                    && let Expr::Name(name) = inner.func.as_ref()
+                    && name.id == "super"
+                    && self.model.is_builtin("super")
+                    && let Some(class) = self.model.flow.class
+                {
+                    return Some(Callee::Super {
+                        class,
+                        method: attr.into(),
+                    });
+                }
                 if let Expr::Name(receiver) = attribute.value.as_ref()
                     && matches!(receiver.id.as_str(), "self" | "cls")
                     && let Some(class) = self.model.flow.class
@@ -1170,6 +1224,14 @@ impl<'a> Checker<'a> {
     fn local_target(&self, callee: &Callee) -> Option<(FunctionId, usize)> {
         match callee {
             Callee::Local(id) => Some((*id, 0)),
+            Callee::Super { class, method } => {
+                let id = self
+                    .model
+                    .lineage(*class)
+                    .skip(1)
+                    .find_map(|base| self.model.classes[base as usize].methods.get(&**method).copied())?;
+                Some((id, 0))
+            }
             Callee::Method {
                 class: ClassRef::Local(class),
                 method,
@@ -2009,12 +2071,21 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     });
                 }
                 self.returns = Some(self.returns.map_or(kind, |k| k.join(kind)));
-                // `return None` on a path the caller's unpacking never takes says nothing.
-                if kind != Kind::NoneValue {
-                    let returned = match ret.value.as_deref() {
-                        Some(value @ Expr::Tuple(_)) => Ok(self.returned(value)),
-                        _ => Err(()),
-                    };
+                // `return None` on a path the caller's unpacking never takes says nothing, nor
+                // does a value the file cannot tell (`return results`): where a caller unpacks
+                // it, it is a tuple like the others.
+                let returned = match ret.value.as_deref() {
+                    _ if kind == Kind::NoneValue => None,
+                    Some(value @ Expr::Tuple(_)) => Some(Ok(self.returned(value))),
+                    // `return self._forward(x)`: the tuple the function called returns.
+                    Some(Expr::Call(call)) if let Some(elements) = self.returned_by(call) => {
+                        Some(Ok(Returned::Tuple(elements)))
+                    }
+                    // A tuple whose elements the file cannot tell (`tuple(gen)`) either.
+                    _ if matches!(kind, Kind::Unknown | Kind::Tuple) => None,
+                    _ => Some(Err(())),
+                };
+                if let Some(returned) = returned {
                     self.returns_tuple = Some(match (self.returns_tuple.take(), returned) {
                         (None, returned) => returned,
                         (Some(Ok(a)), Ok(b)) if matches!((&a, &b), (Returned::Tuple(x), Returned::Tuple(y)) if x.len() == y.len()) => {

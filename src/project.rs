@@ -10,7 +10,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::semantic::model::ClassId;
 use crate::semantic::{
     Callee, ClassRef, Dependence, Export, FileFacts, FileSemantics, FunctionId, FunctionSummary, HotContext, HotReason,
-    IntrinsicHot, Kind, ModuleKind, PeriodicInner, ProjectKind, Question, Questions, refines_passed_on,
+    IntrinsicHot, Kind, ModuleKind, PeriodicInner, ProjectKind, ProjectReturns, Question, Questions, refines_passed_on,
 };
 
 /// One linted file, as the call graph sees it.
@@ -34,6 +34,8 @@ struct Wanted<'m> {
     passed_on: FxHashSet<(ProjectFunction, usize)>,
     /// The project calls such values are made from, by file (names as spelled).
     calls: FxHashMap<usize, FxHashSet<&'m str>>,
+    /// The calls through objects such values are made from: (file, site index).
+    sites: FxHashSet<(usize, usize)>,
 }
 
 /// What a question newly reached, still to follow.
@@ -79,6 +81,7 @@ impl<'m> Reach<'_, 'm> {
             self.call(function.0, call);
         }
         for &site in &depends.sites {
+            self.wanted.sites.insert((function.0, site as usize));
             self.site(function.0, site as usize);
         }
     }
@@ -361,6 +364,13 @@ impl<'m> Project<'m> {
                     None => Targets::default(),
                 },
             },
+            Callee::Super { class, method } => bound(
+                self.classes.bases[file][*class as usize]
+                    .iter()
+                    .find_map(|&base| self.lookup_method(base, method))
+                    .into_iter()
+                    .collect(),
+            ),
             Callee::Method { class, method, bound } => match self.class_of(file, class) {
                 Some(class) => Targets {
                     functions: self.methods(class, method),
@@ -706,15 +716,60 @@ impl<'m> Project<'m> {
                 let Some((module_part, name)) = spelled.rsplit_once('.') else {
                     continue;
                 };
-                if let Some(Resolved::Function((target, id))) = self.resolve_name(file, module_part, name, 0) {
-                    let returns = self.respell(target, &modules[target].semantics.functions[id as usize].returns, file);
-                    if questions.is_none_or(|questions| questions.answered_by(&returns)) {
+                if let Some(Resolved::Function(target)) = self.resolve_name(file, module_part, name, 0) {
+                    let returns = self.returns_of(target, file);
+                    if questions.is_none_or(|questions| questions.answered_by_returns(&returns)) {
                         file_facts.returns.insert(spelled.into(), returns);
                     }
                 }
             }
+            // Calls through objects, by where they are: those a rule asked about in hot code,
+            // and those told before (kept while they hold).
+            for (index, site) in module.semantics.call_sites.iter().enumerate() {
+                let told = applied[file].results.contains_key(&site.at);
+                // Asked by a rule in hot code, or made into a value passed on that is asked
+                // about where it goes.
+                let asked = if wanted.sites.contains(&(file, index)) {
+                    site.result_asked.union(what_is_it)
+                } else if matches!(site.context, HotContext::Hot(_))
+                    || site.caller.is_some_and(|caller| runs_hot(modules, hot, file, caller))
+                {
+                    site.result_asked
+                } else {
+                    Questions::default()
+                };
+                if !told && asked == Questions::default() {
+                    continue;
+                }
+                let targets = &self.targets[file][index].functions;
+                if targets.is_empty() || matches!(site.callee, Callee::Local(_) | Callee::Imported { .. }) {
+                    continue;
+                }
+                let returns = targets
+                    .iter()
+                    .map(|&target| self.returns_of(target, file))
+                    .reduce(|a, b| a.join(&b))
+                    .unwrap_or_default();
+                // One call may make several sites (overrides): they join.
+                let joined = match file_facts.results.get(&site.at) {
+                    Some(earlier) => earlier.join(&returns),
+                    None => returns,
+                };
+                if told || asked.answered_by_returns(&joined) {
+                    file_facts.results.insert(site.at, joined);
+                }
+            }
         }
         facts
+    }
+
+    /// What `function` returns, spelled for `file`.
+    fn returns_of(&self, (target, id): ProjectFunction, file: usize) -> ProjectReturns {
+        let function = &self.modules[target].semantics.functions[id as usize];
+        ProjectReturns {
+            kind: self.respell(target, &function.returns, file),
+            tuple: function.returns_tuple.clone(),
+        }
     }
 
     /// Which values passed on are worth their facts: the parameters and project calls an
@@ -997,7 +1052,29 @@ impl<'m> ModuleIndex<'m> {
             .iter()
             .filter(|&&i| modules[i].module.ends_with(&suffix));
         let first = matches.next().copied();
-        if matches.next().is_some() { None } else { first }
+        if matches.next().is_some() {
+            return None;
+        }
+        first.or_else(|| self.find_in_namespace_folder(modules, absolute))
+    }
+
+    /// `pkg.tal` where the file `pkg/tal.py` is the module `tal`: its folder has no
+    /// `__init__.py` (a namespace package), so its module path starts below it, but code run
+    /// from the folder above imports it through the folder's name.
+    fn find_in_namespace_folder(&self, modules: &[ModuleInfo], absolute: &str) -> Option<usize> {
+        let parts: Vec<&str> = absolute.split('.').collect();
+        (1..parts.len()).find_map(|skip| {
+            let index = *self.by_path.get(parts[skip..].join(".").as_str())?;
+            let module = &modules[index];
+            let mut expected: PathBuf = parts.iter().collect();
+            if module.is_package {
+                expected.push("__init__.py");
+            } else {
+                expected.set_extension("py");
+            }
+            let path = std::path::absolute(module.display).ok()?;
+            path.ends_with(&expected).then_some(index)
+        })
     }
 }
 
@@ -1082,6 +1159,7 @@ mod tests {
             takes_self: false,
             params: Box::default(),
             returns: ProjectKind::default(),
+            returns_tuple: None,
             demand: Default::default(),
             return_depends: None,
             has_hot_lines: false,
@@ -1098,6 +1176,7 @@ mod tests {
             context,
             caller,
             line,
+            at: line,
             arguments: None,
             result_asked: Questions::default(),
         }
@@ -1162,5 +1241,25 @@ mod tests {
             Some("`masked_mean()` is called from the loop at train.py:9 via `step()` → `loss()`")
         );
         assert_eq!(hot.note(2, 0), None);
+    }
+
+    /// `pkg.tal` names `pkg/tal.py` where `pkg` has no `__init__.py` (its module path is `tal`),
+    /// and only that file: another `tal.py` elsewhere is not it.
+    #[test]
+    fn imports_through_a_namespace_folder() {
+        let semantics = FileSemantics::default();
+        let info = |module: &str, display: &'static str| ModuleInfo {
+            module: module.to_string(),
+            is_package: false,
+            display,
+            semantics: &semantics,
+        };
+        let modules = [info("tal", "work/pkg/tal.py"), info("loss", "work/pkg/loss.py")];
+        let index = ModuleIndex::new(&modules);
+        assert_eq!(index.find(&modules, "pkg.tal"), Some(0));
+        assert_eq!(index.find(&modules, "tal"), Some(0));
+        assert_eq!(index.find(&modules, "other.tal"), None);
+        let elsewhere = [info("tal", "work/utils/tal.py")];
+        assert_eq!(ModuleIndex::new(&elsewhere).find(&elsewhere, "pkg.tal"), None);
     }
 }

@@ -216,7 +216,7 @@ fn package_call_chain_across_files() {
 /// instance, an annotated parameter and a class; `forward` of a module and a loss whose bases
 /// are in another file; an override reached from its base's method; tensors passed to
 /// unannotated parameters (also through the arms of a conditional and a returned tuple) and a
-/// mask returned across files.
+/// mask returned across files, also in a tuple a module's `forward` returns.
 #[test]
 fn project_objects_bases_and_parameters() {
     let rows = folder_flags_exactly_the_marked_lines("fixtures/model/project");
@@ -270,6 +270,18 @@ fn graph_of_the_project_fixture() {
         ("project.train.train", "project.model.Net.forward"),
         ("project.train.score", "project.heads.Head.assign"),
         ("project.heads.Head.assign", "project.heads.select"),
+        (
+            "project.assigners.RotatedAssigner.forward",
+            "project.assigners.Assigner.forward",
+        ),
+        (
+            "project.detection.DetectionLoss.assigned",
+            "project.assigners.Assigner.forward",
+        ),
+        (
+            "project.detection.DetectionLoss.assigned",
+            "project.assigners.RotatedAssigner.forward",
+        ),
     ] {
         assert!(
             callees(caller).contains(&callee.to_string()),
@@ -281,7 +293,7 @@ fn graph_of_the_project_fixture() {
 
     let text = stdout(&run(&repo(), &["graph", "--isolated", folder]));
     let loop_at = text
-        .find("the loop at fixtures/model/project/train.py:20")
+        .find("the loop at fixtures/model/project/train.py:22")
         .expect(&text);
     let select = text
         .find("    project.heads.select  (fixtures/model/project/heads.py:5)")

@@ -6,7 +6,7 @@ use ruff_python_ast::{Expr, ExprCall, UnaryOp};
 use ruff_text_size::Ranged;
 
 use super::edits::{add_argument, torch_name};
-use super::{keyword_is_true, method_call, report};
+use super::{keyword_may_be_true, method_call, report};
 use crate::checker::Checker;
 use crate::diagnostic::{Diagnostic, Edit, Fix};
 use crate::registry::Rule;
@@ -118,7 +118,7 @@ fn method(checker: &mut Checker, call: &ExprCall) {
             // Pinned memory copies asynchronously with `non_blocking=True`; from pageable
             // memory the copy still blocks (measured: 30.29 ms for 4 MB), but an unpinned
             // loader's batches are SYNC402's finding.
-            let non_blocking = keyword_is_true(call, "non_blocking")
+            let non_blocking = keyword_may_be_true(call, "non_blocking")
                 || (method == "to" && matches!(call.arguments.args.get(1), Some(Expr::BooleanLiteral(b)) if b.value));
             if non_blocking && (facts.pinned || facts.is_batch()) {
                 return;

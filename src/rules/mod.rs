@@ -158,6 +158,14 @@ pub(crate) fn keyword_is_true(call: &ruff_python_ast::ExprCall, name: &str) -> b
         .is_some_and(|keyword| matches!(&keyword.value, Expr::BooleanLiteral(b) if b.value))
 }
 
+/// `name=` is given and may be true: `True`, or a value chosen at run time
+/// (`non_blocking=self.non_blocking`), not the literal `False` or `None`.
+pub(crate) fn keyword_may_be_true(call: &ruff_python_ast::ExprCall, name: &str) -> bool {
+    call.arguments.find_keyword(name).is_some_and(|keyword| {
+        !matches!(&keyword.value, Expr::BooleanLiteral(b) if !b.value) && !keyword.value.is_none_literal_expr()
+    })
+}
+
 /// Could this value be a CUDA tensor? Known tensors not on the CPU, and, when
 /// `unknown_counts`, values the model knows nothing about.
 pub(crate) fn may_be_cuda(checker: &Checker, expr: &Expr, unknown_counts: bool) -> bool {

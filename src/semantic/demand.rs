@@ -4,9 +4,9 @@
 //! differently. Most facts answer none: a float tensor passed as `x[i]`'s index is no mask, and
 //! a tensor passed where a rule asked whether a call is a loss module is no module.
 
-use super::facts::{ProjectKind, parameter_kind};
+use super::facts::{ProjectKind, ProjectReturns, parameter_kind};
 use super::kinds::{Device, Kind};
-use super::model::ParamSummary;
+use super::model::{ParamSummary, Returned};
 
 /// What a rule asks about a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,6 +102,26 @@ impl Questions {
     /// about its call, of which the file alone knows nothing. What it is (`Kind`) is asked of
     /// the tensors rules look at; an instance is told only where a rule asked which object it
     /// is (a class made by a factory function otherwise costs a second check for nothing).
+    /// [`Questions::answered_by`] of what a call returns, or of an element of the tuple it
+    /// returns (which unpacking binds).
+    pub fn answered_by_returns(self, returns: &ProjectReturns) -> bool {
+        fn element_answers(questions: Questions, element: &Returned) -> bool {
+            match element {
+                Returned::Value(kind) => questions.answered_by(&ProjectKind {
+                    kind: *kind,
+                    class: None,
+                }),
+                Returned::Tuple(elements) => elements.iter().any(|e| element_answers(questions, e)),
+            }
+        }
+        self.answered_by(&returns.kind)
+            || returns
+                .tuple
+                .iter()
+                .flatten()
+                .any(|element| element_answers(self, element))
+    }
+
     pub fn answered_by(self, returned: &ProjectKind) -> bool {
         self.iter().any(|question| match question {
             Question::Kind => matches!(returned.kind, Kind::Tensor(_) | Kind::TensorSequence(_)),

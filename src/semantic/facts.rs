@@ -6,6 +6,7 @@
 use rustc_hash::FxHashMap;
 
 use super::kinds::Kind;
+use super::model::Returned;
 
 /// A kind as it crosses files: the class of an instance spelled out as an absolute dotted path
 /// (`pkg.heads.Head`), since class references are numbered per file.
@@ -61,13 +62,56 @@ pub fn parameter_kind(base: Kind, annotated: bool, from_callers: Kind) -> Kind {
     }
 }
 
+/// What the project functions a call may reach return, as the project tells the calling file:
+/// their kind, and the elements of the tuple every `return` gives where those are one length
+/// (`fg_mask` in `_, boxes, fg_mask = self.assigner(...)`). Elements are tensors and other
+/// values without a class: an instance of a project class in a tuple is left unknown.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ProjectReturns {
+    pub kind: ProjectKind,
+    pub tuple: Option<Box<[Returned]>>,
+}
+
+impl ProjectReturns {
+    /// The join over the functions a call may reach (an override each): kinds join, tuples
+    /// element by element where all have one length.
+    pub fn join(&self, other: &ProjectReturns) -> ProjectReturns {
+        let tuple = match (&self.tuple, &other.tuple) {
+            (Some(a), Some(b)) => match Returned::Tuple(a.clone()).join(&Returned::Tuple(b.clone())) {
+                Returned::Tuple(elements) => Some(elements),
+                Returned::Value(_) => None,
+            },
+            // A function that returns what the file cannot tell (`return super().forward(x)`
+            // before the project knows) says nothing against the other's tuple.
+            (Some(a), None) if other.kind.kind == Kind::Unknown => Some(a.clone()),
+            (None, Some(b)) if self.kind.kind == Kind::Unknown => Some(b.clone()),
+            _ => None,
+        };
+        ProjectReturns {
+            kind: ProjectKind {
+                kind: self.kind.kind.join(other.kind.kind),
+                class: if self.kind.class == other.kind.class {
+                    self.kind.class.clone()
+                } else {
+                    None
+                },
+            },
+            tuple,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct FileFacts {
     /// Parameter kinds of the file's functions (by qualified name, one per parameter in the
     /// order of [`FunctionSummary::params`](super::FunctionSummary)), joined over the hot call
     /// sites that pass them.
     pub parameters: FxHashMap<Box<str>, Box<[ProjectKind]>>,
-    /// The join of the `return` kinds of project functions the file's hot code calls, by the
-    /// qualified name the file spells (`.losses.f`).
-    pub returns: FxHashMap<Box<str>, ProjectKind>,
+    /// What the project functions the file's hot code calls by name return, by the qualified
+    /// name the file spells (`.losses.f`).
+    pub returns: FxHashMap<Box<str>, ProjectReturns>,
+    /// What the project functions reached through an object return (`self.head.loss(x)`,
+    /// `self.assigner(x)` running `forward`, overrides joined), by the call's offset in the
+    /// file.
+    pub results: FxHashMap<u32, ProjectReturns>,
 }

@@ -9,7 +9,7 @@ use ruff_text_size::{Ranged, TextRange};
 use rustc_hash::FxHashMap;
 
 use super::demand::{Demand, Dependence, Question, Questions};
-use super::facts::{FileFacts, ProjectKind};
+use super::facts::{FileFacts, ProjectKind, ProjectReturns};
 use super::hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
 use super::kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
 use super::torch_api as api;
@@ -99,7 +99,7 @@ pub struct ClassInfo {
 }
 
 /// One element of a returned tuple: a value, or a tuple of its own (`return (a, b), loss`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Returned {
     Value(Kind),
     Tuple(Box<[Returned]>),
@@ -177,6 +177,11 @@ pub enum Callee {
         method: Box<str>,
         bound: bool,
     },
+    /// `super().forward(x)` in a method of `class`: the method as the class's bases resolve it.
+    Super {
+        class: ClassId,
+        method: Box<str>,
+    },
 }
 
 /// A class of the project as one file refers to it.
@@ -194,6 +199,8 @@ pub struct CallSite {
     /// The function the call is in (`None` at module level).
     pub caller: Option<FunctionId>,
     pub line: u32,
+    /// The call's offset in the file: what the project says it returns is keyed by it.
+    pub at: u32,
     /// The kinds of the arguments, where any says something (most calls pass nothing known).
     pub arguments: Option<Box<CallArguments>>,
     /// What a rule asked of its result, where the file could not tell.
@@ -309,6 +316,9 @@ pub struct FunctionSummary {
     pub params: Box<[ParamSummary]>,
     /// The join of its `return` kinds.
     pub returns: ProjectKind,
+    /// The elements of the tuple every `return` gives, where those are one length (kinds
+    /// without classes, for other files).
+    pub returns_tuple: Option<Box<[Returned]>>,
     /// The questions asked of its parameters that the file could not answer: by a rule, or
     /// about a value passed to a project function or returned. Facts that answer one
     /// differently can change what it reports.
@@ -549,6 +559,53 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
+    /// A returned tuple's elements for another file: kinds without class references.
+    pub(crate) fn to_project_returned(&self, returned: &Returned) -> Returned {
+        match returned {
+            Returned::Value(kind) => Returned::Value(self.to_project(*kind).kind),
+            Returned::Tuple(elements) => {
+                Returned::Tuple(elements.iter().map(|e| self.to_project_returned(e)).collect())
+            }
+        }
+    }
+
+    /// A returned tuple's elements as the project tells them, in this file's terms.
+    fn returned_in_file(&self, returned: &Returned) -> Returned {
+        match returned {
+            Returned::Value(kind) => Returned::Value(self.kind_from_project(&ProjectKind {
+                kind: *kind,
+                class: None,
+            })),
+            Returned::Tuple(elements) => {
+                Returned::Tuple(elements.iter().map(|e| self.returned_in_file(e)).collect())
+            }
+        }
+    }
+
+    /// What the project says a call through an object returns (`self.head.loss(x)`).
+    fn project_result(&self, call: &ast::ExprCall) -> Option<&ProjectReturns> {
+        if self.facts.results.is_empty() {
+            return None;
+        }
+        self.facts.results.get(&call.start().to_u32())
+    }
+
+    /// The elements of the tuple a project function called here returns, as the project tells
+    /// them: by the call's offset (a method through an object) or by the name the file calls.
+    pub(crate) fn project_returned_tuple(&self, call: &ast::ExprCall) -> Option<Box<[Returned]>> {
+        let returns = match self.project_result(call) {
+            Some(returns) => returns,
+            None => {
+                if self.facts.returns.is_empty() {
+                    return None;
+                }
+                self.facts.returns.get(&*self.callee(call)?)?
+            }
+        };
+        let elements = returns.tuple.as_deref()?;
+        Some(elements.iter().map(|e| self.returned_in_file(e)).collect())
+    }
+
     /// A kind in the project's terms: a class reference spelled out as the file spells it
     /// (a local class by its name).
     pub(crate) fn to_project(&self, kind: Kind) -> ProjectKind {
@@ -575,7 +632,7 @@ impl<'a> SemanticModel<'a> {
     /// resolves it to the class, or finds no class and no method).
     fn project_call_kind(&self, qualified: &str) -> Option<Kind> {
         if let Some(returns) = self.facts.returns.get(qualified) {
-            return Some(self.kind_from_project(returns));
+            return Some(self.kind_from_project(&returns.kind));
         }
         let name = qualified.rsplit('.').next().unwrap_or(qualified);
         name.starts_with(|c: char| c.is_ascii_uppercase())
@@ -885,6 +942,14 @@ impl<'a> SemanticModel<'a> {
         self.in_rule.set(asking);
     }
 
+    /// The call sites `call` made, one per project function it may call.
+    pub(crate) fn sites_of(&self, call: &ast::ExprCall) -> &[CallSite] {
+        match self.sites_of_call.get(&call_key(call)) {
+            Some(sites) => &self.call_sites[sites.start as usize..sites.end as usize],
+            None => &[],
+        }
+    }
+
     /// Records the call sites `call` made (from `first` to the last one recorded).
     pub(crate) fn note_sites_of(&mut self, call: &ast::ExprCall, first: usize) {
         let key = call_key(call);
@@ -1074,6 +1139,11 @@ impl<'a> SemanticModel<'a> {
         kinds
     }
 
+    /// Does `call` call an `nn.Module` (whose output is a tensor, whatever its `forward` tells)?
+    pub(crate) fn calls_a_module(&self, call: &ast::ExprCall) -> bool {
+        matches!(self.call_kinds(call).callee, Kind::Module(..))
+    }
+
     /// Does `call` call a module of this kind? The loss modules the rules look for
     /// (`ClassIndexLoss`, `CtcLoss`) come only from their constructors: where the file made none
     /// yet, the answer is no without inferring the call (most files make none).
@@ -1114,7 +1184,8 @@ impl<'a> SemanticModel<'a> {
             // A tensor's method (`x.nonzero()`) or a library function; a project function
             // returns what its own function made.
             Expr::Call(call) => {
-                matches!(call.func.as_ref(), Expr::Attribute(attribute) if self.infer_kind(&attribute.value).tensor().is_some())
+                matches!(call.func.as_ref(), Expr::Attribute(attribute)
+                    if api::is_tensor_only_method(attribute.attr.as_str()) || self.infer_kind(&attribute.value).tensor().is_some())
                     || self.callee(call).is_some_and(|callee| is_library(&callee))
             }
             Expr::Name(name) => match self.lookup(name.id.as_str()) {
@@ -1467,6 +1538,11 @@ impl<'a> SemanticModel<'a> {
             },
             func => (self.kind_of(func), None),
         };
+        // What the project found the methods reached return says more than a module's
+        // generic tensor.
+        if let Some(returns) = self.project_result(call) {
+            return (self.kind_from_project(&returns.kind), callee);
+        }
         if matches!(callee, Kind::Module(..)) || (callee.is_opaque() && self.looks_like_model_call(call)) {
             return (Kind::Tensor(self.device_of_inputs(call).numeric()), callee);
         }
@@ -1922,8 +1998,10 @@ impl<'a> SemanticModel<'a> {
                     "cuda" => Kind::Tensor(TensorFacts::on(Device::Cuda)),
                     // `t.dim()`, `t.dense_dim()`: a Python value whatever `t` is.
                     _ if api::method_returns_python_value(method) => Kind::Number,
+                    // Only a tensor has the method: what it gives a tensor of unknown device and
+                    // dtype (`.bool()` is a mask, `.long()` integers).
                     _ if api::is_tensor_only_method(method) && !matches!(method, "cpu" | "item" | "numel") => {
-                        Kind::Tensor(TensorFacts::on(Device::Unknown))
+                        self.tensor_method_kind(TensorFacts::on(Device::Unknown), method, call)
                     }
                     _ => Kind::Unknown,
                 }

@@ -7,6 +7,7 @@ use ruff_text_size::Ranged;
 use super::{method_call, report};
 use crate::checker::Checker;
 use crate::registry::Rule;
+use crate::semantic::Kind;
 use crate::semantic::names::contains_ignoring_ascii_case;
 
 fn flag(checker: &mut Checker, expr: &Expr, how: &str) {
@@ -103,13 +104,26 @@ pub(crate) fn fstring(checker: &mut Checker, fstring: &ExprFString) {
     }
 }
 
-/// `"%f" % t`, `"%s" % (t,)`.
+/// `"%f" % t`, `"%s" % (t,)`, `("%11s" * 2 + "%11.4g" * 3) % (epoch, mem, *losses)` (each
+/// element of a GPU vector unpacked into the tuple is read on the host).
 pub(crate) fn percent_format(checker: &mut Checker, binop: &ExprBinOp) {
-    if !checker.enabled(Rule::TensorFormatting) || binop.op != Operator::Mod || !binop.left.is_string_literal_expr() {
+    if !checker.enabled(Rule::TensorFormatting) || binop.op != Operator::Mod {
+        return;
+    }
+    let format_string = binop.left.is_string_literal_expr()
+        || (matches!(&*binop.left, Expr::BinOp(_)) && checker.model().kind_of(&binop.left) == Kind::Str);
+    if !format_string {
         return;
     }
     let operands: Vec<&Expr> = match binop.right.as_ref() {
-        Expr::Tuple(tuple) => tuple.elts.iter().collect(),
+        Expr::Tuple(tuple) => tuple
+            .elts
+            .iter()
+            .map(|element| match element {
+                Expr::Starred(starred) => &*starred.value,
+                element => element,
+            })
+            .collect(),
         other => vec![other],
     };
     if let Some(arg) = operands.into_iter().find(|a| checker.model().is_maybe_cuda_tensor(a)) {

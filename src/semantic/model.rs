@@ -1432,7 +1432,8 @@ impl<'a> SemanticModel<'a> {
             }
             (Kind::Number, Kind::Number) => Kind::Number,
             (Kind::NdArray, Kind::Number | Kind::NdArray) | (Kind::Number, Kind::NdArray) => Kind::NdArray,
-            (Kind::Str, _) if matches!(binop.op, Operator::Mod | Operator::Add) => Kind::Str,
+            (Kind::Str, _) if matches!(binop.op, Operator::Mod | Operator::Add | Operator::Mult) => Kind::Str,
+            (Kind::Number, Kind::Str) if binop.op == Operator::Mult => Kind::Str,
             (Kind::List, Kind::List | Kind::Number) | (Kind::Number, Kind::List) => Kind::List,
             _ => Kind::Unknown,
         }

@@ -299,6 +299,13 @@ impl<'a> Checker<'a> {
             .collect();
         let mut imports = std::mem::take(&mut self.project_imports);
         imports.sort_unstable_by(|a, b| (&a.name, a.caller).cmp(&(&b.name, b.caller)));
+        let mut results_seen: Vec<(u32, ProjectKind)> = model
+            .results_seen
+            .take()
+            .into_iter()
+            .map(|(site, kind)| (site, model.to_project(kind)))
+            .collect();
+        results_seen.sort_unstable_by_key(|(site, _)| *site);
         CheckResult {
             diagnostics: self.diagnostics,
             semantics: FileSemantics {
@@ -307,6 +314,7 @@ impl<'a> Checker<'a> {
                 exports,
                 classes,
                 imports: imports.into_boxed_slice(),
+                results_seen: results_seen.into_boxed_slice(),
             },
         }
     }

@@ -755,7 +755,8 @@ impl<'m> Project<'m> {
                     Some(earlier) => earlier.join(&returns),
                     None => returns,
                 };
-                if told || asked.answered_by_returns(&joined) {
+                let seen = module.semantics.result_seen(index).unwrap_or(&ProjectKind::UNKNOWN);
+                if told || asked.answered_differently_by_returns(seen, &joined) {
                     file_facts.results.insert(site.at, joined);
                 }
             }

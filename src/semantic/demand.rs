@@ -105,6 +105,18 @@ impl Questions {
     /// [`Questions::answered_by`] of what a call returns, or of an element of the tuple it
     /// returns (which unpacking binds).
     pub fn answered_by_returns(self, returns: &ProjectReturns) -> bool {
+        self.answered_by(&returns.kind) || self.answered_by_elements(returns)
+    }
+
+    /// Whether what a call returns answers a question, and differently from what the file made
+    /// of its result (`seen`), or answers one of an element of the tuple it returns.
+    pub fn answered_differently_by_returns(self, seen: &ProjectKind, returns: &ProjectReturns) -> bool {
+        self.iter().any(|question| {
+            Questions::of(question).answered_by(&returns.kind) && question.answered_differently(seen, &returns.kind)
+        }) || self.answered_by_elements(returns)
+    }
+
+    fn answered_by_elements(self, returns: &ProjectReturns) -> bool {
         fn element_answers(questions: Questions, element: &Returned) -> bool {
             match element {
                 Returned::Value(kind) => questions.answered_by(&ProjectKind {
@@ -114,12 +126,11 @@ impl Questions {
                 Returned::Tuple(elements) => elements.iter().any(|e| element_answers(questions, e)),
             }
         }
-        self.answered_by(&returns.kind)
-            || returns
-                .tuple
-                .iter()
-                .flatten()
-                .any(|element| element_answers(self, element))
+        returns
+            .tuple
+            .iter()
+            .flatten()
+            .any(|element| element_answers(self, element))
     }
 
     pub fn answered_by(self, returned: &ProjectKind) -> bool {

@@ -237,6 +237,20 @@ pub struct FileSemantics {
     pub classes: Vec<ClassSummary>,
     /// The project names the file's functions call, for what they return.
     pub imports: Box<[ImportedCall]>,
+    /// What the file made of the results of calls through objects a question reached, by site
+    /// (sorted): the project tells a result only where it answers a question differently.
+    pub results_seen: Box<[(u32, ProjectKind)]>,
+}
+
+impl FileSemantics {
+    /// What the file made of the result of the call at `site`, where a question reached it.
+    pub fn result_seen(&self, site: usize) -> Option<&ProjectKind> {
+        let index = self
+            .results_seen
+            .binary_search_by_key(&(site as u32), |(site, _)| *site)
+            .ok()?;
+        Some(&self.results_seen[index].1)
+    }
 }
 
 /// A call of a project name from a function, whose result the function could not tell.
@@ -428,6 +442,8 @@ pub struct SemanticModel<'a> {
     pub(crate) in_rule: std::cell::Cell<bool>,
     /// What the values the function being analysed could not tell depend on.
     pub(crate) demand: std::cell::RefCell<Asked>,
+    /// The kinds the file gives the results of the call sites a question reached, by site.
+    pub(crate) results_seen: std::cell::RefCell<FxHashMap<u32, Kind>>,
 }
 
 /// What the unknown values a function's rules asked about depend on: its parameters and the
@@ -485,6 +501,7 @@ impl<'a> SemanticModel<'a> {
             class_refs: Default::default(),
             joined: Vec::new(),
             comprehension_elements: FxHashMap::default(),
+            results_seen: Default::default(),
             facts,
             in_rule: Default::default(),
             demand: Default::default(),
@@ -576,9 +593,7 @@ impl<'a> SemanticModel<'a> {
                 kind: *kind,
                 class: None,
             })),
-            Returned::Tuple(elements) => {
-                Returned::Tuple(elements.iter().map(|e| self.returned_in_file(e)).collect())
-            }
+            Returned::Tuple(elements) => Returned::Tuple(elements.iter().map(|e| self.returned_in_file(e)).collect()),
         }
     }
 
@@ -1038,9 +1053,12 @@ impl<'a> SemanticModel<'a> {
             Expr::Call(call) => {
                 let key = call_key(call);
                 if let Some(sites) = self.sites_of_call.get(&key) {
+                    let seen = self.call_kinds(call).result;
+                    let mut results_seen = self.results_seen.borrow_mut();
                     let asked = &mut self.demand.borrow_mut().sites;
                     for site in sites.clone() {
                         note_question(asked, site, question);
+                        results_seen.insert(site, seen);
                     }
                 }
                 if let Some(callee) = self.callee(call).filter(|q| !is_library(q)) {

@@ -7,7 +7,7 @@ use ruff_text_size::Ranged;
 use super::{keyword_is_true, method_call, report};
 use crate::checker::Checker;
 use crate::registry::Rule;
-use crate::semantic::{Device, Kind, Question};
+use crate::semantic::{Binding, BindingSource, Device, Kind, Question};
 
 fn receiver_may_be_on_gpu(checker: &Checker, receiver: &Expr) -> bool {
     match checker.model().kind_for_device_test(receiver) {
@@ -70,6 +70,16 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
     report(checker, Rule::DeviceToHostCopy, call.range(), message, help);
 }
 
+/// A name this function bound to a tensor it made without `device=` (`torch.zeros(n)`).
+fn allocated_on_host_here(checker: &Checker, buffer: &Expr) -> bool {
+    let Expr::Name(name) = buffer else { return false };
+    matches!(
+        checker.model().lookup(name.id.as_str()),
+        Some(Binding { source: BindingSource::Value, value: Some(Expr::Call(call)), .. })
+            if call.arguments.find_keyword("device").is_none() && checker.model().made_here(buffer)
+    )
+}
+
 /// `host[i] = cuda_scalar`: storing a CUDA value into a CPU tensor copies it to the host.
 pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
     if !checker.enabled(Rule::DeviceToHostCopy) {
@@ -88,16 +98,11 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
         let known_on_gpu = match checker.model().kind_for_gpu_test(&assign.value) {
             Kind::Tensor(facts) if facts.device == Device::Cuda => true,
             // A tensor that may be on the GPU (a model's output, a helper's result) stored into
-            // a host buffer this function allocated (`losses = torch.zeros(n)`) is the pattern
-            // of collecting per-step results on the host; into a CPU tensor handed in, both
-            // sides are as likely to be data prepared on the host.
-            Kind::Tensor(facts)
-                if facts.may_be_cuda()
-                    && matches!(&*subscript.value, Expr::Name(_))
-                    && checker.model().made_here(&subscript.value) =>
-            {
-                false
-            }
+            // a host buffer this function allocated without naming a device (`losses =
+            // torch.zeros(n)`) is the pattern of collecting per-step results on the host; into
+            // a CPU tensor handed in, or one made on another tensor's device, both sides are as
+            // likely to be data prepared on the host.
+            Kind::Tensor(facts) if facts.may_be_cuda() && allocated_on_host_here(checker, &subscript.value) => false,
             _ => continue,
         };
         let host = checker.slice(&*subscript.value);

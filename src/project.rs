@@ -9,8 +9,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::semantic::model::ClassId;
 use crate::semantic::{
-    Callee, ClassRef, Dependence, Export, FileFacts, FileSemantics, FunctionId, FunctionSummary, HotContext, HotReason,
-    IntrinsicHot, Kind, ModuleKind, PeriodicInner, ProjectKind, ProjectReturns, Question, Questions, refines_passed_on,
+    Callee, ClassRef, Dependence, Device, Export, FileFacts, FileSemantics, FunctionId, FunctionSummary, HotContext,
+    HotReason, IntrinsicHot, Kind, ModuleKind, PeriodicInner, ProjectKind, ProjectReturns, Question, Questions,
+    TensorFacts, refines_passed_on,
 };
 
 /// One linted file, as the call graph sees it.
@@ -729,7 +730,8 @@ impl<'m> Project<'m> {
                 let told = applied[file].results.contains_key(&site.at);
                 // Asked by a rule in hot code, or made into a value passed on that is asked
                 // about where it goes.
-                let asked = if wanted.sites.contains(&(file, index)) {
+                let passed_on = wanted.sites.contains(&(file, index));
+                let asked = if passed_on {
                     site.result_asked.union(what_is_it)
                 } else if matches!(site.context, HotContext::Hot(_))
                     || site.caller.is_some_and(|caller| runs_hot(modules, hot, file, caller))
@@ -756,6 +758,16 @@ impl<'m> Project<'m> {
                     None => returns,
                 };
                 let seen = module.semantics.result_seen(index).unwrap_or(&ProjectKind::UNKNOWN);
+                // A rule asking what a call's result is, where the file could not tell, learns
+                // nothing it acts on from "a tensor, device and dtype unknown": rules that count
+                // an unknown value as maybe on a GPU ask that narrower question instead. A value
+                // passed on is another matter: the function it reaches may ask anything.
+                let plain_tensor = joined.kind.kind == Kind::Tensor(TensorFacts::on(Device::Unknown));
+                let asked = if plain_tensor && joined.tuple.is_none() && !passed_on {
+                    asked.without(Question::Kind)
+                } else {
+                    asked
+                };
                 if told || asked.answered_differently_by_returns(seen, &joined) {
                     file_facts.results.insert(site.at, joined);
                 }

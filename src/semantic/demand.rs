@@ -90,6 +90,10 @@ impl Questions {
         Questions(self.0 | other.0)
     }
 
+    pub fn without(self, question: Question) -> Questions {
+        Questions(self.0 & !question.bit())
+    }
+
     pub fn contains(self, question: Question) -> bool {
         self.0 & question.bit() != 0
     }

@@ -950,12 +950,16 @@ impl<'a> Checker<'a> {
             match (func.id.as_str(), tuple.elts.as_slice()) {
                 ("enumerate", [index, item]) => {
                     self.bind_target(index, Kind::Number, None);
-                    let kind = call
-                        .arguments
-                        .args
-                        .first()
-                        .map_or(Kind::Unknown, |a| self.iteration_kind(a));
-                    self.bind_target(item, kind, None);
+                    match call.arguments.args.first() {
+                        // `for i, (a, b) in enumerate(zip(xs, ys))`: the item as `zip` gives it.
+                        Some(iterated) if item.is_tuple_expr() || item.is_list_expr() => {
+                            self.bind_loop_target(item, iterated);
+                        }
+                        iterated => {
+                            let kind = iterated.map_or(Kind::Unknown, |a| self.iteration_kind(a));
+                            self.bind_target(item, kind, None);
+                        }
+                    }
                     return;
                 }
                 ("zip", items) if items.len() == call.arguments.args.len() => {

@@ -795,21 +795,14 @@ impl<'a> Checker<'a> {
         // A method of a class of this file through an object (`self.assigner(x)` running
         // `forward`), each override it may reach joined.
         let sites = self.model.sites_of(call);
-        if !sites.is_empty() && sites.iter().all(|site| self.local_target(&site.callee).is_some()) {
-            return sites
+        let local_targets: Option<Vec<(FunctionId, usize)>> =
+            sites.iter().map(|site| self.local_target(&site.callee)).collect();
+        if let Some(targets) = local_targets.filter(|targets| !targets.is_empty()) {
+            return targets
                 .iter()
-                .map(|site| {
-                    let (id, _) = self.local_target(&site.callee)?;
-                    Some(Returned::Tuple(
-                        self.model.functions[id as usize].returns_tuple.clone()?,
-                    ))
-                })
-                .reduce(|a, b| Some(a?.join(&b?)))
-                .flatten()
-                .and_then(|joined| match joined {
-                    Returned::Tuple(elements) => Some(elements),
-                    Returned::Value(_) => None,
-                });
+                .map(|&(id, _)| self.model.functions[id as usize].returns_tuple.clone())
+                .reduce(|a, b| Returned::join_elements(&a?, &b?))
+                .flatten();
         }
         self.model.project_returned_tuple(call)
     }
@@ -2165,12 +2158,14 @@ impl<'a> Checker<'a> {
                 self.model.invalidate_kinds();
             }
             Expr::ListComp(ast::ExprListComp { elt, generators, .. })
-            | Expr::SetComp(ast::ExprSetComp { elt, generators, .. })
             | Expr::Generator(ast::ExprGenerator { elt, generators, .. }) => {
                 self.visit_comprehension(generators, |checker| {
                     checker.visit_expr(elt);
                     checker.model.note_comprehension_element(expr, elt);
                 });
+            }
+            Expr::SetComp(ast::ExprSetComp { elt, generators, .. }) => {
+                self.visit_comprehension(generators, |checker| checker.visit_expr(elt));
             }
             Expr::DictComp(comp) => {
                 self.visit_comprehension(&comp.generators, |checker| {

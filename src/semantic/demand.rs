@@ -6,7 +6,7 @@
 
 use super::facts::{ProjectKind, ProjectReturns, parameter_kind};
 use super::kinds::{Device, Kind};
-use super::model::{ParamSummary, Returned};
+use super::model::ParamSummary;
 
 /// What a rule asks about a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,10 +102,6 @@ impl Questions {
         Question::ALL.into_iter().filter(move |q| self.contains(*q))
     }
 
-    /// Whether a project function's return of kind `returned` answers one of these questions
-    /// about its call, of which the file alone knows nothing. What it is (`Kind`) is asked of
-    /// the tensors rules look at; an instance is told only where a rule asked which object it
-    /// is (a class made by a factory function otherwise costs a second check for nothing).
     /// [`Questions::answered_by`] of what a call returns, or of an element of the tuple it
     /// returns (which unpacking binds).
     pub fn answered_by_returns(self, returns: &ProjectReturns) -> bool {
@@ -121,22 +117,18 @@ impl Questions {
     }
 
     fn answered_by_elements(self, returns: &ProjectReturns) -> bool {
-        fn element_answers(questions: Questions, element: &Returned) -> bool {
-            match element {
-                Returned::Value(kind) => questions.answered_by(&ProjectKind {
-                    kind: *kind,
-                    class: None,
-                }),
-                Returned::Tuple(elements) => elements.iter().any(|e| element_answers(questions, e)),
-            }
-        }
+        let answers = |kind| self.answered_by(&ProjectKind { kind, class: None });
         returns
             .tuple
             .iter()
             .flatten()
-            .any(|element| element_answers(self, element))
+            .any(|element| element.any_value(&answers))
     }
 
+    /// Whether a project function's return of kind `returned` answers one of these questions
+    /// about its call, of which the file alone knows nothing. What it is (`Kind`) is asked of
+    /// the tensors rules look at; an instance is told only where a rule asked which object it
+    /// is (a class made by a factory function otherwise costs a second check for nothing).
     pub fn answered_by(self, returned: &ProjectKind) -> bool {
         self.iter().any(|question| match question {
             Question::Kind => matches!(returned.kind, Kind::Tensor(_) | Kind::TensorSequence(_)),

@@ -37,6 +37,11 @@ impl ProjectKind {
         if !self.is_informative() {
             return other.clone();
         }
+        self.join(other)
+    }
+
+    /// Kinds joined; the class kept where both name the same one.
+    pub fn join(&self, other: &ProjectKind) -> ProjectKind {
         ProjectKind {
             kind: self.kind.join(other.kind),
             class: if self.class == other.class {
@@ -77,10 +82,7 @@ impl ProjectReturns {
     /// element by element where all have one length.
     pub fn join(&self, other: &ProjectReturns) -> ProjectReturns {
         let tuple = match (&self.tuple, &other.tuple) {
-            (Some(a), Some(b)) => match Returned::Tuple(a.clone()).join(&Returned::Tuple(b.clone())) {
-                Returned::Tuple(elements) => Some(elements),
-                Returned::Value(_) => None,
-            },
+            (Some(a), Some(b)) => Returned::join_elements(a, b),
             // A function that returns what the file cannot tell (`return super().forward(x)`
             // before the project knows) says nothing against the other's tuple.
             (Some(a), None) if other.kind.kind == Kind::Unknown => Some(a.clone()),
@@ -88,14 +90,7 @@ impl ProjectReturns {
             _ => None,
         };
         ProjectReturns {
-            kind: ProjectKind {
-                kind: self.kind.kind.join(other.kind.kind),
-                class: if self.kind.class == other.kind.class {
-                    self.kind.class.clone()
-                } else {
-                    None
-                },
-            },
+            kind: self.kind.join(&other.kind),
             tuple,
         }
     }

@@ -116,6 +116,27 @@ impl Returned {
             _ => Returned::Value(Kind::Tuple),
         }
     }
+
+    /// The join of two tuples' elements, where they have one length.
+    pub fn join_elements(a: &[Returned], b: &[Returned]) -> Option<Box<[Returned]>> {
+        (a.len() == b.len()).then(|| a.iter().zip(b).map(|(a, b)| a.join(b)).collect())
+    }
+
+    /// The same shape, each value's kind mapped (from one file's terms to another's).
+    pub fn map_kinds(&self, map: &impl Fn(Kind) -> Kind) -> Returned {
+        match self {
+            Returned::Value(kind) => Returned::Value(map(*kind)),
+            Returned::Tuple(elements) => Returned::Tuple(elements.iter().map(|e| e.map_kinds(map)).collect()),
+        }
+    }
+
+    /// Whether any value, at any depth, satisfies `test`.
+    pub fn any_value(&self, test: &impl Fn(Kind) -> bool) -> bool {
+        match self {
+            Returned::Value(kind) => test(*kind),
+            Returned::Tuple(elements) => elements.iter().any(|e| e.any_value(test)),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -578,23 +599,12 @@ impl<'a> SemanticModel<'a> {
 
     /// A returned tuple's elements for another file: kinds without class references.
     pub(crate) fn to_project_returned(&self, returned: &Returned) -> Returned {
-        match returned {
-            Returned::Value(kind) => Returned::Value(self.to_project(*kind).kind),
-            Returned::Tuple(elements) => {
-                Returned::Tuple(elements.iter().map(|e| self.to_project_returned(e)).collect())
-            }
-        }
+        returned.map_kinds(&|kind| self.to_project(kind).kind)
     }
 
     /// A returned tuple's elements as the project tells them, in this file's terms.
     fn returned_in_file(&self, returned: &Returned) -> Returned {
-        match returned {
-            Returned::Value(kind) => Returned::Value(self.kind_from_project(&ProjectKind {
-                kind: *kind,
-                class: None,
-            })),
-            Returned::Tuple(elements) => Returned::Tuple(elements.iter().map(|e| self.returned_in_file(e)).collect()),
-        }
+        returned.map_kinds(&|kind| self.kind_from_project(&ProjectKind { kind, class: None }))
     }
 
     /// What the project says a call through an object returns (`self.head.loss(x)`).

@@ -719,6 +719,9 @@ impl<'m> Project<'m> {
                 };
                 if let Some(Resolved::Function(target)) = self.resolve_name(file, module_part, name, 0) {
                     let returns = self.returns_of(target, file);
+                    let passed_on = wanted.calls.get(&file).is_some_and(|calls| calls.contains(spelled));
+                    let questions =
+                        questions.map(|questions| narrowed_for_plain_tensor(questions, &returns, passed_on));
                     if questions.is_none_or(|questions| questions.answered_by_returns(&returns)) {
                         file_facts.returns.insert(spelled.into(), returns);
                     }
@@ -758,16 +761,7 @@ impl<'m> Project<'m> {
                     None => returns,
                 };
                 let seen = module.semantics.result_seen(index).unwrap_or(&ProjectKind::UNKNOWN);
-                // A rule asking what a call's result is, where the file could not tell, learns
-                // nothing it acts on from "a tensor, device and dtype unknown": rules that count
-                // an unknown value as maybe on a GPU ask that narrower question instead. A value
-                // passed on is another matter: the function it reaches may ask anything.
-                let plain_tensor = joined.kind.kind == Kind::Tensor(TensorFacts::on(Device::Unknown));
-                let asked = if plain_tensor && joined.tuple.is_none() && !passed_on {
-                    asked.without(Question::Kind)
-                } else {
-                    asked
-                };
+                let asked = narrowed_for_plain_tensor(asked, &joined, passed_on);
                 if told || asked.answered_differently_by_returns(seen, &joined) {
                     file_facts.results.insert(site.at, joined);
                 }
@@ -893,6 +887,20 @@ impl<'m> Project<'m> {
             kind: kind.kind,
             class: Some(class),
         }
+    }
+}
+
+/// The questions about a project call's result that `returns` can answer usefully. A rule
+/// asking what a call's result is, where the file could not tell, learns nothing it acts on from
+/// "a tensor, device and dtype unknown": rules that count an unknown value as maybe on a GPU ask
+/// that narrower question instead. A value passed on is another matter: the function it reaches
+/// may ask anything.
+fn narrowed_for_plain_tensor(asked: Questions, returns: &ProjectReturns, passed_on: bool) -> Questions {
+    let plain_tensor = returns.kind.kind == Kind::Tensor(TensorFacts::on(Device::Unknown));
+    if plain_tensor && returns.tuple.is_none() && !passed_on {
+        asked.without(Question::Kind)
+    } else {
+        asked
     }
 }
 

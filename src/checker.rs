@@ -174,6 +174,14 @@ impl<'a> Checker<'a> {
         self.module_body
     }
 
+    /// The body of the function being checked, or the module's for top-level code: where a
+    /// fix following a local value across statements looks.
+    pub fn enclosing_body(&self) -> &'a [Stmt] {
+        self.model
+            .current_function()
+            .map_or(self.module_body, |function| &function.def.body)
+    }
+
     /// Gives the finding `rule` reported at `range` a fix (a rule that sees the fixable shape
     /// only at a parent node).
     pub fn attach_fix(&mut self, rule: Rule, range: TextRange, title: String, fix: crate::diagnostic::Fix) {

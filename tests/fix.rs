@@ -261,6 +261,118 @@ def train(model, loader):
 }
 
 #[test]
+fn sync301_masked_loss_module_built_in_init() {
+    // The mask, the permute and the masked reads go through locals; the loss module is built in
+    // `__init__`: `ignore_index=` goes there, the call reads the full tensors, and the locals
+    // nothing else reads go.
+    snapshot_fix(
+        "SYNC301_module_in_init",
+        r#"
+class SegmentationLoss(torch.nn.Module):
+    def __init__(self, void=255, n_classes=21):
+        super().__init__()
+        self.void = void
+        self.n_classes = n_classes
+        self.ce = torch.nn.CrossEntropyLoss()
+
+    def forward(self, scores, target):
+        valid = target != self.void
+        per_pixel = scores.permute(0, 2, 3, 1)
+        picked = per_pixel[valid.unsqueeze(-1).expand(-1, -1, -1, self.n_classes)]
+        return self.ce(picked.reshape(-1, self.n_classes), target[valid])
+
+
+class TokenLoss(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.nll = torch.nn.NLLLoss(reduction="sum")
+
+    def forward(self, log_probs, tokens, pad):
+        real = tokens != pad
+        rows = log_probs[real]
+        return self.nll(rows, tokens[real])
+
+
+class SharedLoss(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ce = torch.nn.CrossEntropyLoss()
+
+    def forward(self, scores, target, aux):
+        valid = target != 255
+        main = self.ce(scores[valid], target[valid])
+        return main + self.ce(aux, target)  # the module serves another call: no fix
+
+
+class KeptMask(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ce = torch.nn.CrossEntropyLoss()
+
+    def forward(self, scores, target):
+        valid = target != 255
+        loss = self.ce(scores[valid], target[valid])
+        return loss, valid.sum()  # `valid` is read again: it stays
+"#,
+    );
+}
+
+#[test]
+fn sync201_indices_bound_to_a_name_become_masked_fill() {
+    snapshot_fix(
+        "SYNC201_through_a_name",
+        r#"
+def train(model, loader):
+    for images, labels in loader:
+        labels = labels.to(device, non_blocking=True)
+        background = torch.nonzero(labels == 0, as_tuple=True)
+        labels[background] = -1
+        rare = torch.where(labels > 90)
+        n = len(rare[0])  # the indices are read again: no fix
+        labels[rare] = 90
+        edge = torch.nonzero(labels == 5, as_tuple=True)
+        labels = labels.clone()  # the mask's tensor changes before the write: no fix
+        labels[edge] = 0
+        loss = model(images, labels)
+        loss.backward()
+"#,
+    );
+}
+
+#[test]
+fn sync105_assigning_branches_become_where() {
+    snapshot_fix(
+        "SYNC105_where",
+        r#"
+def train(model, loader, opt):
+    for x, y in loader:
+        x = x.to(device, non_blocking=True)
+        loss = model(x, y)
+        skip = torch.isnan(loss)
+        if skip:
+            loss = torch.zeros_like(loss)
+            scale = torch.zeros_like(x)
+        else:
+            scale = torch.ones_like(x)
+        if skip:
+            loss = torch.zeros_like(loss)
+            scale = torch.ones_like(loss)  # reads what the branch assigned: no fix
+        if loss > 100:
+            loss = loss / 100
+        if skip:
+            status = "nan"  # not a tensor: no fix
+        if skip:
+            loss = 0.0 * loss
+            total = loss + 1  # reads what the branch assigned: no fix
+        if skip:  # kept
+            loss = loss * 0
+        (loss * scale).backward()
+        opt.step()
+"#,
+    );
+}
+
+#[test]
 fn sync302_adam_becomes_fused() {
     snapshot_fix(
         "SYNC302_fused",

@@ -216,13 +216,7 @@ pub(crate) fn torch_name(checker: &Checker) -> (String, Option<Edit>) {
 /// declaration, a licence).
 pub(crate) fn import_edit(checker: &Checker, statement: &str) -> Edit {
     let source = checker.source();
-    let newline = if source.contains("\r\n") {
-        "\r\n"
-    } else if source.contains('\n') || !source.contains('\r') {
-        "\n"
-    } else {
-        "\r"
-    };
+    let newline = newline(source);
     let body = checker.module_body();
     let mut position = None;
     for (index, stmt) in body.iter().enumerate() {
@@ -258,6 +252,38 @@ pub(crate) fn import_edit(checker: &Checker, statement: &str) -> Edit {
         format!("{statement}{newline}")
     };
     Edit::insert(position, content)
+}
+
+/// The file's line ending (`\n` for a file without one).
+pub(crate) fn newline(source: &str) -> &'static str {
+    if source.contains("\r\n") {
+        "\r\n"
+    } else if source.contains('\n') || !source.contains('\r') {
+        "\n"
+    } else {
+        "\r"
+    }
+}
+
+/// Statements to replace the statement starting at `start`, one per line at its indentation.
+/// `None` where something other than indentation precedes it on its line (`x = 1; if t: ...`).
+pub(crate) fn statements_at(source: &str, start: TextSize, statements: &[String]) -> Option<String> {
+    let indent = &source[line_start(source, start).to_usize()..start.to_usize()];
+    if !indent.chars().all(|c| c == ' ' || c == '\t') {
+        return None;
+    }
+    Some(statements.join(&format!("{}{indent}", newline(source))))
+}
+
+/// Deletes the statement at `range` with its line, where it is alone on it (indentation
+/// before, a line end or the end of the file after).
+pub(crate) fn delete_statement_line(source: &str, range: TextRange) -> Option<Edit> {
+    let start = line_start(source, range.start());
+    let end = line_end_after(source, range.end());
+    let before = &source[TextRange::new(start, range.start())];
+    let after = &source[TextRange::new(range.end(), end)];
+    (before.chars().all(|c| c == ' ' || c == '\t') && after.trim().is_empty())
+        .then(|| Edit::delete(TextRange::new(start, end)))
 }
 
 fn line_start(source: &str, offset: TextSize) -> TextSize {

@@ -28,6 +28,7 @@ mod tolist;
 mod unique;
 
 pub(crate) mod edits;
+mod locals;
 
 use ruff_python_ast::{Expr, Stmt};
 
@@ -114,7 +115,7 @@ pub(crate) fn check_stmt(checker: &mut Checker, stmt: &Stmt) {
         return;
     }
     match stmt {
-        Stmt::If(if_stmt) => tensor_truthiness::test(checker, &if_stmt.test),
+        Stmt::If(if_stmt) => tensor_truthiness::if_stmt(checker, if_stmt),
         Stmt::While(while_stmt) => tensor_truthiness::test(checker, &while_stmt.test),
         Stmt::Assert(assert) => tensor_truthiness::assert(checker, assert),
         Stmt::Assign(assign) => {

@@ -1,10 +1,10 @@
 //! SYNC201: ops whose output size is the number of true elements: `torch.nonzero`,
 //! `t.nonzero()`, `torch.argwhere`, one-argument `torch.where(c)`.
 
-use ruff_python_ast::{Expr, ExprCall, StmtAssign};
+use ruff_python_ast::{Expr, ExprCall, ExprName, Stmt, StmtAssign};
 use ruff_text_size::Ranged;
 
-use super::{argument, method_call, report, torch_input_may_be_cuda};
+use super::{argument, edits, locals, method_call, report, torch_input_may_be_cuda};
 use crate::checker::Checker;
 use crate::diagnostic::{Edit, Fix};
 use crate::registry::Rule;
@@ -69,7 +69,9 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
     );
 }
 
-/// `x[torch.nonzero(c, as_tuple=True)] = s` / `x[torch.where(c)] = s` -> `x.masked_fill_(c, s)`.
+/// `x[torch.nonzero(c, as_tuple=True)] = s` / `x[torch.where(c)] = s` -> `x.masked_fill_(c, s)`,
+/// also through a name bound to the indices and read only there
+/// (`inds = torch.nonzero(c, as_tuple=True)` ... `x[inds] = s`).
 pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
     if !checker.enabled(Rule::Nonzero) {
         return;
@@ -77,16 +79,24 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
     let [Expr::Subscript(target)] = assign.targets.as_slice() else {
         return;
     };
-    let Expr::Call(index) = target.slice.as_ref() else {
+    if !matches!(&*target.value, Expr::Name(_) | Expr::Attribute(_)) {
         return;
+    }
+    let (index, mut edits) = match target.slice.as_ref() {
+        Expr::Call(index) => (index, Vec::new()),
+        Expr::Name(indices) => match indices_bound_once(checker, indices, assign) {
+            Some(found) => found,
+            None => return,
+        },
+        _ => return,
     };
     let index_callee = checker.callee(index);
     let Some((condition, _)) = nonzero_condition(checker, index, index_callee.as_deref()) else {
         return;
     };
     let as_tuple = index_callee.as_deref() == Some("torch.where") || super::keyword_is_true(index, "as_tuple");
-    let scalar = checker.model().kind_of(&assign.value) == Kind::Number;
-    if !as_tuple || !scalar || !matches!(&*target.value, Expr::Name(_) | Expr::Attribute(_)) {
+    // Asked only of a write through a nonzero's indices.
+    if !as_tuple || checker.model().kind_of(&assign.value) != Kind::Number {
         return;
     }
     let x = checker.slice(&*target.value);
@@ -97,8 +107,12 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
     if !super::boolean_mask_read::mask_is_elementwise_on(checker, condition, x) {
         return;
     }
+    // Evaluated at the write instead: nothing between may change what the mask reads.
+    if !edits.is_empty() && !mask_unchanged_until_write(checker, condition, &target.value, assign) {
+        return;
+    }
     let replacement = format!("{x}.masked_fill_({c}, {s})");
-    let edits = vec![Edit::replace(assign.range(), replacement.clone())];
+    edits.push(Edit::replace(assign.range(), replacement.clone()));
     if super::edits::drops_comment(checker.source(), &edits) {
         return;
     }
@@ -108,4 +122,49 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
         format!("Replace with `{replacement}`"),
         Fix::safe(edits),
     );
+}
+
+/// The call `indices` is bound to, where the enclosing function binds it once, on a line of its
+/// own in the block of `write` and before it, and reads it only in `write`; with the edit that
+/// deletes that line.
+fn indices_bound_once<'b>(
+    checker: &Checker<'b>,
+    indices: &ExprName,
+    write: &StmtAssign,
+) -> Option<(&'b ExprCall, Vec<Edit>)> {
+    let body = checker.enclosing_body();
+    let name = indices.id.as_str();
+    let [Stmt::Assign(binder)] = locals::binders_of(body, name).as_slice() else {
+        return None;
+    };
+    let (Expr::Call(index), [Expr::Name(_)]) = (&*binder.value, binder.targets.as_slice()) else {
+        return None;
+    };
+    if locals::reads_of(body, name).len() != 1 {
+        return None;
+    }
+    let (block, at) = locals::block_of(body, write.range())?;
+    block[..at].iter().position(|stmt| stmt.range() == binder.range())?;
+    Some((
+        index,
+        vec![edits::delete_statement_line(checker.source(), binder.range())?],
+    ))
+}
+
+/// Whether the statements between the binding of a mask's indices and `write` leave alone the
+/// names the mask and the written tensor read.
+fn mask_unchanged_until_write(checker: &Checker, condition: &Expr, written: &Expr, write: &StmtAssign) -> bool {
+    let body = checker.enclosing_body();
+    let Some((block, at)) = locals::block_of(body, write.range()) else {
+        return false;
+    };
+    let mut names = locals::names_read(condition);
+    names.extend(locals::names_read(written));
+    let Some(from) = block[..at].iter().rposition(|stmt| match stmt {
+        Stmt::Assign(assign) => assign.value.range().contains_range(condition.range()),
+        _ => false,
+    }) else {
+        return false;
+    };
+    !locals::mention_any(&block[from + 1..at], &names)
 }

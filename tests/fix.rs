@@ -373,6 +373,48 @@ def train(model, loader, opt):
 }
 
 #[test]
+fn sync401_pinned_batches_from_a_list_copy_non_blocking() {
+    snapshot_fix(
+        "SYNC401_pinned_list",
+        r#"
+def train(model, opt, steps):
+    batches = [torch.randint(0, 1000, (8, 129)).pin_memory() for _ in range(steps)]
+    staging = torch.empty(8, 129, dtype=torch.long).pin_memory()
+    for step in range(steps):
+        batch = batches[step].to(device)
+        staging.copy_(batches[0])
+        again = staging.to(device)  # a buffer the host fills again: unsafe fix
+        loss = model(batch) + model(again)
+        loss.backward()
+        opt.step()
+    for batch in batches:
+        batch = batch.cuda()
+        model(batch).backward()
+        opt.step()
+"#,
+    );
+}
+
+#[test]
+fn sync101_running_total_sums_on_the_device() {
+    snapshot_fix(
+        "SYNC101_running_total",
+        r#"
+def train(model, loader, opt):
+    total = 0.0
+    for x, y in loader:
+        x = x.to(device, non_blocking=True)
+        loss = model(x, y)
+        loss.backward()
+        opt.step()
+        total += loss.item() * x.shape[0]
+        last = loss.item()  # a value read as a number: no fix
+    return total
+"#,
+    );
+}
+
+#[test]
 fn sync302_adam_becomes_fused() {
     snapshot_fix(
         "SYNC302_fused",

@@ -6,7 +6,7 @@ use ruff_python_ast::{Expr, ExprCall, UnaryOp};
 use ruff_text_size::Ranged;
 
 use super::edits::{add_argument, torch_name};
-use super::{keyword_may_be_true, method_call, report};
+use super::{keyword_may_be_true, locals, method_call, report};
 use crate::checker::Checker;
 use crate::diagnostic::{Diagnostic, Edit, Fix};
 use crate::registry::Rule;
@@ -148,12 +148,21 @@ fn method(checker: &mut Checker, call: &ExprCall) {
                 format!("`{text}` copies host data to the GPU and waits behind queued work"),
                 help,
             );
-            if facts.is_batch() && !non_blocking {
-                // Same values: the copy is ordered on the stream before any use. It stops
-                // blocking once the loader pins memory (SYNC402).
-                if let Some(edit) = non_blocking_edit(checker, call, method) {
-                    diagnostic = diagnostic.with_fix("Add `non_blocking=True`", Fix::safe(vec![edit]));
-                }
+            if (facts.is_batch() || facts.pinned)
+                && !non_blocking
+                && let Some(edit) = non_blocking_edit(checker, call, method)
+            {
+                // Same values: the copy is ordered on the stream before any use. A loader's
+                // batch stops blocking once the loader pins memory (SYNC402). A pinned tensor
+                // read from a list of them is a buffer of its own; any other pinned tensor may
+                // be a staging buffer the host fills again before the copy has run (unsafe).
+                let own_buffer = facts.is_batch() || element_of_a_sequence(checker, receiver, call);
+                let fix = if own_buffer {
+                    Fix::safe(vec![edit])
+                } else {
+                    Fix::unsafe_(vec![edit])
+                };
+                diagnostic = diagnostic.with_fix("Add `non_blocking=True`", fix);
             }
             checker.report(diagnostic);
         }
@@ -182,5 +191,25 @@ fn non_blocking_edit(checker: &Checker, call: &ExprCall, method: &str) -> Option
         }
         Some(_) => None,
         None => add_argument(checker, call, "non_blocking=True"),
+    }
+}
+
+/// `batches[i]`, or a name a `for` loop binds to the elements of a list or tuple of tensors
+/// (`for batch in batches:`), not bound again in the loop before `call`.
+fn element_of_a_sequence(checker: &Checker, receiver: &Expr, call: &ExprCall) -> bool {
+    let model = checker.model();
+    match receiver {
+        Expr::Subscript(subscript) => matches!(model.kind_of(&subscript.value), Kind::TensorSequence(_)),
+        Expr::Name(name) => locals::loops_around(checker.enclosing_body(), call.range())
+            .into_iter()
+            .rev()
+            .find(|for_stmt| matches!(&*for_stmt.target, Expr::Name(target) if target.id == name.id))
+            .is_some_and(|for_stmt| {
+                matches!(model.kind_of(&for_stmt.iter), Kind::TensorSequence(_))
+                    && locals::binders_of(&for_stmt.body, &name.id)
+                        .iter()
+                        .all(|binder| binder.start() > call.start() || binder.range().contains_range(call.range()))
+            }),
+        _ => false,
     }
 }

@@ -1,10 +1,11 @@
 //! SYNC101: `t.item()` on a hot line.
 
-use ruff_python_ast::{Expr, ExprCall};
+use ruff_python_ast::{Expr, ExprCall, Operator, StmtAugAssign};
 use ruff_text_size::Ranged;
 
 use super::{may_be_cuda, method_call, report};
 use crate::checker::Checker;
+use crate::diagnostic::{Edit, Fix};
 use crate::registry::Rule;
 use crate::semantic::Kind;
 
@@ -44,6 +45,52 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
                 format!("`{receiver_text}.get_scale()` reads the loss scale with `.item()` and waits for the GPU"),
                 "read the scale once per log interval, not every step".to_string(),
             );
+        }
+        _ => {}
+    }
+}
+
+/// `total += loss.item()` (also `total += loss.item() * n`): fixable to `total += loss.detach()`,
+/// which sums on the device; the total is read when it is logged (unsafe: `total` becomes a
+/// 0-dim tensor, and a later Python read of it syncs once there).
+pub(crate) fn aug_assign(checker: &mut Checker, assign: &StmtAugAssign) {
+    if !checker.enabled(Rule::Item)
+        || !matches!(assign.op, Operator::Add | Operator::Sub)
+        || !matches!(&*assign.target, Expr::Name(_) | Expr::Attribute(_))
+    {
+        return;
+    }
+    let mut reads = Vec::new();
+    summed_item_reads(&assign.value, &mut reads);
+    for call in reads {
+        let Some((receiver, _)) = method_call(call) else {
+            continue;
+        };
+        let replacement = format!("{}.detach()", checker.slice(receiver));
+        let edits = vec![Edit::replace(call.range(), replacement.clone())];
+        checker.attach_fix(
+            Rule::Item,
+            call.range(),
+            format!("Sum on the device: `{replacement}`"),
+            Fix::unsafe_(edits),
+        );
+    }
+}
+
+/// The `.item()` calls that are operands of the arithmetic `value` is made of.
+fn summed_item_reads<'e>(value: &'e Expr, reads: &mut Vec<&'e ExprCall>) {
+    match value {
+        Expr::Call(call) if call.arguments.is_empty() && matches!(method_call(call), Some((_, "item"))) => {
+            reads.push(call);
+        }
+        Expr::BinOp(binary)
+            if matches!(
+                binary.op,
+                Operator::Add | Operator::Sub | Operator::Mult | Operator::Div
+            ) =>
+        {
+            summed_item_reads(&binary.left, reads);
+            summed_item_reads(&binary.right, reads);
         }
         _ => {}
     }

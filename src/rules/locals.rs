@@ -2,7 +2,7 @@
 //! names an expression reads, where a local name is read, which statements bind it.
 
 use ruff_python_ast::visitor::{self, Visitor};
-use ruff_python_ast::{ExceptHandler, Expr, ExprContext, ExprName, Stmt};
+use ruff_python_ast::{ExceptHandler, Expr, ExprContext, ExprName, Stmt, StmtFor};
 use ruff_text_size::{Ranged, TextRange};
 
 /// The names `expr` reads, in source order (with repeats).
@@ -28,29 +28,58 @@ pub(crate) fn block_of(body: &[Stmt], range: TextRange) -> Option<(&[Stmt], usiz
         if stmt.range() == range {
             return Some((body, index));
         }
-        if !stmt.range().contains_range(range) {
-            continue;
+        if stmt.range().contains_range(range) {
+            return nested_blocks(stmt).into_iter().find_map(|block| block_of(block, range));
         }
-        let nested: Vec<&[Stmt]> = match stmt {
-            Stmt::If(if_stmt) => std::iter::once(&*if_stmt.body)
-                .chain(if_stmt.elif_else_clauses.iter().map(|clause| &*clause.body))
-                .collect(),
-            Stmt::For(for_stmt) => vec![&for_stmt.body, &for_stmt.orelse],
-            Stmt::While(while_stmt) => vec![&while_stmt.body, &while_stmt.orelse],
-            Stmt::With(with) => vec![&with.body],
-            Stmt::Try(try_stmt) => std::iter::once(&*try_stmt.body)
-                .chain(try_stmt.handlers.iter().map(|handler| match handler {
-                    ExceptHandler::ExceptHandler(handler) => &*handler.body,
-                }))
-                .chain([&*try_stmt.orelse, &*try_stmt.finalbody])
-                .collect(),
-            Stmt::Match(match_stmt) => match_stmt.cases.iter().map(|case| &*case.body).collect(),
-            // Another scope: its locals are not this body's.
-            _ => Vec::new(),
-        };
-        return nested.into_iter().find_map(|block| block_of(block, range));
     }
     None
+}
+
+/// The blocks a compound statement holds in this scope (not a nested `def`'s or `class`'s).
+fn nested_blocks(stmt: &Stmt) -> Vec<&[Stmt]> {
+    match stmt {
+        Stmt::If(if_stmt) => std::iter::once(&*if_stmt.body)
+            .chain(if_stmt.elif_else_clauses.iter().map(|clause| &*clause.body))
+            .collect(),
+        Stmt::For(for_stmt) => vec![&for_stmt.body, &for_stmt.orelse],
+        Stmt::While(while_stmt) => vec![&while_stmt.body, &while_stmt.orelse],
+        Stmt::With(with) => vec![&with.body],
+        Stmt::Try(try_stmt) => std::iter::once(&*try_stmt.body)
+            .chain(try_stmt.handlers.iter().map(|handler| match handler {
+                ExceptHandler::ExceptHandler(handler) => &*handler.body,
+            }))
+            .chain([&*try_stmt.orelse, &*try_stmt.finalbody])
+            .collect(),
+        Stmt::Match(match_stmt) => match_stmt.cases.iter().map(|case| &*case.body).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The `for` loops of `body` around the code at `range`, outermost first.
+pub(crate) fn loops_around(body: &[Stmt], range: TextRange) -> Vec<&StmtFor> {
+    let mut loops = Vec::new();
+    let mut block = body;
+    while let Some((outer, at)) = block_of_containing(block, range) {
+        let stmt = &outer[at];
+        if let Stmt::For(for_stmt) = stmt {
+            loops.push(for_stmt);
+        }
+        match nested_blocks(stmt)
+            .into_iter()
+            .find(|inner| inner.iter().any(|s| s.range().contains_range(range)))
+        {
+            Some(inner) => block = inner,
+            None => break,
+        }
+    }
+    loops
+}
+
+/// The statement of `body` (not of a nested block) whose range holds `range`.
+fn block_of_containing(body: &[Stmt], range: TextRange) -> Option<(&[Stmt], usize)> {
+    body.iter()
+        .position(|stmt| stmt.range().contains_range(range))
+        .map(|at| (body, at))
 }
 
 /// Whether `statements` read, assign or delete any of `names` (nested blocks included).

@@ -124,7 +124,10 @@ pub(crate) fn check_stmt(checker: &mut Checker, stmt: &Stmt) {
             device_to_host_copy::assign(checker, assign);
             nonzero::assign(checker, assign);
         }
-        Stmt::AugAssign(assign) => boolean_mask_write::aug_assign(checker, assign),
+        Stmt::AugAssign(assign) => {
+            boolean_mask_write::aug_assign(checker, assign);
+            item::aug_assign(checker, assign);
+        }
         _ => {}
     }
 }

@@ -415,6 +415,45 @@ def train(model, loader, opt):
 }
 
 #[test]
+fn sync203_counts_and_summed_losses_over_a_mask_keep_the_shape() {
+    snapshot_fix(
+        "SYNC203_counts_and_losses",
+        r#"
+def train(model, loader, anchors):
+    for tokens, targets, boxes in loader:
+        tokens = tokens.to(device, non_blocking=True)
+        targets = targets.to(device, non_blocking=True)
+        logits, deltas = model(tokens)
+        real = targets != 0
+        correct = (logits.argmax(-1)[real] == targets[real]).sum()
+        positive = deltas.norm(dim=-1) > 1
+        box_loss = F.smooth_l1_loss(deltas[positive], boxes[positive], reduction="sum")
+        mean_loss = F.l1_loss(deltas[positive], boxes[positive])  # a mean: no fix
+        other = (logits.argmax(-1)[real] == tokens[positive]).sum()  # two masks: no fix
+        (box_loss + mean_loss).backward()
+"#,
+    );
+}
+
+#[test]
+fn sync101_bounded_count_stays_on_the_device() {
+    snapshot_fix(
+        "SYNC101_bounded",
+        r#"
+def train(model, loader):
+    for x, y in loader:
+        x = x.to(device, non_blocking=True)
+        scores = model(x)
+        positive = scores > 0
+        num_pos = max(positive.sum().item(), 1)
+        cap = min(1.0, scores.max().item())
+        loss = (scores * positive).sum() / num_pos * cap
+        loss.backward()
+"#,
+    );
+}
+
+#[test]
 fn sync302_adam_becomes_fused() {
     snapshot_fix(
         "SYNC302_fused",

@@ -2,7 +2,7 @@
 //! number of true elements.
 
 use ruff_python_ast::{CmpOp, Expr, ExprCall, ExprContext, ExprSubscript, Operator, UnaryOp};
-use ruff_text_size::Ranged;
+use ruff_text_size::{Ranged, TextRange};
 
 use super::edits::{parenthesized, torch_name};
 use super::{argument, method_call, report, torch_input_may_be_cuda};
@@ -76,12 +76,91 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         return;
     }
     reduction_of_mask_read(checker, call);
+    summed_elementwise_loss(checker, call, callee);
+}
+
+/// `F.l1_loss(x[m], y[m], reduction="sum")` (also `smooth_l1_loss`, `mse_loss`, `huber_loss`,
+/// `binary_cross_entropy(_with_logits)`) -> `F.l1_loss(x, y, reduction="none").reshape(*m.shape,
+/// -1).sum(-1).mul(m).sum()`: the per-element losses of every position, those of the kept ones
+/// summed. The reshape folds whatever dimensions `x` has past the mask's (none, or the 4 of a
+/// box) into one (unsafe: the sum runs in another order).
+fn summed_elementwise_loss(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
+    const ELEMENTWISE: [&str; 6] = [
+        "l1_loss",
+        "smooth_l1_loss",
+        "mse_loss",
+        "huber_loss",
+        "binary_cross_entropy",
+        "binary_cross_entropy_with_logits",
+    ];
+    let is_loss = callee
+        .and_then(|callee| callee.strip_prefix("torch.nn.functional."))
+        .is_some_and(|name| ELEMENTWISE.contains(&name));
+    let arguments = &call.arguments;
+    let summed = arguments
+        .find_keyword("reduction")
+        .is_some_and(|k| matches!(&k.value, Expr::StringLiteral(s) if s.value.to_str() == "sum"));
+    // Weights would need the mask too; `**kwargs` may hold anything.
+    let plain = arguments.args.len() == 2
+        && arguments.keywords.iter().all(|k| {
+            k.arg
+                .as_ref()
+                .is_some_and(|arg| matches!(arg.as_str(), "reduction" | "beta" | "delta"))
+        });
+    if !is_loss || !summed || !plain {
+        return;
+    }
+    let (Expr::Subscript(input), Expr::Subscript(target)) = (&arguments.args[0], &arguments.args[1]) else {
+        return;
+    };
+    let model = checker.model();
+    let mask = checker.slice(&*input.slice);
+    if input.ctx != ExprContext::Load
+        || checker.slice(&*target.slice) != mask
+        || !model.is_boolean_tensor(&input.slice)
+        || !model.is_maybe_cuda_tensor(&input.value)
+    {
+        return;
+    }
+    let loss = checker.slice(&*call.func);
+    let options: Vec<&str> = arguments
+        .keywords
+        .iter()
+        .filter(|k| k.arg.as_ref().is_some_and(|arg| arg.as_str() != "reduction"))
+        .map(|k| checker.slice(k))
+        .collect();
+    let options: String = options.iter().map(|option| format!(", {option}")).collect();
+    let mask_atom = parenthesized(checker, &input.slice);
+    let replacement = format!(
+        "{loss}({}, {}{options}, reduction=\"none\").reshape(*{mask_atom}.shape, -1).sum(-1).mul({mask}).sum()",
+        checker.slice(&*input.value),
+        checker.slice(&*target.value),
+    );
+    let edits = vec![Edit::replace(call.range(), replacement.clone())];
+    if super::edits::drops_comment(checker.source(), &edits) {
+        return;
+    }
+    checker.attach_fix(
+        Rule::BooleanMaskRead,
+        input.range(),
+        format!("Replace with `{replacement}`"),
+        Fix::unsafe_(edits),
+    );
 }
 
 /// `x[mask].sum()` -> `torch.where(mask, x, 0).sum()`; `x[mask].mean()` ->
 /// `torch.where(mask, x, 0).sum() / mask.sum()`.
 fn reduction_of_mask_read(checker: &mut Checker, call: &ExprCall) {
-    let Some((Expr::Subscript(read), method @ ("sum" | "mean"))) = method_call(call) else {
+    let Some((receiver, method @ ("sum" | "mean"))) = method_call(call) else {
+        return;
+    };
+    if !call.arguments.is_empty() {
+        return;
+    }
+    let Expr::Subscript(read) = receiver else {
+        if method == "sum" {
+            sum_of_masked_elementwise(checker, call, receiver);
+        }
         return;
     };
     if !call.arguments.is_empty() || read.ctx != ExprContext::Load {
@@ -123,6 +202,72 @@ fn reduction_of_mask_read(checker: &mut Checker, call: &ExprCall) {
         format!("Replace with `{replacement}`"),
         fix,
     );
+}
+
+/// `(a[m] == b[m]).sum()` (any comparison or arithmetic of reads through one mask, and numbers)
+/// -> `torch.where(m, a == b, 0).sum()`: the count or total over the kept positions, with the
+/// shapes kept. The mask must test the elements of one of the tensors read (so it has their
+/// shape); unsafe: a value read through the mask with trailing dimensions of its own would
+/// broadcast differently.
+fn sum_of_masked_elementwise(checker: &mut Checker, call: &ExprCall, value: &Expr) {
+    let mut reads = Vec::new();
+    if !masked_leaves(value, &mut reads) || reads.is_empty() {
+        return;
+    }
+    let mask = &*reads[0].slice;
+    let mask_text = checker.slice(mask);
+    if reads.iter().any(|read| checker.slice(&*read.slice) != mask_text)
+        || !reads
+            .iter()
+            .any(|read| mask_is_elementwise_on(checker, mask, checker.slice(&*read.value)))
+        || !reads.iter().all(|read| {
+            checker.model().is_boolean_tensor(&read.slice) && checker.model().is_maybe_cuda_tensor(&read.value)
+        })
+    {
+        return;
+    }
+    // The value's text with each `x[m]` read as `x`.
+    let source = checker.source();
+    let mut unmasked = String::new();
+    let mut at = value.start();
+    for read in &reads {
+        unmasked.push_str(&source[TextRange::new(at, read.start())]);
+        unmasked.push_str(checker.slice(&*read.value));
+        at = read.end();
+    }
+    unmasked.push_str(&source[TextRange::new(at, value.end())]);
+    let (torch, import) = torch_name(checker);
+    let replacement = format!("{torch}.where({mask_text}, {unmasked}, 0).sum()");
+    let mut edits = vec![Edit::replace(call.range(), replacement.clone())];
+    edits.extend(import);
+    if super::edits::drops_comment(checker.source(), &edits) {
+        return;
+    }
+    // On the first read's finding; the others go with it.
+    checker.attach_fix(
+        Rule::BooleanMaskRead,
+        reads[0].range(),
+        format!("Replace with `{replacement}`"),
+        Fix::unsafe_(edits),
+    );
+}
+
+/// Collects the masked reads `value` is an elementwise expression of (comparisons, arithmetic,
+/// numbers); `false` where it holds anything else.
+fn masked_leaves<'e>(value: &'e Expr, reads: &mut Vec<&'e ExprSubscript>) -> bool {
+    match value {
+        Expr::Subscript(read) if read.ctx == ExprContext::Load => {
+            reads.push(read);
+            true
+        }
+        Expr::NumberLiteral(_) => true,
+        Expr::Compare(compare) if compare.comparators.len() == 1 => {
+            masked_leaves(&compare.left, reads) && masked_leaves(&compare.comparators[0], reads)
+        }
+        Expr::BinOp(binary) => masked_leaves(&binary.left, reads) && masked_leaves(&binary.right, reads),
+        Expr::UnaryOp(unary) => masked_leaves(&unary.operand, reads),
+        _ => false,
+    }
 }
 
 /// Is `mask` an elementwise test of the tensor spelled `x` (`x > 0`, `~torch.isnan(x)`,

@@ -95,3 +95,47 @@ fn summed_item_reads<'e>(value: &'e Expr, reads: &mut Vec<&'e ExprCall>) {
         _ => {}
     }
 }
+
+/// `max(n.item(), 1)` / `min(n.item(), c)` with a number: fixable to `n.clamp(min=1)` /
+/// `n.clamp(max=c)`, the bound applied on the device (unsafe: a 0-dim tensor instead of a
+/// number; dividing by it keeps the division on the device).
+pub(crate) fn bounded(checker: &mut Checker, call: &ExprCall) {
+    let Expr::Name(function) = &*call.func else {
+        return;
+    };
+    let side = match function.id.as_str() {
+        "max" => "min",
+        "min" => "max",
+        _ => return,
+    };
+    if !checker.enabled(Rule::Item) || !checker.model().is_builtin(function.id.as_str()) {
+        return;
+    }
+    let ([first, second], []) = (&*call.arguments.args, &*call.arguments.keywords) else {
+        return;
+    };
+    let ((Expr::Call(read), bound) | (bound, Expr::Call(read))) = (first, second) else {
+        return;
+    };
+    let Some((receiver, "item")) = method_call(read) else {
+        return;
+    };
+    if !read.arguments.is_empty() || checker.model().kind_of(bound) != Kind::Number || bound.is_call_expr() {
+        return;
+    }
+    let replacement = format!(
+        "{}.clamp({side}={})",
+        super::edits::parenthesized(checker, receiver),
+        checker.slice(bound)
+    );
+    let edits = vec![Edit::replace(call.range(), replacement.clone())];
+    if super::edits::drops_comment(checker.source(), &edits) {
+        return;
+    }
+    checker.attach_fix(
+        Rule::Item,
+        read.range(),
+        format!("Bound it on the device: `{replacement}`"),
+        Fix::unsafe_(edits),
+    );
+}

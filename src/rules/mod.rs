@@ -87,6 +87,7 @@ fn check_call(checker: &mut Checker, call: &ruff_python_ast::ExprCall) {
     let callee = checker.callee(call);
     let callee = callee.as_deref();
     item::call(checker, call);
+    item::bounded(checker, call);
     tolist::call(checker, call);
     device_to_host_copy::call(checker, call, callee);
     tensor_as_number::call(checker, call, callee);

@@ -50,6 +50,7 @@ define_rules! {
     DistributionValidation => ("SYNC304", "distribution-validation", "SYNC304-distribution-validation.md"),
     ClipGradNonfiniteCheck => ("SYNC305", "clip-grad-nonfinite-check", "SYNC305-clip-grad-nonfinite-check.md"),
     CtcLoss => ("SYNC306", "ctc-loss", "SYNC306-ctc-loss.md"),
+    NormalSample => ("SYNC307", "normal-sample", "SYNC307-normal-sample.md"),
     BlockingHostToDevice => ("SYNC401", "blocking-host-to-device", "SYNC401-blocking-host-to-device.md"),
     DataloaderWithoutPinMemory => ("SYNC402", "dataloader-without-pin-memory", "SYNC402-dataloader-without-pin-memory.md"),
     ExplicitSynchronize => ("SYNC501", "explicit-synchronize", "SYNC501-explicit-synchronize.md"),

@@ -21,12 +21,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         return;
     }
     // Parameters that live on the host are validated without waiting for the GPU.
-    let values = call
-        .arguments
-        .args
-        .iter()
-        .chain(call.arguments.keywords.iter().map(|k| &k.value));
-    if !values.into_iter().any(|value| super::may_be_cuda(checker, value, true)) {
+    if !parameters_may_be_cuda(checker, call) {
         return;
     }
     if let Some(keyword) = call.arguments.find_keyword("validate_args")
@@ -63,7 +58,10 @@ fn sample_check(checker: &mut Checker, call: &ExprCall) {
     let Some((receiver, method @ ("log_prob" | "cdf" | "icdf"))) = super::method_call(call) else {
         return;
     };
-    if checker.model().kind_of(receiver) != (crate::semantic::Kind::Distribution { validating: true }) {
+    if !matches!(
+        checker.model().kind_of(receiver),
+        crate::semantic::Kind::Distribution { validating: true, .. }
+    ) {
         return;
     }
     if !call
@@ -82,4 +80,15 @@ fn sample_check(checker: &mut Checker, call: &ExprCall) {
         format!("`{text}.{method}(...)` validates its input on the host and waits for the GPU"),
         "build the distribution with `validate_args=False`, or call `torch.distributions.Distribution.set_default_validate_args(False)` once".to_string(),
     );
+}
+
+/// Whether any argument of a distribution's constructor call may be a tensor on the GPU (a
+/// distribution of host values checks and samples without waiting for it).
+pub(crate) fn parameters_may_be_cuda(checker: &Checker, constructor: &ExprCall) -> bool {
+    let arguments = &constructor.arguments;
+    arguments
+        .args
+        .iter()
+        .chain(arguments.keywords.iter().map(|k| &k.value))
+        .any(|value| super::may_be_cuda(checker, value, true))
 }

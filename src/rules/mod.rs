@@ -19,6 +19,7 @@ mod host_index;
 mod item;
 mod masked_loss;
 mod nonzero;
+mod normal_sample;
 mod serial_collectives;
 mod size_from_data;
 mod tensor_as_number;
@@ -105,6 +106,7 @@ fn check_call(checker: &mut Checker, call: &ruff_python_ast::ExprCall) {
     distribution_validation::call(checker, call, callee);
     clip_grad_nonfinite_check::call(checker, call, callee);
     ctc_loss::call(checker, call, callee);
+    normal_sample::call(checker, call, callee);
     blocking_host_to_device::call(checker, call, callee);
     explicit_synchronize::call(checker, call, callee);
     serial_collectives::call(checker, call, callee);

@@ -213,9 +213,12 @@ pub enum Kind {
         constructor: Option<TextRange>,
         enumerated: bool,
     },
-    /// A `torch.distributions` object; `validating` unless built with `validate_args=False`.
+    /// A `torch.distributions` object; `validating` unless built with `validate_args=False`;
+    /// `normal` for those whose `sample()` draws with `torch.normal` (`Normal`, `LogNormal`,
+    /// `HalfNormal`).
     Distribution {
         validating: bool,
+        normal: bool,
     },
     /// A CUDA stream or event (`torch.cuda.current_stream()`, `torch.cuda.Event()`).
     CudaSyncObject,

@@ -1801,6 +1801,7 @@ impl<'a> SemanticModel<'a> {
                 .is_some_and(|k| matches!(&k.value, Expr::BooleanLiteral(b) if !b.value));
             return Kind::Distribution {
                 validating: !disabled && !self.validation_disabled(),
+                normal: api::samples_with_torch_normal(qualified),
             };
         }
         if api::is_cuda_sync_object(qualified) {

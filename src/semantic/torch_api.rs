@@ -162,6 +162,15 @@ pub fn is_distribution_class(qualified: &str) -> bool {
     })
 }
 
+/// Distributions whose `sample()` calls `torch.normal(loc, scale)` (directly or through their
+/// base distribution), which checks `scale` on the host.
+pub fn samples_with_torch_normal(qualified: &str) -> bool {
+    matches!(
+        qualified.rsplit('.').next(),
+        Some("Normal" | "LogNormal" | "HalfNormal")
+    )
+}
+
 pub fn is_cuda_sync_object(qualified: &str) -> bool {
     matches!(
         qualified,

@@ -73,8 +73,15 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
         }
         let integer_index = index_elements(&subscript.slice).into_iter().find(|index| {
             // Known to be an integer index: with a mask of unknown dtype (`h[~mask] = 0.0`) this
-            // may be a boolean-mask write, which does not sync.
-            matches!(checker.model().kind_of(index), Kind::Tensor(facts) if facts.integer && facts.may_be_cuda())
+            // may be a boolean-mask write, which does not sync. The indices of a mask
+            // (`torch.nonzero(m, as_tuple=True)`, `torch.where(m)`) index every dimension at once.
+            match checker.model().kind_of(index) {
+                Kind::Tensor(facts) => facts.integer && facts.may_be_cuda(),
+                Kind::TensorSequence(facts) => {
+                    facts.integer && facts.may_be_cuda() && std::ptr::eq(*index, &*subscript.slice)
+                }
+                _ => false,
+            }
         });
         if let Some(index) = integer_index
             && checker.model().asked(&assign.value, Question::Number) == Kind::Number

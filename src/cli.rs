@@ -190,7 +190,7 @@ fn graph_command(args: GraphArgs, threads: usize) -> u8 {
     let check_file = |path: &Path, display: &str, settings: &Settings, facts: &FileFacts| {
         lint_path(path, display, settings, facts, false, Applicability::Safe, true)
     };
-    let mut linted = lint_all(&files, &cwd, &check_file, &mut errors);
+    let mut linted = lint_all(&files, files.len(), &cwd, &check_file, &mut errors);
     let targets = settle_facts(&mut linted, &mut errors, &check_file);
     let modules = module_infos(&linted);
     let project = Project::with_targets(&modules, targets);
@@ -246,6 +246,70 @@ fn discover_paths(
         });
     }
     files
+}
+
+/// `files` (named on the command line, first) and the other files of their projects: the
+/// folder `project-root` names, else the nearest folder upwards with `pyproject.toml`,
+/// `setup.cfg`, `setup.py` or `.git`. Returns them with how many were named. Outside any
+/// project, only the files named. The project's walk reports no errors: its files only inform.
+fn with_project(
+    files: Vec<DiscoveredFile>,
+    paths: &[PathBuf],
+    resolver: &Arc<Resolver>,
+    cwd: &Path,
+    threads: usize,
+) -> (Vec<DiscoveredFile>, usize) {
+    let named = files.len();
+    let mut roots: Vec<PathBuf> = Vec::new();
+    for path in paths {
+        let path = cwd.join(path);
+        let folder = if path.is_dir() {
+            path.as_path()
+        } else {
+            path.parent().unwrap_or(cwd)
+        };
+        let root = resolver
+            .for_dir(folder)
+            .project_root
+            .clone()
+            .or_else(|| crate::discovery::project_root(&path));
+        if let Some(root) = root.filter(|root| !roots.contains(root)) {
+            roots.push(root);
+        }
+    }
+    // Named folders that are their project's root already hold all of it.
+    roots.retain(|root| !paths.iter().any(|path| same_folder(&cwd.join(path), root)));
+    if roots.is_empty() {
+        return (files, named);
+    }
+    let base = resolver.for_dir(cwd);
+    let (project, _) = discover(&roots, resolver, base.respect_gitignore, threads);
+    let mut folders: FxHashMap<PathBuf, Option<PathBuf>> = FxHashMap::default();
+    let mut canonical = |path: &Path| -> Option<PathBuf> {
+        let path = cwd.join(path);
+        let folder = path.parent()?;
+        let real = folders
+            .entry(folder.to_path_buf())
+            .or_insert_with(|| std::fs::canonicalize(folder).ok())
+            .clone()?;
+        Some(real.join(path.file_name()?))
+    };
+    let seen: rustc_hash::FxHashSet<PathBuf> = files.iter().filter_map(|file| canonical(&file.path)).collect();
+    let mut files = files;
+    files.extend(
+        project
+            .into_iter()
+            .filter(|file| canonical(&file.path).is_none_or(|real| !seen.contains(&real))),
+    );
+    (files, named)
+}
+
+/// Whether two paths name the same folder.
+fn same_folder(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
 }
 
 fn rule_command(args: RuleArgs) -> u8 {
@@ -338,6 +402,8 @@ struct Linted {
     checked: Checked,
     module: String,
     is_package: bool,
+    /// Named on the command line (reported); else checked only for what it tells the project.
+    named: bool,
     /// What the project knew about the file when it was checked.
     facts: FileFacts,
 }
@@ -435,6 +501,14 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
     let mut errors = Errors::default();
     let findings_printed = !(args.diff || args.fix_only || args.statistics);
     let files = discover_paths(&paths, &resolver, &cwd, threads, &mut errors);
+    // The call graph and the facts come from the whole project of the files named (unless
+    // `--isolated`): a file's verdict does not depend on which others were named with it.
+    let (files, named) = if args.isolated {
+        let named = files.len();
+        (files, named)
+    } else {
+        with_project(files, &paths, &resolver, &cwd, threads)
+    };
     let config_errors = resolver.take_errors();
     if !config_errors.is_empty() {
         for report in config_errors {
@@ -467,7 +541,7 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
             false,
         )
     };
-    let mut linted = lint_all(&files, &cwd, &check_file, &mut errors);
+    let mut linted = lint_all(&files, named, &cwd, &check_file, &mut errors);
     let targets = settle_facts(&mut linted, &mut errors, &check_file);
     let modules = module_infos(&linted);
     let hot = Project::with_targets(&modules, targets).hot_functions();
@@ -476,7 +550,11 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
         .enumerate()
         .map(|(index, file)| {
             let fixing = fix_requested || file.settings.fix;
-            process_file(index, file, &hot, fixing, &args)
+            if file.named {
+                process_file(index, file, &hot, fixing, &args)
+            } else {
+                FileOutput::default()
+            }
         })
         .collect();
     drop(modules);
@@ -486,7 +564,7 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
     let mut changed_files = 0;
     let mut diff_text = String::new();
     let mut fix_log: Vec<(String, FxHashMap<Rule, usize>)> = Vec::new();
-    for (file, output) in linted.iter().zip(outputs.iter_mut()) {
+    for (file, output) in linted.iter().zip(outputs.iter_mut()).filter(|(file, _)| file.named) {
         errors.push_syntax(file, findings_printed);
         if let Some(error) = output.error.take() {
             errors.push(error);
@@ -658,8 +736,16 @@ struct FixedText {
 
 /// Checks every file in parallel (the first check: the project knows nothing yet); read and
 /// decode errors go to `errors`, never fatal.
-fn lint_all(files: &[DiscoveredFile], cwd: &Path, check_file: &CheckFile, errors: &mut Errors) -> Vec<Linted> {
-    let lint_file = |file: &DiscoveredFile| -> Result<Linted, Report> {
+/// The first `named` files were named on the command line; the others are the rest of their
+/// project, checked for what they tell the project and never reported (their read errors too).
+fn lint_all(
+    files: &[DiscoveredFile],
+    named: usize,
+    cwd: &Path,
+    check_file: &CheckFile,
+    errors: &mut Errors,
+) -> Vec<Linted> {
+    let lint_file = |(index, file): (usize, &DiscoveredFile)| -> Result<Linted, Report> {
         let display = display_path(&file.path, cwd);
         let facts = FileFacts::default();
         let (checked, semantics) = check_file(&file.path, &display, &file.settings, &facts)?;
@@ -671,6 +757,7 @@ fn lint_all(files: &[DiscoveredFile], cwd: &Path, check_file: &CheckFile, errors
             semantics,
             module: String::new(),
             is_package: false,
+            named: index < named,
             facts,
         })
     };
@@ -679,24 +766,34 @@ fn lint_all(files: &[DiscoveredFile], cwd: &Path, check_file: &CheckFile, errors
     // hundredfold, and rayon's default splitting hands each thread a fixed share of the list,
     // which left one of two threads idle for the last 15% of the benchmark.
     let (results, module_names) = rayon::join(
-        || files.par_iter().with_max_len(1).map(lint_file).collect::<Vec<_>>(),
+        || {
+            files
+                .par_iter()
+                .enumerate()
+                .with_max_len(1)
+                .map(lint_file)
+                .collect::<Vec<_>>()
+        },
         || {
             let mut module_paths = ModulePaths::default();
             files
                 .iter()
-                .map(|file| module_paths.module_of(&file.path))
+                // From the absolute path: `helpers.py` named inside its package is still
+                // `pkg.helpers`.
+                .map(|file| module_paths.module_of(&cwd.join(&file.path)))
                 .collect::<Vec<_>>()
         },
     );
     let mut linted = Vec::with_capacity(results.len());
-    for (result, (module, is_package)) in results.into_iter().zip(module_names) {
+    for (index, (result, (module, is_package))) in results.into_iter().zip(module_names).enumerate() {
         match result {
             Ok(file) => linted.push(Linted {
                 module,
                 is_package,
                 ..file
             }),
-            Err(report) => errors.push(report),
+            Err(report) if index < named => errors.push(report),
+            Err(_) => {}
         }
     }
     linted
@@ -749,7 +846,8 @@ fn settle_facts(linted: &mut [Linted], errors: &mut Errors, check_file: &CheckFi
                     file.facts = facts;
                 }
                 // The file changed or vanished since: keep what its first check found.
-                Err(report) => errors.push(report),
+                Err(report) if linted[index].named => errors.push(report),
+                Err(_) => {}
             }
         }
     }
@@ -984,6 +1082,7 @@ fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
         settings: settings.clone(),
         module,
         is_package,
+        named: true,
         facts: FileFacts::default(),
     };
     let modules = [ModuleInfo {

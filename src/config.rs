@@ -30,6 +30,10 @@ pub struct Options {
     pub unsafe_fixes: Option<bool>,
     /// Also report findings under periodic guards (`if step % N == 0:`).
     pub report_periodic: Option<bool>,
+    /// The folder whose files make the project a named file is checked in (relative to the
+    /// config's folder); by default the nearest folder upwards with `pyproject.toml`,
+    /// `setup.cfg`, `setup.py` or `.git`.
+    pub project_root: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -102,6 +106,8 @@ pub struct Settings {
     pub fix: bool,
     pub unsafe_fixes: bool,
     pub report_periodic: bool,
+    /// `project-root`, made absolute.
+    pub project_root: Option<PathBuf>,
 }
 
 impl Settings {
@@ -165,6 +171,10 @@ impl Settings {
             fix: overrides.fix.or(options.fix).unwrap_or(false),
             unsafe_fixes: overrides.unsafe_fixes.or(options.unsafe_fixes).unwrap_or(false),
             report_periodic: overrides.report_periodic.or(options.report_periodic).unwrap_or(false),
+            project_root: options
+                .project_root
+                .as_ref()
+                .map(|folder| absolute(&root.join(folder), cwd)),
         })
     }
 

@@ -120,3 +120,14 @@ fn walk_error(error: ignore::Error) -> DiscoveryError {
         message: message_of(&error),
     }
 }
+
+/// The project a file or folder belongs to: the nearest folder at or above it holding
+/// `pyproject.toml`, `setup.cfg`, `setup.py` or `.git`. `None` outside any project.
+pub fn project_root(path: &Path) -> Option<PathBuf> {
+    const MARKERS: [&str; 4] = ["pyproject.toml", "setup.cfg", "setup.py", ".git"];
+    let start = if path.is_dir() { path } else { path.parent()? };
+    start
+        .ancestors()
+        .find(|folder| MARKERS.iter().any(|marker| folder.join(marker).exists()))
+        .map(Path::to_path_buf)
+}

@@ -1392,3 +1392,64 @@ fn json_messages_are_one_line() {
         assert!(!message.contains('\n') && !message.contains('\r'), "{message:?}");
     }
 }
+
+/// A file named alone is checked inside its project (issue: pre-commit passes only the changed
+/// files): the helper's `.item()` is hot through the loop of a file that was not named, with
+/// the same finding and note as when the whole project is linted; `--isolated` checks the file
+/// alone; files not named are never reported, even broken ones; `project-root` sets the
+/// project where no marker does.
+#[test]
+fn a_file_named_alone_is_checked_in_its_project() {
+    let project = Project::new();
+    project
+        .write("pyproject.toml", "")
+        .write("pkg/__init__.py", "")
+        .write("pkg/helpers.py", "def record_value(x):\n    return x.item()\n")
+        .write(
+            "train.py",
+            "from pkg.helpers import record_value\n\n\ndef train(model, loader, opt):\n    for x, y in loader:\n        loss = model(x, y)\n        loss.backward()\n        opt.step()\n        record_value(loss)\n        print(loss.item())\n",
+        )
+        .write("broken.py", "def (:\n");
+    let whole = project.run(&["check", "--output-format", "concise", "pkg/helpers.py", "train.py"]);
+    let alone = project.run(&["check", "pkg/helpers.py"]);
+    let alone_concise = project.run(&["check", "--output-format", "concise", "pkg/helpers.py"]);
+    assert_eq!(exit_code(&alone), 1, "{}", stdout(&alone));
+    assert!(
+        stdout(&alone).contains("hot: `record_value()` is called from the loop at train.py:5"),
+        "{}",
+        stdout(&alone)
+    );
+    let helper_lines = |output: &std::process::Output| -> Vec<String> {
+        stdout(output)
+            .lines()
+            .filter(|line| line.starts_with("pkg/helpers.py"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(helper_lines(&alone_concise), helper_lines(&whole));
+    assert_eq!(helper_lines(&alone_concise).len(), 1);
+    // Not named: train.py's own finding and broken.py's syntax error stay out.
+    assert!(
+        !stdout(&alone_concise).contains("train.py:10"),
+        "{}",
+        stdout(&alone_concise)
+    );
+    assert!(!stdout(&alone).contains("broken.py") && !stderr(&alone).contains("broken.py"));
+    // From a subfolder, and with the folder of the helper named: the same finding.
+    let from_pkg = project.run_in("pkg", &["check", "--output-format", "concise", "helpers.py"]);
+    assert_eq!(exit_code(&from_pkg), 1, "{}", stdout(&from_pkg));
+    let isolated = project.run(&["check", "--isolated", "pkg/helpers.py"]);
+    assert_eq!(exit_code(&isolated), 0, "{}", stdout(&isolated));
+
+    // No marker: the folder `project-root` names (relative to the config) is the project.
+    let unmarked = Project::new();
+    unmarked
+        .write("synclint.toml", "project-root = \".\"\n")
+        .write("helpers.py", "def record_value(x):\n    return x.item()\n")
+        .write(
+            "train.py",
+            "from helpers import record_value\n\n\ndef train(model, loader, opt):\n    for x, y in loader:\n        loss = model(x, y)\n        loss.backward()\n        opt.step()\n        record_value(loss)\n",
+        );
+    let alone = unmarked.run(&["check", "helpers.py"]);
+    assert_eq!(exit_code(&alone), 1, "{}", stdout(&alone));
+}

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # End-to-end test of .pre-commit-hooks.yaml.
 #
-# Makes a throwaway git project holding one file with a host-device sync hazard
-# (`loss.item()` in a training loop) and one clean file, then runs
+# Makes a throwaway git project (a pyproject.toml marks its root) whose training loop in
+# train.py calls a helper in pkg/helpers.py that reads `x.item()`, plus one clean file, then
+# runs the hook the way pre-commit runs it when only the helper and the clean file changed:
 #
-#   pre-commit try-repo <this repository> synclint --all-files
+#   pre-commit try-repo <this repository> synclint --files pkg/helpers.py clean.py
 #
-# and checks that the hook fails, reports SYNC101 on the hazard, and says nothing
-# about the clean file. pre-commit's `rust` language builds the hook with
-# `cargo install --bins --path .` inside a fresh clone, so this takes as long as a
-# release build (try-repo uses a throwaway store: it builds again on every run).
+# and checks that the hook fails, reports SYNC101 in the helper (a hazard it can only see
+# through train.py, which is not passed), and says nothing about train.py or the clean file.
+# pre-commit's `rust` language builds the hook with `cargo install --bins --path .` inside a
+# fresh clone, so this takes as long as a release build (try-repo uses a throwaway store: it
+# builds again on every run).
 #
 # try-repo sees this repository's HEAD plus staged and modified tracked files;
 # untracked files are NOT included: `git add` new sources before running it.
@@ -44,24 +46,31 @@ else
 fi
 "$PC" --version >&2
 
-# A project with one hazard and one clean file.
+# A project: a loop in train.py, the sync in a helper it calls, and one clean file.
 PROJ="$WORK/project"
-mkdir -p "$PROJ"
+mkdir -p "$PROJ/pkg"
 cd "$PROJ"
 git init --quiet
+touch pyproject.toml pkg/__init__.py
+cat > pkg/helpers.py <<'EOF'
+def record_value(x):
+    return x.item()
+EOF
 cat > train.py <<'EOF'
 import torch.nn.functional as F
 
+from pkg.helpers import record_value
+
 
 def train(model, loader, opt):
-    total = 0.0
+    history = []
     for x, y in loader:
         loss = F.cross_entropy(model(x), y)
         opt.zero_grad()
         loss.backward()
         opt.step()
-        total += loss.item()
-    return total
+        history.append(record_value(loss))
+    return history
 EOF
 cat > clean.py <<'EOF'
 import torch
@@ -78,20 +87,25 @@ def train(model, loader, opt):
         total += loss.detach()
     return total
 EOF
-git add train.py clean.py
+git add pyproject.toml pkg train.py clean.py
 git -c user.name=test -c user.email=test@example.com commit --quiet -m "project"
 
-# One try-repo run (each one rebuilds the hook): both files, one hazard.
+# One try-repo run (each one rebuilds the hook): the helper and the clean file, as pre-commit
+# passes the files a commit changes.
 set +e
-out="$("$PC" try-repo "$HOOK_REPO" synclint --all-files --color never 2>&1)"
+out="$("$PC" try-repo "$HOOK_REPO" synclint --files pkg/helpers.py clean.py --color never 2>&1)"
 rc=$?
 set -e
 printf '%s\n' "$out"
 
-((rc != 0)) || fail "the hook passed on a file with loss.item() in a training loop"
+((rc != 0)) || fail "the hook passed on a helper whose x.item() runs in a training loop"
 grep -q "SYNC101" <<<"$out" || fail "no SYNC101 in the hook's output (exit code $rc)"
-grep -q "train.py" <<<"$out" || fail "the hazard's file is not named in the output"
+grep -q "pkg/helpers.py" <<<"$out" || fail "the hazard's file is not named in the output"
+grep -q "loop at train.py" <<<"$out" || fail "the note does not name the loop in train.py"
 if grep -q "clean.py" <<<"$out"; then
   fail "the hook reported something in clean.py"
 fi
-echo "OK: the synclint hook fails on train.py with SYNC101 and passes clean.py" >&2
+if grep -qE "^ *(┌─|-->) train.py|^train.py:" <<<"$out"; then
+  fail "the hook reported a finding in train.py, which was not passed"
+fi
+echo "OK: the synclint hook fails on pkg/helpers.py with SYNC101 through train.py's loop and passes clean.py" >&2

@@ -6,31 +6,26 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
-use miette::{LabeledSpan, NamedSource, Report, miette};
+use miette::{Report, miette};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::config::{Overrides, Resolver, Settings, Source};
 use crate::diagnostic::{Applicability, Diagnostic};
-use crate::discovery::{DiscoveredFile, discover};
 use crate::fix::{FixFailure, fix_in_passes};
 use crate::graph::GraphFormat;
 use crate::lines::Lines;
-use crate::linter::{FileLint, decode, lint_source};
-use crate::parse::SyntaxError;
-use crate::project::{HotFunctions, ModuleInfo, ModulePaths, Project, Targets, display_path, hot_note, module_path};
+use crate::linter::{decode, lint_source};
+use crate::pipeline::{Checked, Errors, Linted, analyse, discover_paths, lint_path, module_infos, with_project};
+use crate::project::{HotFunctions, ModuleInfo, Project, display_path, hot_note, module_path};
 use crate::registry::{Rule, RuleSelector};
 use crate::render::{ColorChoice, Finding, OutputFormat, SourceText, render};
-use crate::semantic::{FileFacts, FileSemantics, FunctionId, FunctionSummary, HotContext};
+use crate::semantic::{FileFacts, FunctionId, FunctionSummary, HotContext};
 
 /// Deep enough for 5,000-deep nested expressions in the parser and the checker.
 const STACK_SIZE: usize = 256 * 1024 * 1024;
 /// Fix passes before a file is reported as not converging.
 const MAX_FIX_PASSES: usize = 10;
-/// How many times files are checked again with what the project learned about them (callers'
-/// argument kinds, imported return kinds). Parameters passed on unchanged reach any depth in
-/// one round; each round carries values derived from them one call further.
-const FACT_ROUNDS: usize = 2;
 
 #[derive(Parser)]
 #[command(
@@ -190,8 +185,7 @@ fn graph_command(args: GraphArgs, threads: usize) -> u8 {
     let check_file = |path: &Path, display: &str, settings: &Settings, facts: &FileFacts| {
         lint_path(path, display, settings, facts, false, Applicability::Safe, true)
     };
-    let mut linted = lint_all(&files, files.len(), &cwd, &check_file, &mut errors);
-    let targets = settle_facts(&mut linted, &mut errors, &check_file);
+    let (linted, targets) = analyse(&files, files.len(), &cwd, &check_file, &mut errors);
     let modules = module_infos(&linted);
     let project = Project::with_targets(&modules, targets);
     let hot = project.hot_functions();
@@ -229,89 +223,6 @@ fn paths_or_cwd(paths: &[PathBuf]) -> Vec<PathBuf> {
     }
 }
 
-/// The Python files under `paths`; what cannot be walked goes to `errors`.
-fn discover_paths(
-    paths: &[PathBuf],
-    resolver: &Arc<Resolver>,
-    cwd: &Path,
-    threads: usize,
-    errors: &mut Errors,
-) -> Vec<DiscoveredFile> {
-    let base = resolver.for_dir(cwd);
-    let (files, discovery_errors) = discover(paths, resolver, base.respect_gitignore, threads);
-    for error in discovery_errors {
-        errors.push(match error.path {
-            Some(path) => miette!("{}: {}", display_path(&path, cwd), error.message),
-            None => miette!("{}", error.message),
-        });
-    }
-    files
-}
-
-/// `files` (named on the command line, first) and the other files of their projects: the
-/// folder `project-root` names, else the nearest folder upwards with `pyproject.toml`,
-/// `setup.cfg`, `setup.py` or `.git`. Returns them with how many were named. Outside any
-/// project, only the files named. The project's walk reports no errors: its files only inform.
-fn with_project(
-    files: Vec<DiscoveredFile>,
-    paths: &[PathBuf],
-    resolver: &Arc<Resolver>,
-    cwd: &Path,
-    threads: usize,
-) -> (Vec<DiscoveredFile>, usize) {
-    let named = files.len();
-    let mut roots: Vec<PathBuf> = Vec::new();
-    for path in paths {
-        let path = cwd.join(path);
-        let folder = if path.is_dir() {
-            path.as_path()
-        } else {
-            path.parent().unwrap_or(cwd)
-        };
-        let root = resolver
-            .for_dir(folder)
-            .project_root
-            .clone()
-            .or_else(|| crate::discovery::project_root(&path));
-        if let Some(root) = root.filter(|root| !roots.contains(root)) {
-            roots.push(root);
-        }
-    }
-    // Named folders that are their project's root already hold all of it.
-    roots.retain(|root| !paths.iter().any(|path| same_folder(&cwd.join(path), root)));
-    if roots.is_empty() {
-        return (files, named);
-    }
-    let base = resolver.for_dir(cwd);
-    let (project, _) = discover(&roots, resolver, base.respect_gitignore, threads);
-    let mut folders: FxHashMap<PathBuf, Option<PathBuf>> = FxHashMap::default();
-    let mut canonical = |path: &Path| -> Option<PathBuf> {
-        let path = cwd.join(path);
-        let folder = path.parent()?;
-        let real = folders
-            .entry(folder.to_path_buf())
-            .or_insert_with(|| std::fs::canonicalize(folder).ok())
-            .clone()?;
-        Some(real.join(path.file_name()?))
-    };
-    let seen: rustc_hash::FxHashSet<PathBuf> = files.iter().filter_map(|file| canonical(&file.path)).collect();
-    let mut files = files;
-    files.extend(
-        project
-            .into_iter()
-            .filter(|file| canonical(&file.path).is_none_or(|real| !seen.contains(&real))),
-    );
-    (files, named)
-}
-
-/// Whether two paths name the same folder.
-fn same_folder(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
-}
-
 fn rule_command(args: RuleArgs) -> u8 {
     let mut out = io::stdout().lock();
     let result = if args.all {
@@ -333,127 +244,6 @@ fn rule_command(args: RuleArgs) -> u8 {
         }
     };
     if result.is_err() { 2 } else { 0 }
-}
-
-/// Errors that make the exit code 2, printed to stderr.
-#[derive(Default)]
-struct Errors {
-    reports: Vec<Report>,
-    /// Syntax errors printed among the findings: counted, not printed twice.
-    shown: usize,
-}
-
-impl Errors {
-    fn push(&mut self, report: Report) {
-        self.reports.push(report);
-    }
-
-    /// A file's syntax errors: on stderr only when the findings, which include them, are not
-    /// printed (`--statistics`, `--diff`, `--fix-only`).
-    fn push_syntax(&mut self, file: &Linted, findings_printed: bool) {
-        if findings_printed {
-            self.shown += file.checked.syntax_errors().len();
-        } else {
-            self.reports.extend(syntax_reports(file));
-        }
-    }
-
-    fn count(&self) -> usize {
-        self.reports.len() + self.shown
-    }
-
-    fn print(&self) {
-        for report in &self.reports {
-            eprintln!("{report:?}");
-        }
-    }
-}
-
-/// A file's syntax errors, each with the source around it (a file with syntax errors is always
-/// kept whole).
-fn syntax_reports(file: &Linted) -> Vec<Report> {
-    let Checked::Whole {
-        source, syntax_errors, ..
-    } = &file.checked
-    else {
-        return Vec::new();
-    };
-    syntax_errors
-        .iter()
-        .map(|error| {
-            let span = error.range.start().to_usize()..error.range.end().to_usize();
-            miette!(
-                labels = vec![LabeledSpan::at(span, "here")],
-                "{}: syntax error: {}",
-                file.display,
-                error.message
-            )
-            .with_source_code(NamedSource::new(file.display.clone(), source.to_string()))
-        })
-        .collect()
-}
-
-/// A linted file.
-struct Linted {
-    path: PathBuf,
-    display: String,
-    settings: Arc<Settings>,
-    semantics: FileSemantics,
-    checked: Checked,
-    module: String,
-    is_package: bool,
-    /// Named on the command line (reported); else checked only for what it tells the project.
-    named: bool,
-    /// What the project knew about the file when it was checked.
-    facts: FileFacts,
-}
-
-/// What checking a file left to report.
-enum Checked {
-    /// The text is kept whole: the file may be fixed, or has syntax errors to show with the
-    /// source around them.
-    Whole {
-        source: Arc<str>,
-        diagnostics: Vec<Diagnostic>,
-        syntax_errors: Vec<SyntaxError>,
-    },
-    /// Each finding located already and the text dropped (a large tree's flagged files would
-    /// otherwise all stay in memory), with the context that decides whether it is shown.
-    Located(Vec<(HotContext, Finding)>),
-}
-
-impl Checked {
-    /// `fixing`: whether fixes at `minimum` may be applied to the file.
-    fn new(display: &str, text: String, lint: FileLint, fixing: bool, minimum: Applicability) -> Self {
-        let fixable = |d: &Diagnostic| d.fix.as_ref().is_some_and(|f| f.applicability >= minimum);
-        let may_fix = fixing && lint.diagnostics.iter().any(fixable);
-        if may_fix || !lint.syntax_errors.is_empty() {
-            return Checked::Whole {
-                source: text.into(),
-                diagnostics: lint.diagnostics,
-                syntax_errors: lint.syntax_errors,
-            };
-        }
-        let lines = Lines::new(&text);
-        let source = SourceText {
-            text: &text,
-            lines: &lines,
-        };
-        let located = lint.diagnostics.into_iter().map(|d| {
-            (
-                d.context,
-                Finding::from_diagnostic(display.to_string(), d, None, source),
-            )
-        });
-        Checked::Located(located.collect())
-    }
-
-    fn syntax_errors(&self) -> &[SyntaxError] {
-        match self {
-            Checked::Whole { syntax_errors, .. } => syntax_errors,
-            Checked::Located(_) => &[],
-        }
-    }
 }
 
 /// The least safe fixes `--fix` applies to files under `settings`.
@@ -541,8 +331,7 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
             false,
         )
     };
-    let mut linted = lint_all(&files, named, &cwd, &check_file, &mut errors);
-    let targets = settle_facts(&mut linted, &mut errors, &check_file);
+    let (linted, targets) = analyse(&files, named, &cwd, &check_file, &mut errors);
     let modules = module_infos(&linted);
     let hot = Project::with_targets(&modules, targets).hot_functions();
     let mut outputs: Vec<FileOutput> = linted
@@ -732,169 +521,6 @@ struct FileOutput {
 struct FixedText {
     original: Arc<str>,
     text: String,
-}
-
-/// Checks every file in parallel (the first check: the project knows nothing yet); read and
-/// decode errors go to `errors`, never fatal.
-/// The first `named` files were named on the command line; the others are the rest of their
-/// project, checked for what they tell the project and never reported (their read errors too).
-fn lint_all(
-    files: &[DiscoveredFile],
-    named: usize,
-    cwd: &Path,
-    check_file: &CheckFile,
-    errors: &mut Errors,
-) -> Vec<Linted> {
-    let lint_file = |(index, file): (usize, &DiscoveredFile)| -> Result<Linted, Report> {
-        let display = display_path(&file.path, cwd);
-        let facts = FileFacts::default();
-        let (checked, semantics) = check_file(&file.path, &display, &file.settings, &facts)?;
-        Ok(Linted {
-            checked,
-            path: file.path.clone(),
-            display,
-            settings: file.settings.clone(),
-            semantics,
-            module: String::new(),
-            is_package: false,
-            named: index < named,
-            facts,
-        })
-    };
-    // Module paths (a walk up each folder's packages, cached) come from one thread while the
-    // others lint, rather than after them. One file per job: files differ in cost a
-    // hundredfold, and rayon's default splitting hands each thread a fixed share of the list,
-    // which left one of two threads idle for the last 15% of the benchmark.
-    let (results, module_names) = rayon::join(
-        || {
-            files
-                .par_iter()
-                .enumerate()
-                .with_max_len(1)
-                .map(lint_file)
-                .collect::<Vec<_>>()
-        },
-        || {
-            let mut module_paths = ModulePaths::default();
-            files
-                .iter()
-                // From the absolute path: `helpers.py` named inside its package is still
-                // `pkg.helpers`.
-                .map(|file| module_paths.module_of(&cwd.join(&file.path)))
-                .collect::<Vec<_>>()
-        },
-    );
-    let mut linted = Vec::with_capacity(results.len());
-    for (index, (result, (module, is_package))) in results.into_iter().zip(module_names).enumerate() {
-        match result {
-            Ok(file) => linted.push(Linted {
-                module,
-                is_package,
-                ..file
-            }),
-            Err(report) if index < named => errors.push(report),
-            Err(_) => {}
-        }
-    }
-    linted
-}
-
-/// Checks one file (path, display path, settings) with what the project knows about it.
-type CheckFile<'f> = dyn Fn(&Path, &str, &Settings, &FileFacts) -> Result<(Checked, FileSemantics), Report> + Sync + 'f;
-
-/// Checks files again while the project learns something new about them (what their hot
-/// callers pass, what the project functions they call return).
-/// Returns each file's call targets, where they still hold, for the final project.
-fn settle_facts(linted: &mut [Linted], errors: &mut Errors, check_file: &CheckFile) -> Vec<Option<Vec<Targets>>> {
-    let mut known: Vec<Option<Vec<Targets>>> = Vec::new();
-    for _ in 0..FACT_ROUNDS {
-        let facts = {
-            let modules = module_infos(linted);
-            let project = Project::with_targets(&modules, std::mem::take(&mut known));
-            let hot = project.hot_functions();
-            let applied: Vec<&FileFacts> = linted.iter().map(|file| &file.facts).collect();
-            let facts = project.facts(&hot, &applied);
-            known = project.into_targets().into_iter().map(Some).collect();
-            facts
-        };
-        let changed: Vec<(usize, FileFacts)> = facts
-            .into_iter()
-            .enumerate()
-            .filter(|(index, facts)| *facts != linted[*index].facts)
-            .collect();
-        if changed.is_empty() {
-            break;
-        }
-        for (index, _) in &changed {
-            known[*index] = None;
-        }
-        let rechecked: Vec<_> = changed
-            .into_par_iter()
-            .with_max_len(1)
-            .map(|(index, facts)| {
-                let file = &linted[index];
-                let result = check_file(&file.path, &file.display, &file.settings, &facts);
-                (index, facts, result)
-            })
-            .collect();
-        for (index, facts, result) in rechecked {
-            match result {
-                Ok((checked, semantics)) => {
-                    let file = &mut linted[index];
-                    file.checked = checked;
-                    file.semantics = semantics;
-                    file.facts = facts;
-                }
-                // The file changed or vanished since: keep what its first check found.
-                Err(report) if linted[index].named => errors.push(report),
-                Err(_) => {}
-            }
-        }
-    }
-    known
-}
-
-/// The call graph's view of the linted files.
-fn module_infos(linted: &[Linted]) -> Vec<ModuleInfo<'_>> {
-    linted
-        .iter()
-        .map(|file| ModuleInfo {
-            module: file.module.clone(),
-            is_package: file.is_package,
-            display: &file.display,
-            semantics: &file.semantics,
-        })
-        .collect()
-}
-
-/// Reads, decodes and checks one file with what the project knows about it. A bug in a rule
-/// costs one file, not the run: it is reported with the file's path (exit 2) and every other
-/// file is still checked.
-fn lint_path(
-    path: &Path,
-    display: &str,
-    settings: &Settings,
-    facts: &FileFacts,
-    fixing: bool,
-    minimum: Applicability,
-    every_call: bool,
-) -> Result<(Checked, FileSemantics), Report> {
-    let bytes = std::fs::read(path).map_err(|e| miette!("{display}: cannot read: {e}"))?;
-    let text = decode(bytes).map_err(|e| miette!("{display}: {e}"))?;
-    let rules = settings.rules_for(path);
-    let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        lint_source(&text, rules, &settings.hot_functions, facts, every_call)
-    }));
-    let mut lint = checked.map_err(|panic| {
-        let reason = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
-        miette!("{display}: internal error while checking this file (please report it): {reason}")
-    })?;
-    let semantics = std::mem::take(&mut lint.semantics);
-    Ok((Checked::new(display, text, lint, fixing, minimum), semantics))
 }
 
 /// Keeps the findings whose line is hot (resolving calls across files), and applies fixes in

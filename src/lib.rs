@@ -18,6 +18,7 @@ pub mod lines;
 pub mod linter;
 pub mod noqa;
 pub mod parse;
+pub mod pipeline;
 pub mod project;
 pub mod registry;
 pub mod render;

@@ -420,6 +420,14 @@ fn dead_locals(checker: &Checker, through: &[&str], kept: &[&str], replaced: &[T
             break;
         }
     }
+    // A block left with no statement would not parse.
+    let emptied = dead.iter().any(|(_, stmt)| {
+        locals::block_of(body, stmt.range())
+            .is_some_and(|(block, _)| block.iter().all(|s| dead.iter().any(|(_, d)| std::ptr::eq(*d, s))))
+    });
+    if emptied {
+        return None;
+    }
     dead.iter()
         .map(|(_, stmt)| super::edits::delete_statement_line(checker.source(), stmt.range()))
         .collect()

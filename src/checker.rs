@@ -183,8 +183,11 @@ impl<'a> Checker<'a> {
     }
 
     /// Gives the finding `rule` reported at `range` a fix (a rule that sees the fixable shape
-    /// only at a parent node).
+    /// only at a parent node). Not where the fix would delete a comment.
     pub fn attach_fix(&mut self, rule: Rule, range: TextRange, title: String, fix: crate::diagnostic::Fix) {
+        if crate::rules::edits::drops_comment(self.source, &fix.edits) {
+            return;
+        }
         if let Some(diagnostic) = self
             .diagnostics
             .iter_mut()

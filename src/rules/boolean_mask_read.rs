@@ -137,9 +137,6 @@ fn summed_elementwise_loss(checker: &mut Checker, call: &ExprCall, callee: Optio
         checker.slice(&*target.value),
     );
     let edits = vec![Edit::replace(call.range(), replacement.clone())];
-    if super::edits::drops_comment(checker.source(), &edits) {
-        return;
-    }
     checker.attach_fix(
         Rule::BooleanMaskRead,
         input.range(),
@@ -188,9 +185,6 @@ fn reduction_of_mask_read(checker: &mut Checker, call: &ExprCall) {
     let mut edits = vec![Edit::replace(call.range(), replacement.clone())];
     edits.extend(import);
     // The sum keeps values and dtype; the mean changes rounding and integer behaviour: unsafe.
-    if super::edits::drops_comment(checker.source(), &edits) {
-        return;
-    }
     let fix = if method == "sum" {
         Fix::safe(edits)
     } else {
@@ -240,9 +234,6 @@ fn sum_of_masked_elementwise(checker: &mut Checker, call: &ExprCall, value: &Exp
     let replacement = format!("{torch}.where({mask_text}, {unmasked}, 0).sum()");
     let mut edits = vec![Edit::replace(call.range(), replacement.clone())];
     edits.extend(import);
-    if super::edits::drops_comment(checker.source(), &edits) {
-        return;
-    }
     // On the first read's finding; the others go with it.
     checker.attach_fix(
         Rule::BooleanMaskRead,

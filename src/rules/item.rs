@@ -131,9 +131,6 @@ pub(crate) fn bounded(checker: &mut Checker, call: &ExprCall) {
         checker.slice(bound)
     );
     let edits = vec![Edit::replace(call.range(), replacement.clone())];
-    if super::edits::drops_comment(checker.source(), &edits) {
-        return;
-    }
     checker.attach_fix(
         Rule::Item,
         read.range(),

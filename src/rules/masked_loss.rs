@@ -91,7 +91,7 @@ struct Unmasked<'a> {
     /// The logits, as the call may read them: `logits` for class-first logits permuted to the
     /// end before the mask, else the masked tensor with its leading dimensions flattened.
     logits: String,
-    labels: String,
+    labels: &'a Expr,
     /// The mask's value where it is defined (`labels != IGN`), or as written.
     mask: &'a Expr,
     /// The mask as the target's read spells it (`keep`).
@@ -206,7 +206,7 @@ fn unmasked<'a>(checker: &Checker<'a>, call: &ExprCall, input: &'a Expr, target:
     }
     Some(Unmasked {
         logits,
-        labels: checker.slice(labels).to_string(),
+        labels,
         mask: labels_mask,
         mask_read: &labels_read.slice,
         through,
@@ -244,7 +244,7 @@ fn ignore_index_fix(checker: &mut Checker, call: &ExprCall, functional: bool) ->
     let ignored = match unmasked.mask {
         Expr::Compare(compare) => match (&*compare.ops, &*compare.comparators) {
             ([CmpOp::NotEq], [ignored])
-                if checker.slice(&*compare.left) == unmasked.labels
+                if checker.slice(&*compare.left) == checker.slice(unmasked.labels)
                     && !matches!(ignored, Expr::Call(_))
                     && !matches!(checker.model().kind_of(ignored), Kind::Tensor(_)) =>
             {
@@ -254,15 +254,7 @@ fn ignore_index_fix(checker: &mut Checker, call: &ExprCall, functional: bool) ->
         },
         _ => None,
     };
-    let labels_atom = if unmasked
-        .labels
-        .chars()
-        .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
-    {
-        unmasked.labels.clone()
-    } else {
-        format!("({})", unmasked.labels)
-    };
+    let labels_atom = super::edits::parenthesized(checker, unmasked.labels);
     let mut kept_names: Vec<&str> = Vec::new();
     let (new_target, ignore_index) = match ignored {
         Some(ignored) => (labels_atom, checker.slice(ignored).to_string()),

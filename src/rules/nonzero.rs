@@ -82,10 +82,10 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
     if !matches!(&*target.value, Expr::Name(_) | Expr::Attribute(_)) {
         return;
     }
-    let (index, mut edits) = match target.slice.as_ref() {
-        Expr::Call(index) => (index, Vec::new()),
+    let (index, bound) = match target.slice.as_ref() {
+        Expr::Call(index) => (index, None),
         Expr::Name(indices) => match indices_bound_once(checker, indices, assign) {
-            Some(found) => found,
+            Some(bound) => (bound.call, Some(bound)),
             None => return,
         },
         _ => return,
@@ -107,14 +107,16 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
     if !super::boolean_mask_read::mask_is_elementwise_on(checker, condition, x) {
         return;
     }
-    // Evaluated at the write instead: nothing between may change what the mask reads.
-    if !edits.is_empty() && !mask_unchanged_until_write(checker, condition, &target.value, assign) {
-        return;
-    }
     let replacement = format!("{x}.masked_fill_({c}, {s})");
-    edits.push(Edit::replace(assign.range(), replacement.clone()));
-    if super::edits::drops_comment(checker.source(), &edits) {
-        return;
+    let mut edits = vec![Edit::replace(assign.range(), replacement.clone())];
+    if let Some(bound) = bound {
+        // Evaluated at the write instead: nothing between may change what the mask reads.
+        let mut names = locals::names_read(condition);
+        names.extend(locals::names_read(&target.value));
+        if locals::mention_any(bound.between, &names) {
+            return;
+        }
+        edits.push(bound.deletion);
     }
     checker.attach_fix(
         Rule::Nonzero,
@@ -124,47 +126,34 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
     );
 }
 
+/// Mask indices bound to a name before the write that reads them.
+struct BoundIndices<'b> {
+    call: &'b ExprCall,
+    /// Deletes the binding with its line.
+    deletion: Edit,
+    /// The statements between the binding and the write.
+    between: &'b [Stmt],
+}
+
 /// The call `indices` is bound to, where the enclosing function binds it once, on a line of its
-/// own in the block of `write` and before it, and reads it only in `write`; with the edit that
-/// deletes that line.
-fn indices_bound_once<'b>(
-    checker: &Checker<'b>,
-    indices: &ExprName,
-    write: &StmtAssign,
-) -> Option<(&'b ExprCall, Vec<Edit>)> {
+/// own in the block of `write` and before it, and reads it only in `write`.
+fn indices_bound_once<'b>(checker: &Checker<'b>, indices: &ExprName, write: &StmtAssign) -> Option<BoundIndices<'b>> {
     let body = checker.enclosing_body();
     let name = indices.id.as_str();
     let [Stmt::Assign(binder)] = locals::binders_of(body, name).as_slice() else {
         return None;
     };
-    let (Expr::Call(index), [Expr::Name(_)]) = (&*binder.value, binder.targets.as_slice()) else {
+    let (Expr::Call(call), [Expr::Name(_)]) = (&*binder.value, binder.targets.as_slice()) else {
         return None;
     };
     if locals::reads_of(body, name).len() != 1 {
         return None;
     }
     let (block, at) = locals::block_of(body, write.range())?;
-    block[..at].iter().position(|stmt| stmt.range() == binder.range())?;
-    Some((
-        index,
-        vec![edits::delete_statement_line(checker.source(), binder.range())?],
-    ))
-}
-
-/// Whether the statements between the binding of a mask's indices and `write` leave alone the
-/// names the mask and the written tensor read.
-fn mask_unchanged_until_write(checker: &Checker, condition: &Expr, written: &Expr, write: &StmtAssign) -> bool {
-    let body = checker.enclosing_body();
-    let Some((block, at)) = locals::block_of(body, write.range()) else {
-        return false;
-    };
-    let mut names = locals::names_read(condition);
-    names.extend(locals::names_read(written));
-    let Some(from) = block[..at].iter().rposition(|stmt| match stmt {
-        Stmt::Assign(assign) => assign.value.range().contains_range(condition.range()),
-        _ => false,
-    }) else {
-        return false;
-    };
-    !locals::mention_any(&block[from + 1..at], &names)
+    let from = block[..at].iter().position(|stmt| stmt.range() == binder.range())?;
+    Some(BoundIndices {
+        call,
+        deletion: edits::delete_statement_line(checker.source(), binder.range())?,
+        between: &block[from + 1..at],
+    })
 }

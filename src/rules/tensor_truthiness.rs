@@ -64,9 +64,6 @@ pub(crate) fn if_stmt(checker: &mut Checker, if_stmt: &StmtIf) {
     };
     let mut edits = vec![Edit::replace(if_stmt.range(), replacement)];
     edits.extend(torch_name(checker).1);
-    if super::edits::drops_comment(checker.source(), &edits) {
-        return;
-    }
     let title = match statements.as_slice() {
         [one] => format!("Replace the `if` with `{one}`"),
         _ => format!("Replace the `if` with {} `torch.where` assignments", statements.len()),

@@ -107,9 +107,6 @@ fn count_of_unique(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
     };
     let mut edits = vec![Edit::replace(call.range(), replacement.clone())];
     edits.extend(import);
-    if super::edits::drops_comment(checker.source(), &edits) {
-        return;
-    }
     checker.attach_fix(
         Rule::Unique,
         inner.range(),

@@ -7,25 +7,20 @@ use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
 use miette::{Report, miette};
-use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::config::{Overrides, Resolver, Settings, Source};
-use crate::diagnostic::{Applicability, Diagnostic};
-use crate::fix::{FixFailure, fix_in_passes};
+use crate::diagnostic::Applicability;
 use crate::graph::GraphFormat;
-use crate::lines::Lines;
-use crate::linter::{decode, lint_source};
-use crate::pipeline::{Checked, Errors, Linted, analyse, discover_paths, lint_path, module_infos, with_project};
-use crate::project::{HotFunctions, ModuleInfo, Project, display_path, hot_note, module_path};
+use crate::linter::decode;
+use crate::outcome::{FixedText, outcome, unified_diff};
+use crate::pipeline::{Errors, RunOptions, cache_root, discover_all, module_infos, parse_all, run};
+use crate::project::{Project, display_path};
 use crate::registry::{Rule, RuleSelector};
-use crate::render::{ColorChoice, Finding, OutputFormat, SourceText, render};
-use crate::semantic::{FileFacts, FunctionId, FunctionSummary, HotContext};
+use crate::render::{ColorChoice, Finding, OutputFormat, render};
 
 /// Deep enough for 5,000-deep nested expressions in the parser and the checker.
 const STACK_SIZE: usize = 256 * 1024 * 1024;
-/// Fix passes before a file is reported as not converging.
-const MAX_FIX_PASSES: usize = 10;
 
 #[derive(Parser)]
 #[command(
@@ -64,6 +59,12 @@ struct GraphArgs {
     /// Ignore configuration files.
     #[arg(long)]
     isolated: bool,
+    /// Read and write no cache.
+    #[arg(long, env = "SYNCLINT_NO_CACHE", value_parser = clap::builder::FalseyValueParser::new())]
+    no_cache: bool,
+    /// Where results are cached between runs (default: `.synclint_cache` in the project root).
+    #[arg(long, value_name = "PATH", env = "SYNCLINT_CACHE_DIR")]
+    cache_dir: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -94,9 +95,15 @@ struct CheckArgs {
     /// Use this config file (pyproject.toml or synclint.toml) for every file.
     #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
     config: Option<PathBuf>,
-    /// Ignore every config file.
+    /// Ignore every config file, and check the files named without the rest of their project.
     #[arg(long)]
     isolated: bool,
+    /// Read and write no cache.
+    #[arg(long, env = "SYNCLINT_NO_CACHE", value_parser = clap::builder::FalseyValueParser::new())]
+    no_cache: bool,
+    /// Where results are cached between runs (default: `.synclint_cache` in the project root).
+    #[arg(long, value_name = "PATH", env = "SYNCLINT_CACHE_DIR")]
+    cache_dir: Option<PathBuf>,
     /// Print how often each rule fired instead of the findings.
     #[arg(long)]
     statistics: bool,
@@ -179,20 +186,43 @@ fn graph_command(args: GraphArgs, threads: usize) -> u8 {
     let Some(resolver) = resolver_for(args.isolated, args.config.as_ref(), Overrides::default(), &cwd) else {
         return 2;
     };
-    let mut errors = Errors::default();
-    let files = discover_paths(&paths_or_cwd(&args.paths), &resolver, &cwd, threads, &mut errors);
-    // Every call, in cold code too: the graph shows module level and setup as well.
-    let check_file = |path: &Path, display: &str, settings: &Settings, facts: &FileFacts| {
-        lint_path(path, display, settings, facts, false, Applicability::Safe, true)
+    let options = RunOptions {
+        threads,
+        // The graph shows what was named, not the project around it.
+        isolated: true,
+        every_call: true,
+        fixing: &|_| None,
+        cache: cache_folder(args.no_cache, args.cache_dir.as_deref(), &resolver, &cwd),
+        stdin: None,
     };
-    let (linted, targets) = analyse(&files, files.len(), &cwd, &check_file, &mut errors);
-    let modules = module_infos(&linted);
-    let project = Project::with_targets(&modules, targets);
+    let run = match run(&paths_or_cwd(&args.paths), &resolver, &cwd, &options) {
+        Ok(run) => run,
+        Err(reports) => return print_config_errors(reports),
+    };
+    let modules = module_infos(&run.linted);
+    let project = Project::with_targets(&modules, run.targets);
     let hot = project.hot_functions();
     let mut out = io::stdout().lock();
     let written = crate::graph::render(&mut out, args.output_format, &modules, &project, &hot);
-    errors.print();
-    if written.is_err() || errors.count() > 0 { 2 } else { 0 }
+    run.errors.print();
+    if written.is_err() || run.errors.count() > 0 {
+        2
+    } else {
+        0
+    }
+}
+
+/// The cache folder a command uses; `None` with `--no-cache`.
+fn cache_folder(no_cache: bool, explicit: Option<&Path>, resolver: &Resolver, cwd: &Path) -> Option<PathBuf> {
+    (!no_cache).then(|| cache_root(explicit, resolver, cwd))
+}
+
+/// Prints configuration errors; the exit code.
+fn print_config_errors(reports: Vec<Report>) -> u8 {
+    for report in reports {
+        eprintln!("{report:?}");
+    }
+    2
 }
 
 /// Settings for every folder: from `--isolated`, `--config` or the discovered files. A bad
@@ -285,109 +315,48 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
     };
     let paths = paths_or_cwd(&args.paths);
     if paths.iter().any(|p| p == Path::new("-")) {
-        return check_stdin(&args, &resolver, &cwd);
+        return check_stdin(&args, &resolver, &cwd, threads);
     }
-
-    let mut errors = Errors::default();
-    let findings_printed = !(args.diff || args.fix_only || args.statistics);
-    let files = discover_paths(&paths, &resolver, &cwd, threads, &mut errors);
-    // The call graph and the facts come from the whole project of the files named (unless
-    // `--isolated`): a file's verdict does not depend on which others were named with it.
-    let (files, named) = if args.isolated {
-        let named = files.len();
-        (files, named)
-    } else {
-        with_project(files, &paths, &resolver, &cwd, threads)
-    };
-    let config_errors = resolver.take_errors();
-    if !config_errors.is_empty() {
-        for report in config_errors {
-            eprintln!("{report:?}");
-        }
-        return 2;
-    }
-    if args.parse_only {
-        let parsed: usize = files
-            .par_iter()
-            .with_max_len(1)
-            .filter_map(|file| std::fs::read(&file.path).ok().and_then(|bytes| decode(bytes).ok()))
-            .map(|source| crate::parse::parse(&source).module().body.len())
-            .sum();
-        println!("parsed {} files ({parsed} top-level statements)", files.len());
-        return 0;
-    }
-
     // `fix = true` in a folder's config fixes that folder's files (`--fix` sets it everywhere).
     let fix_requested = args.fix_only || args.diff;
-    // Check every file in parallel; read and decode errors are reported, never fatal.
-    let check_file = |path: &Path, display: &str, settings: &Settings, facts: &FileFacts| {
-        lint_path(
-            path,
-            display,
-            settings,
-            facts,
-            fix_requested || settings.fix,
-            fix_minimum(&args, settings),
-            false,
-        )
+    let fixing = |settings: &Settings| (fix_requested || settings.fix).then(|| fix_minimum(&args, settings));
+    let options = RunOptions {
+        threads,
+        isolated: args.isolated,
+        every_call: false,
+        fixing: &fixing,
+        cache: cache_folder(args.no_cache, args.cache_dir.as_deref(), &resolver, &cwd),
+        stdin: None,
     };
-    let (linted, targets) = analyse(&files, named, &cwd, &check_file, &mut errors);
-    let modules = module_infos(&linted);
-    let hot = Project::with_targets(&modules, targets).hot_functions();
-    let mut outputs: Vec<FileOutput> = linted
-        .par_iter()
-        .enumerate()
-        .map(|(index, file)| {
-            let fixing = fix_requested || file.settings.fix;
-            if file.named {
-                process_file(index, file, &hot, fixing, &args)
-            } else {
-                FileOutput::default()
+    if args.parse_only {
+        let mut errors = Errors::default();
+        return match discover_all(&paths, &resolver, &cwd, &options, &mut errors) {
+            Ok((files, _)) => {
+                let statements = parse_all(&files);
+                println!("parsed {} files ({statements} top-level statements)", files.len());
+                0
             }
-        })
-        .collect();
-    drop(modules);
-
-    let mut findings = Vec::new();
-    let mut fixed_total = 0;
-    let mut changed_files = 0;
-    let mut diff_text = String::new();
-    let mut fix_log: Vec<(String, FxHashMap<Rule, usize>)> = Vec::new();
-    for (file, output) in linted.iter().zip(outputs.iter_mut()).filter(|(file, _)| file.named) {
-        errors.push_syntax(file, findings_printed);
-        if let Some(error) = output.error.take() {
-            errors.push(error);
-        }
-        if let Some(fixed) = &output.fixed {
-            changed_files += 1;
-            fixed_total += output.applied.len();
-            let mut counts: FxHashMap<Rule, usize> = FxHashMap::default();
-            for rule in &output.applied {
-                *counts.entry(*rule).or_default() += 1;
-            }
-            fix_log.push((file.display.clone(), counts));
-            if args.diff {
-                diff_text.push_str(&unified_diff(&file.display, &fixed.original, &fixed.text));
-            } else if let Err(report) = write_atomically(&file.path, &file.display, &fixed.text) {
-                errors.push(report);
-            }
-        }
-        findings.append(&mut output.findings);
+            Err(reports) => print_config_errors(reports),
+        };
     }
-    findings.sort_by(|a, b| (&a.path, a.start, a.code()).cmp(&(&b.path, b.start, b.code())));
-    let unsafe_fixes = args.unsafe_fixes || linted.iter().any(|f| f.settings.unsafe_fixes);
-    // The process ends once this is printed, and the OS takes its memory back at once: freeing
-    // every file's call graph and every finding piece by piece costs about 10 ms on a large tree.
-    std::mem::forget(linted);
-    let findings = std::mem::ManuallyDrop::new(findings);
+    let run = match run(&paths, &resolver, &cwd, &options) {
+        Ok(run) => run,
+        Err(reports) => return print_config_errors(reports),
+    };
+    let findings_printed = !(args.diff || args.fix_only || args.statistics);
+    let fixed_text = if args.diff { FixedText::Diff } else { FixedText::Write };
+    let (outcome, errors) = outcome(run, &fixing, fixed_text, findings_printed);
+    let unsafe_fixes = args.unsafe_fixes || outcome.unsafe_fixes;
+    let fixed_total = outcome.fixed_total;
+    let findings = std::mem::ManuallyDrop::new(outcome.findings);
     let mut out = io::stdout().lock();
 
     if args.diff {
-        let _ = out.write_all(diff_text.as_bytes());
+        let _ = out.write_all(outcome.diff.as_bytes());
         errors.print();
         return if errors.count() > 0 {
             2
-        } else if changed_files > 0 {
+        } else if outcome.changed_files > 0 {
             1
         } else {
             0
@@ -395,7 +364,7 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
     }
     if args.show_fixes && fixed_total > 0 {
         let _ = writeln!(out, "Fixed {fixed_total} finding{}:", plural(fixed_total));
-        for (path, counts) in &fix_log {
+        for (path, counts) in &outcome.fix_log {
             let _ = writeln!(out, "- {path}:");
             let mut counts: Vec<_> = counts.iter().collect();
             counts.sort();
@@ -507,232 +476,49 @@ fn print_statistics(out: &mut dyn Write, findings: &[&Finding]) {
     }
 }
 
-/// What happened to one file after the project-wide pass.
-#[derive(Default)]
-struct FileOutput {
-    /// Syntax errors and the findings still to report, with why their line is hot.
-    findings: Vec<Finding>,
-    fixed: Option<FixedText>,
-    applied: Vec<Rule>,
-    error: Option<Report>,
-}
-
-/// A file's text before and after its fixes.
-struct FixedText {
-    original: Arc<str>,
-    text: String,
-}
-
-/// Keeps the findings whose line is hot (resolving calls across files), and applies fixes in
-/// passes until nothing changes.
-fn process_file(index: usize, file: &Linted, hot: &HotFunctions, fixing: bool, args: &CheckArgs) -> FileOutput {
-    let settings = &file.settings;
-    let (source, diagnostics, syntax_errors) = match &file.checked {
-        Checked::Located(candidates) => {
-            let functions = &file.semantics.functions;
-            let called_note = |id: FunctionId| hot.note(index, id);
-            let findings = candidates.iter().filter_map(|(context, finding)| {
-                let note = hot_note(
-                    *context,
-                    &file.display,
-                    functions,
-                    called_note,
-                    settings.report_periodic,
-                )?;
-                Some(finding.clone().with_note(note))
-            });
-            return FileOutput {
-                findings: findings.collect(),
-                ..FileOutput::default()
-            };
-        }
-        Checked::Whole {
-            source,
-            diagnostics,
-            syntax_errors,
-        } => (source, diagnostics, syntax_errors),
-    };
-    // Notes of this file's hot functions, by qualified name, so re-checked (fixed) code finds
-    // them again.
-    let function_notes: FxHashMap<&str, String> = file
-        .semantics
-        .functions
-        .iter()
-        .enumerate()
-        .filter_map(|(id, f)| Some((&*f.qualname, hot.note(index, id as FunctionId)?)))
-        .collect();
-    // Why a finding's line is hot, in a file with these functions; `None` hides it.
-    let note = |context: HotContext, functions: &[FunctionSummary]| {
-        let called_note = |id: FunctionId| {
-            let qualname = &*functions.get(id as usize)?.qualname;
-            function_notes.get(qualname).cloned()
-        };
-        hot_note(context, &file.display, functions, called_note, settings.report_periodic)
-    };
-    let visible = |diagnostics: &[Diagnostic], functions: &[FunctionSummary]| -> Vec<(Diagnostic, String)> {
-        diagnostics
-            .iter()
-            .filter_map(|d| Some((d.clone(), note(d.context, functions)?)))
-            .collect()
-    };
-    let original_lines = Lines::new(source);
-    let original = SourceText {
-        text: source,
-        lines: &original_lines,
-    };
-    let mut output = FileOutput {
-        findings: syntax_errors
-            .iter()
-            .map(|error| Finding::syntax_error(file.display.clone(), error, original))
-            .collect(),
-        ..FileOutput::default()
-    };
-    let mut remaining = visible(diagnostics, &file.semantics.functions);
-    let minimum = fix_minimum(args, settings);
-    let has_fix = remaining
-        .iter()
-        .any(|(d, _)| d.fix.as_ref().is_some_and(|f| f.applicability >= minimum));
-    if fixing && has_fix && syntax_errors.is_empty() {
-        let rules = settings.rules_for(&file.path);
-        let relint = |source: &str| {
-            let lint = lint_source(source, rules, &settings.hot_functions, &file.facts, false);
-            visible(&lint.diagnostics, &lint.semantics.functions)
-        };
-        match fix_in_passes(source, remaining, minimum, MAX_FIX_PASSES, |(d, _)| d, relint) {
-            Ok(fixed) => {
-                remaining = fixed.remaining;
-                output.applied = fixed.applied;
-                if fixed.source != **source {
-                    output.fixed = Some(FixedText {
-                        original: source.clone(),
-                        text: fixed.source,
-                    });
-                }
-            }
-            Err(failure) => {
-                let why = match failure {
-                    FixFailure::DoesNotParse => "a fix produced code that does not parse".to_string(),
-                    FixFailure::NotConverged(passes) => {
-                        format!("fixes did not converge after {passes} passes")
-                    }
-                };
-                output.error = Some(miette!("{}: {why}; the file was left unchanged", file.display));
-                remaining = visible(diagnostics, &file.semantics.functions);
-            }
-        }
-    }
-    // The findings left are located in the text they were found in: the fixed one, if any.
-    let fixed_lines;
-    let located_in = match &output.fixed {
-        Some(fixed) => {
-            fixed_lines = Lines::new(&fixed.text);
-            SourceText {
-                text: &fixed.text,
-                lines: &fixed_lines,
-            }
-        }
-        None => original,
-    };
-    let remaining = remaining
-        .into_iter()
-        .map(|(d, note)| Finding::from_diagnostic(file.display.clone(), d, Some(note), located_in));
-    output.findings.extend(remaining);
-    output
-}
-
-/// Writes through a temporary file in the same folder, then renames it over the original,
-/// keeping its permissions. A read-only or vanished file is an error.
-fn write_atomically(path: &Path, display: &str, contents: &str) -> Result<(), Report> {
-    // Through a symbolic link: replace the file it points to, not the link.
-    let path = &std::fs::canonicalize(path).map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
-    let metadata = std::fs::metadata(path).map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
-    if metadata.permissions().readonly() {
-        return Err(miette!("{display}: cannot write the fix: the file is read-only"));
-    }
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
-    temp.write_all(contents.as_bytes())
-        .map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
-    temp.as_file()
-        .sync_all()
-        .map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
-    std::fs::set_permissions(temp.path(), metadata.permissions())
-        .map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
-    temp.persist(path)
-        .map_err(|e| miette!("{display}: cannot write the fix: {}", e.error))?;
-    Ok(())
-}
-
-fn unified_diff(path: &str, before: &str, after: &str) -> String {
-    similar::TextDiff::from_lines(before, after)
-        .unified_diff()
-        .context_radius(3)
-        .header(path, path)
-        .to_string()
-}
-
-/// `synclint -` / `--stdin-filename`: lint (and fix) source from stdin.
-fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
+/// `synclint -` / `--stdin-filename`: lint (and fix) source from stdin. With a file name, the
+/// source is checked as that file of its project.
+fn check_stdin(args: &CheckArgs, resolver: &Arc<Resolver>, cwd: &Path, threads: usize) -> u8 {
     let mut bytes = Vec::new();
     if let Err(error) = io::stdin().read_to_end(&mut bytes) {
         eprintln!("{:?}", miette!("cannot read stdin: {error}"));
         return 2;
     }
     let name = args.stdin_filename.clone().unwrap_or_else(|| PathBuf::from("-"));
-    let display = display_path(&name, cwd);
     let text = match decode(bytes) {
         Ok(text) => text,
         Err(error) => {
-            eprintln!("{:?}", miette!("{display}: {error}"));
+            eprintln!("{:?}", miette!("{}: {error}", display_path(&name, cwd)));
             return 2;
         }
     };
-    let settings = resolver.for_dir(name.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(cwd));
-    let mut lint = lint_source(
-        &text,
-        settings.rules_for(&name),
-        &settings.hot_functions,
-        &FileFacts::default(),
-        false,
-    );
-    let (module, is_package) = module_path(&name);
-    let fixing = args.fix || args.fix_only || args.diff || settings.fix;
-    let file = Linted {
-        path: name,
-        semantics: std::mem::take(&mut lint.semantics),
-        checked: Checked::new(&display, text.clone(), lint, fixing, fix_minimum(args, &settings)),
-        display,
-        settings: settings.clone(),
-        module,
-        is_package,
-        named: true,
-        facts: FileFacts::default(),
+    let fix_requested = args.fix || args.fix_only || args.diff;
+    let fixing_for = |settings: &Settings| (fix_requested || settings.fix).then(|| fix_minimum(args, settings));
+    let options = RunOptions {
+        threads,
+        // Source with no file name has no project.
+        isolated: args.isolated || args.stdin_filename.is_none(),
+        every_call: false,
+        fixing: &fixing_for,
+        cache: cache_folder(args.no_cache, args.cache_dir.as_deref(), resolver, cwd),
+        stdin: Some((name.clone(), text.clone())),
     };
-    let modules = [ModuleInfo {
-        module: file.module.clone(),
-        is_package,
-        display: &file.display,
-        semantics: &file.semantics,
-    }];
-    let hot = Project::new(&modules).hot_functions();
-    let mut output = process_file(0, &file, &hot, fixing, args);
-    let unsafe_fixes = args.unsafe_fixes || settings.unsafe_fixes;
-    let mut errors = Errors::default();
-    if let Some(error) = output.error {
-        errors.push(error);
-    }
-    errors.push_syntax(&file, !args.diff && !args.fix_only);
-    let fixed = output.fixed.map(|fixed| fixed.text);
-    let mut findings = std::mem::take(&mut output.findings);
+    let run = match run(std::slice::from_ref(&name), resolver, cwd, &options) {
+        Ok(run) => run,
+        Err(reports) => return print_config_errors(reports),
+    };
+    let settings = resolver.for_dir(name.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(cwd));
+    let fixing = fixing_for(&settings).is_some();
+    let findings_printed = !args.diff && !args.fix_only;
+    let (outcome, errors) = outcome(run, &fixing_for, FixedText::Return, findings_printed);
+    let unsafe_fixes = args.unsafe_fixes || outcome.unsafe_fixes;
+    let fixed = outcome.fixed_text;
+    let findings = outcome.findings;
     let remaining = findings.iter().filter(|f| f.rule.is_some()).count();
-    findings.sort_by_key(|f| (f.start, f.code()));
     let mut stdout = io::stdout().lock();
     if args.diff {
         if let Some(fixed) = &fixed {
-            let _ = stdout.write_all(unified_diff(&file.display, &text, fixed).as_bytes());
+            let _ = stdout.write_all(unified_diff(&display_path(&name, cwd), &text, fixed).as_bytes());
         }
         errors.print();
         return if errors.count() > 0 {
@@ -764,41 +550,4 @@ fn check_stdin(args: &CheckArgs, resolver: &Resolver, cwd: &Path) -> u8 {
     }
     errors.print();
     exit_code(&errors, if args.fix_only { 0 } else { remaining }, args.exit_zero)
-}
-
-#[cfg(test)]
-mod write_tests {
-    use std::os::unix::fs::PermissionsExt;
-
-    use super::write_atomically;
-
-    #[test]
-    fn vanished_and_read_only_files_are_errors_naming_the_path() {
-        let dir = tempfile::tempdir().unwrap();
-        let gone = dir.path().join("gone.py");
-        let error = write_atomically(&gone, "pkg/gone.py", "x = 1\n").unwrap_err();
-        assert!(format!("{error}").contains("pkg/gone.py"), "{error}");
-        assert!(!gone.exists());
-
-        let locked = dir.path().join("locked.py");
-        std::fs::write(&locked, "x = 0\n").unwrap();
-        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o444)).unwrap();
-        let error = write_atomically(&locked, "pkg/locked.py", "x = 1\n").unwrap_err();
-        assert!(
-            format!("{error}").contains("pkg/locked.py: cannot write the fix: the file is read-only"),
-            "{error}"
-        );
-        assert_eq!(std::fs::read_to_string(&locked).unwrap(), "x = 0\n");
-    }
-
-    #[test]
-    fn writes_keep_the_mode() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("run.py");
-        std::fs::write(&path, "x = 0\n").unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o751)).unwrap();
-        write_atomically(&path, "run.py", "x = 1\r\n").unwrap();
-        assert_eq!(std::fs::read(&path).unwrap(), b"x = 1\r\n");
-        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o751);
-    }
 }

@@ -34,6 +34,9 @@ pub struct Options {
     /// config's folder); by default the nearest folder upwards with `pyproject.toml`,
     /// `setup.cfg`, `setup.py` or `.git`.
     pub project_root: Option<String>,
+    /// Where results are cached between runs (relative to the config's folder); by default
+    /// `.synclint_cache` in the project root.
+    pub cache_dir: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -61,6 +64,7 @@ pub const DEFAULT_EXCLUDE: &[&str] = &[
     ".mypy_cache",
     ".pytest_cache",
     ".ruff_cache",
+    ".synclint_cache",
     "__pycache__",
     "__pypackages__",
     "build",
@@ -108,6 +112,8 @@ pub struct Settings {
     pub report_periodic: bool,
     /// `project-root`, made absolute.
     pub project_root: Option<PathBuf>,
+    /// `cache-dir`, made absolute.
+    pub cache_dir: Option<PathBuf>,
 }
 
 impl Settings {
@@ -173,6 +179,10 @@ impl Settings {
             report_periodic: overrides.report_periodic.or(options.report_periodic).unwrap_or(false),
             project_root: options
                 .project_root
+                .as_ref()
+                .map(|folder| absolute(&root.join(folder), cwd)),
+            cache_dir: options
+                .cache_dir
                 .as_ref()
                 .map(|folder| absolute(&root.join(folder), cwd)),
         })
@@ -272,27 +282,28 @@ impl Resolver {
             return fixed.clone();
         }
         // `sub/..`, `./sub` and `/abs/sub` are one folder, looked up once.
-        let dir = absolute(dir, &self.cwd);
-        if let Some(found) = self.cache.lock().expect("config cache").get(&dir) {
-            return found.clone();
-        }
-        let settings = match self.find_config(&dir) {
-            Some(config) => self.settings_of(config),
-            None => self.defaults.clone(),
-        };
-        self.cache.lock().expect("config cache").insert(dir, settings.clone());
-        settings
+        self.settings_in(&absolute(dir, &self.cwd))
     }
 
-    /// The nearest synclint.toml, or pyproject.toml with a `[tool.synclint]` table, from `dir`
-    /// upwards.
-    fn find_config(&self, dir: &Path) -> Option<PathBuf> {
-        dir.ancestors().find_map(|folder| {
-            ["synclint.toml", "pyproject.toml"]
-                .into_iter()
-                .map(|name| folder.join(name))
-                .find(|candidate| candidate.is_file() && (!is_pyproject(candidate) || has_synclint_table(candidate)))
-        })
+    /// The settings of the nearest config from the absolute folder `dir` upwards; each folder
+    /// on the way is looked at once (a pyproject.toml without `[tool.synclint]` above a large
+    /// tree would otherwise be parsed again for every folder under it).
+    fn settings_in(&self, dir: &Path) -> Arc<Settings> {
+        if let Some(found) = self.cache.lock().expect("config cache").get(dir) {
+            return found.clone();
+        }
+        let settings = match config_in(dir) {
+            Some(config) => self.settings_of(config),
+            None => match dir.parent() {
+                Some(parent) => self.settings_in(parent),
+                None => self.defaults.clone(),
+            },
+        };
+        self.cache
+            .lock()
+            .expect("config cache")
+            .insert(dir.to_path_buf(), settings.clone());
+        settings
     }
 
     /// The settings of a config file, loaded once. A broken config is recorded and the defaults
@@ -340,6 +351,14 @@ impl Resolver {
             .into_values()
             .collect()
     }
+}
+
+/// The synclint.toml of `folder`, or its pyproject.toml with a `[tool.synclint]` table.
+fn config_in(folder: &Path) -> Option<PathBuf> {
+    ["synclint.toml", "pyproject.toml"]
+        .into_iter()
+        .map(|name| folder.join(name))
+        .find(|candidate| candidate.is_file() && (!is_pyproject(candidate) || has_synclint_table(candidate)))
 }
 
 fn is_pyproject(path: &Path) -> bool {

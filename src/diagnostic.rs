@@ -6,7 +6,7 @@ use crate::registry::Rule;
 use crate::semantic::HotContext;
 
 /// Whether `--fix` may apply a fix without `--unsafe-fixes`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Applicability {
     /// Changes a type, drops an error check, changes numerics or needs judgement.
     Unsafe,
@@ -24,7 +24,7 @@ impl Applicability {
 }
 
 /// Replace the text in `range` with `content` (insertion when the range is empty).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Edit {
     pub range: TextRange,
     pub content: String,
@@ -53,7 +53,7 @@ impl Edit {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Fix {
     pub applicability: Applicability,
     /// Non-overlapping edits, applied together or not at all.
@@ -87,7 +87,7 @@ impl Fix {
 
 /// One finding, as a rule produced it. Whether it is reported depends on `context`, which the
 /// project-wide call graph resolves once every file has been checked.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Diagnostic {
     pub rule: Rule,
     pub message: String,

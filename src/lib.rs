@@ -7,6 +7,7 @@
 //! functions, what the project functions it calls return), and files whose facts changed are
 //! checked again; [`fix`] applies fixes, and [`render`] prints findings ([`graph`] the call graph).
 
+pub mod cache;
 pub mod checker;
 pub mod cli;
 pub mod config;
@@ -17,6 +18,7 @@ pub mod graph;
 pub mod lines;
 pub mod linter;
 pub mod noqa;
+pub mod outcome;
 pub mod parse;
 pub mod pipeline;
 pub mod project;

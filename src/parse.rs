@@ -32,7 +32,7 @@ impl ParsedModule {
 }
 
 /// A syntax error with its location; the rest of the file is still linted.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct SyntaxError {
     pub range: TextRange,
     pub message: String,

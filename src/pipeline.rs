@@ -1,7 +1,8 @@
 //! The run every command shares: the files named and the rest of their project, each file
-//! checked in parallel, then checked again while the project learns facts about it (what its
-//! hot callers pass, what the project functions it calls return), and what each check left to
-//! report or fix. `cli.rs` parses arguments and turns results into output and exit codes.
+//! checked in parallel (or its earlier result read from the cache), then checked again while
+//! the project learns facts about it (what its hot callers pass, what the project functions it
+//! calls return). [`crate::outcome`] turns the result into findings to report and fixes to
+//! write; `cli.rs` parses arguments and turns outcomes into output and exit codes.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -10,6 +11,7 @@ use miette::{LabeledSpan, NamedSource, Report, miette};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::cache::{Cache, FileKey, FileStat};
 use crate::config::{Resolver, Settings};
 use crate::diagnostic::{Applicability, Diagnostic};
 use crate::discovery::{DiscoveredFile, discover};
@@ -25,8 +27,127 @@ use crate::semantic::{FileFacts, FileSemantics, HotContext};
 /// one round; each round carries values derived from them one call further.
 const FACT_ROUNDS: usize = 2;
 
+/// How a run checks its files.
+pub(crate) struct RunOptions<'a> {
+    pub threads: usize,
+    /// Check the named files alone, without the rest of their project.
+    pub isolated: bool,
+    /// Record every call, in cold code too (the call graph shows module level and setup).
+    pub every_call: bool,
+    /// The least safe fixes that may be applied to a file under these settings; `None` where
+    /// the file is not fixed.
+    pub fixing: &'a (dyn Fn(&Settings) -> Option<Applicability> + Sync),
+    /// The cache folder; `None` checks every file afresh and writes nothing.
+    pub cache: Option<PathBuf>,
+    /// Source read from stdin, and the path it stands for (the one path named).
+    pub stdin: Option<(PathBuf, String)>,
+}
+
+/// What a run checked: every file of the project, the named ones first.
+pub(crate) struct Run {
+    pub linted: Vec<Linted>,
+    /// Each file's call targets, where they still hold, for the final project.
+    pub targets: Vec<Option<Vec<Targets>>>,
+    pub errors: Errors,
+}
+
+/// The files named and the rest of their project, with how many were named first; the
+/// configuration errors met on the way are returned instead.
+pub(crate) fn discover_all(
+    paths: &[PathBuf],
+    resolver: &Arc<Resolver>,
+    cwd: &Path,
+    options: &RunOptions,
+    errors: &mut Errors,
+) -> Result<(Vec<DiscoveredFile>, usize), Vec<Report>> {
+    let files = match &options.stdin {
+        // What stdin stands for need not exist on disk.
+        Some(_) => paths
+            .iter()
+            .map(|path| DiscoveredFile {
+                path: path.clone(),
+                settings: resolver.for_dir(path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(cwd)),
+            })
+            .collect(),
+        None => discover_paths(paths, resolver, cwd, options.threads, errors),
+    };
+    // The call graph and the facts come from the whole project of the files named (unless
+    // isolated): a file's verdict does not depend on which others were named with it.
+    let (files, named) = if options.isolated {
+        let named = files.len();
+        (files, named)
+    } else {
+        with_project(files, paths, resolver, cwd, options.threads)
+    };
+    let config_errors = resolver.take_errors();
+    if config_errors.is_empty() {
+        Ok((files, named))
+    } else {
+        Err(config_errors)
+    }
+}
+
+/// Checks `paths` and the rest of their project (see [`discover_all`]), reading and writing the
+/// cache.
+pub(crate) fn run(
+    paths: &[PathBuf],
+    resolver: &Arc<Resolver>,
+    cwd: &Path,
+    options: &RunOptions,
+) -> Result<Run, Vec<Report>> {
+    let mut errors = Errors::default();
+    let (files, named) = discover_all(paths, resolver, cwd, options, &mut errors)?;
+    let cache = options.cache.clone().map(|root| Cache::new(root, cwd.to_path_buf()));
+    let analyser = Analyser {
+        options,
+        cache: cache.as_ref(),
+    };
+    let mut linted = lint_all(&files, named, cwd, &analyser, &mut errors);
+    let targets = settle_facts(&mut linted, &mut errors, &analyser);
+    if let Some(cache) = cache
+        && let Err(report) = cache.save()
+    {
+        errors.warn(report);
+    }
+    Ok(Run {
+        linted,
+        targets,
+        errors,
+    })
+}
+
+/// The cache folder: `explicit` (`--cache-dir`, `SYNCLINT_CACHE_DIR`), else the `cache-dir`
+/// setting of the working directory, else `.synclint_cache` in its project root (or in it,
+/// outside a project).
+pub(crate) fn cache_root(explicit: Option<&Path>, resolver: &Resolver, cwd: &Path) -> PathBuf {
+    if let Some(explicit) = explicit {
+        return cwd.join(explicit);
+    }
+    let settings = resolver.for_dir(cwd);
+    if let Some(folder) = &settings.cache_dir {
+        return folder.clone();
+    }
+    let root = settings
+        .project_root
+        .clone()
+        .or_else(|| crate::discovery::project_root(&cwd.join(crate::cache::DEFAULT_DIR)))
+        .unwrap_or_else(|| cwd.to_path_buf());
+    root.join(crate::cache::DEFAULT_DIR)
+}
+
+/// Reads and parses every file, and nothing more (the benchmark's floor): the number of
+/// top-level statements.
+pub(crate) fn parse_all(files: &[DiscoveredFile]) -> usize {
+    files
+        .par_iter()
+        .with_max_len(1)
+        .filter_map(|file| std::fs::read(&file.path).ok().and_then(|bytes| decode(bytes).ok()))
+        .map(|source| crate::parse::parse(&source).module().body.len())
+        .sum()
+}
+
 /// The Python files under `paths`; what cannot be walked goes to `errors`.
-pub(crate) fn discover_paths(
+fn discover_paths(
     paths: &[PathBuf],
     resolver: &Arc<Resolver>,
     cwd: &Path,
@@ -48,7 +169,7 @@ pub(crate) fn discover_paths(
 /// folder `project-root` names, else the nearest folder upwards with `pyproject.toml`,
 /// `setup.cfg`, `setup.py` or `.git`. Returns them with how many were named. Outside any
 /// project, only the files named. The project's walk reports no errors: its files only inform.
-pub(crate) fn with_project(
+fn with_project(
     files: Vec<DiscoveredFile>,
     paths: &[PathBuf],
     resolver: &Arc<Resolver>,
@@ -112,6 +233,8 @@ fn same_folder(a: &Path, b: &Path) -> bool {
 #[derive(Default)]
 pub(crate) struct Errors {
     pub(crate) reports: Vec<Report>,
+    /// Printed, without changing the exit code (a cache that cannot be written).
+    pub(crate) warnings: Vec<Report>,
     /// Syntax errors printed among the findings: counted, not printed twice.
     pub(crate) shown: usize,
 }
@@ -119,6 +242,10 @@ pub(crate) struct Errors {
 impl Errors {
     pub(crate) fn push(&mut self, report: Report) {
         self.reports.push(report);
+    }
+
+    pub(crate) fn warn(&mut self, report: Report) {
+        self.warnings.push(report);
     }
 
     /// A file's syntax errors: on stderr only when the findings, which include them, are not
@@ -136,6 +263,9 @@ impl Errors {
     }
 
     pub(crate) fn print(&self) {
+        for warning in &self.warnings {
+            eprintln!("synclint: warning: {warning}");
+        }
         for report in &self.reports {
             eprintln!("{report:?}");
         }
@@ -196,10 +326,10 @@ pub(crate) enum Checked {
 }
 
 impl Checked {
-    /// `fixing`: whether fixes at `minimum` may be applied to the file.
-    pub(crate) fn new(display: &str, text: String, lint: FileLint, fixing: bool, minimum: Applicability) -> Self {
-        let fixable = |d: &Diagnostic| d.fix.as_ref().is_some_and(|f| f.applicability >= minimum);
-        let may_fix = fixing && lint.diagnostics.iter().any(fixable);
+    /// `fixing`: the least safe fixes that may be applied to the file, if any.
+    pub(crate) fn new(display: &str, text: String, lint: FileLint, fixing: Option<Applicability>) -> Self {
+        let fixable = |d: &Diagnostic, minimum| d.fix.as_ref().is_some_and(|f| f.applicability >= minimum);
+        let may_fix = fixing.is_some_and(|minimum| lint.diagnostics.iter().any(|d| fixable(d, minimum)));
         if may_fix || !lint.syntax_errors.is_empty() {
             return Checked::Whole {
                 source: text.into(),
@@ -229,21 +359,6 @@ impl Checked {
     }
 }
 
-/// Checks `files` (the first `named` of them named on the command line), then again while the
-/// project learns facts about them. Returns the files with each one's call targets, where
-/// they still hold, for the final project.
-pub(crate) fn analyse(
-    files: &[DiscoveredFile],
-    named: usize,
-    cwd: &Path,
-    check_file: &CheckFile,
-    errors: &mut Errors,
-) -> (Vec<Linted>, Vec<Option<Vec<Targets>>>) {
-    let mut linted = lint_all(files, named, cwd, check_file, errors);
-    let targets = settle_facts(&mut linted, errors, check_file);
-    (linted, targets)
-}
-
 /// Checks every file in parallel (the first check: the project knows nothing yet); read and
 /// decode errors go to `errors`, never fatal. The first `named` files were named on the
 /// command line; the others are the rest of their project, checked for what they tell the
@@ -252,13 +367,13 @@ fn lint_all(
     files: &[DiscoveredFile],
     named: usize,
     cwd: &Path,
-    check_file: &CheckFile,
+    analyser: &Analyser,
     errors: &mut Errors,
 ) -> Vec<Linted> {
     let lint_file = |(index, file): (usize, &DiscoveredFile)| -> Result<Linted, Report> {
         let display = display_path(&file.path, cwd);
         let facts = FileFacts::default();
-        let (checked, semantics) = check_file(&file.path, &display, &file.settings, &facts)?;
+        let (checked, semantics) = analyser.check(&file.path, &display, &file.settings, &facts, index < named)?;
         Ok(Linted {
             checked,
             path: file.path.clone(),
@@ -309,14 +424,10 @@ fn lint_all(
     linted
 }
 
-/// Checks one file (path, display path, settings) with what the project knows about it.
-pub(crate) type CheckFile<'f> =
-    dyn Fn(&Path, &str, &Settings, &FileFacts) -> Result<(Checked, FileSemantics), Report> + Sync + 'f;
-
 /// Checks files again while the project learns something new about them (what their hot
 /// callers pass, what the project functions they call return).
 /// Returns each file's call targets, where they still hold, for the final project.
-fn settle_facts(linted: &mut [Linted], errors: &mut Errors, check_file: &CheckFile) -> Vec<Option<Vec<Targets>>> {
+fn settle_facts(linted: &mut [Linted], errors: &mut Errors, analyser: &Analyser) -> Vec<Option<Vec<Targets>>> {
     let mut known: Vec<Option<Vec<Targets>>> = Vec::new();
     for _ in 0..FACT_ROUNDS {
         let facts = {
@@ -344,7 +455,7 @@ fn settle_facts(linted: &mut [Linted], errors: &mut Errors, check_file: &CheckFi
             .with_max_len(1)
             .map(|(index, facts)| {
                 let file = &linted[index];
-                let result = check_file(&file.path, &file.display, &file.settings, &facts);
+                let result = analyser.check(&file.path, &file.display, &file.settings, &facts, file.named);
                 (index, facts, result)
             })
             .collect();
@@ -378,32 +489,80 @@ pub(crate) fn module_infos(linted: &[Linted]) -> Vec<ModuleInfo<'_>> {
         .collect()
 }
 
-/// Reads, decodes and checks one file with what the project knows about it. A bug in a rule
-/// costs one file, not the run: it is reported with the file's path (exit 2) and every other
-/// file is still checked.
-pub(crate) fn lint_path(
-    path: &Path,
-    display: &str,
-    settings: &Settings,
-    facts: &FileFacts,
-    fixing: bool,
-    minimum: Applicability,
-    every_call: bool,
-) -> Result<(Checked, FileSemantics), Report> {
-    let bytes = std::fs::read(path).map_err(|e| miette!("{display}: cannot read: {e}"))?;
-    let text = decode(bytes).map_err(|e| miette!("{display}: {e}"))?;
-    let rules = settings.rules_for(path);
-    let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        lint_source(&text, rules, &settings.hot_functions, facts, every_call)
-    }));
-    let mut lint = checked.map_err(|panic| {
-        let reason = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
-        miette!("{display}: internal error while checking this file (please report it): {reason}")
-    })?;
-    let semantics = std::mem::take(&mut lint.semantics);
-    Ok((Checked::new(display, text, lint, fixing, minimum), semantics))
+/// Checks files for a run, through its cache.
+struct Analyser<'a> {
+    options: &'a RunOptions<'a>,
+    cache: Option<&'a Cache>,
+}
+
+impl Analyser<'_> {
+    /// Reads, decodes and checks one file with what the project knows about it (or takes what
+    /// checking it gave before from the cache). A file not `named` is checked only for what it
+    /// tells the project: nothing of it is reported. A bug in a rule costs one file, not the
+    /// run: it is reported with the file's path (exit 2) and every other file is still checked.
+    fn check(
+        &self,
+        path: &Path,
+        display: &str,
+        settings: &Settings,
+        facts: &FileFacts,
+        named: bool,
+    ) -> Result<(Checked, FileSemantics), Report> {
+        let stdin = self
+            .options
+            .stdin
+            .as_ref()
+            .filter(|(name, _)| name == path)
+            .map(|(_, text)| text);
+        // Unsaved text from an editor is not worth keeping.
+        let cache = self.cache.filter(|_| stdin.is_none());
+        let stat = cache
+            .and_then(|_| std::fs::metadata(path).ok())
+            .and_then(|metadata| FileStat::of(&metadata));
+        let unreported = || Checked::Located(Vec::new());
+        // The project's other files, unchanged since the cache saw them, are not even read.
+        if !named
+            && let (Some(cache), Some(stat)) = (cache, stat)
+            && let Some(key) = cache.known_key(path, stat)
+            && let Some(lint) = cache.get(path, key, Some(stat), facts)
+        {
+            return Ok((unreported(), lint.semantics));
+        }
+        let text = match stdin {
+            Some(text) => text.clone(),
+            None => {
+                let bytes = std::fs::read(path).map_err(|e| miette!("{display}: cannot read: {e}"))?;
+                decode(bytes).map_err(|e| miette!("{display}: {e}"))?
+            }
+        };
+        let rules = settings.rules_for(path);
+        let key = FileKey::new(&text, rules, &settings.hot_functions, self.options.every_call);
+        let cached = cache.and_then(|cache| cache.get(path, key, stat, facts));
+        let mut lint = match cached {
+            Some(lint) => lint,
+            None => {
+                let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    lint_source(&text, rules, &settings.hot_functions, facts, self.options.every_call)
+                }));
+                let lint = checked.map_err(|panic| {
+                    let reason = panic
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_default();
+                    miette!("{display}: internal error while checking this file (please report it): {reason}")
+                })?;
+                if let Some(cache) = cache {
+                    cache.put(path, key, stat, facts, &lint);
+                }
+                lint
+            }
+        };
+        if !named {
+            return Ok((unreported(), lint.semantics));
+        }
+        let semantics = std::mem::take(&mut lint.semantics);
+        let fixing = (self.options.fixing)(settings);
+        Ok((Checked::new(display, text, lint, fixing), semantics))
+    }
 }

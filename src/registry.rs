@@ -5,7 +5,7 @@ use std::fmt;
 macro_rules! define_rules {
     ($( $variant:ident => ($code:literal, $name:literal, $doc:literal), )*) => {
         /// A lint rule.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
         pub enum Rule { $( $variant, )* }
 
         impl Rule {
@@ -97,7 +97,7 @@ impl fmt::Display for Rule {
 }
 
 /// A set of rules, as a bit set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct RuleSet(u64);
 
 impl RuleSet {

@@ -3,6 +3,8 @@
 //! first check of a file has none; the project pass derives them from every file's summary, and
 //! files whose facts changed are checked again.
 
+use std::hash::{Hash, Hasher};
+
 use rustc_hash::FxHashMap;
 
 use super::kinds::Kind;
@@ -10,7 +12,7 @@ use super::model::Returned;
 
 /// A kind as it crosses files: the class of an instance spelled out as an absolute dotted path
 /// (`pkg.heads.Head`), since class references are numbered per file.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct ProjectKind {
     /// The kind, with any class reference left out (`Module(kind, None)`; an `Object` holds 0).
     pub kind: Kind,
@@ -71,7 +73,7 @@ pub fn parameter_kind(base: Kind, annotated: bool, from_callers: Kind) -> Kind {
 /// their kind, and the elements of the tuple every `return` gives where those are one length
 /// (`fg_mask` in `_, boxes, fg_mask = self.assigner(...)`). Elements are tensors and other
 /// values without a class: an instance of a project class in a tuple is left unknown.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct ProjectReturns {
     pub kind: ProjectKind,
     pub tuple: Option<Box<[Returned]>>,
@@ -109,4 +111,18 @@ pub struct FileFacts {
     /// `self.assigner(x)` running `forward`, overrides joined), by the call's offset in the
     /// file.
     pub results: FxHashMap<u32, ProjectReturns>,
+}
+
+/// In a stable order (the maps' own order varies), for the cache's key.
+impl Hash for FileFacts {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        fn sorted<K: Ord + Hash, V: Hash>(map: &FxHashMap<K, V>, state: &mut impl Hasher) {
+            let mut entries: Vec<(&K, &V)> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            entries.hash(state);
+        }
+        sorted(&self.parameters, state);
+        sorted(&self.returns, state);
+        sorted(&self.results, state);
+    }
 }

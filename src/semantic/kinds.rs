@@ -3,7 +3,7 @@
 use ruff_text_size::{TextRange, TextSize};
 
 /// Where a tensor lives, as far as the code shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Device {
     Cuda,
     Cpu,
@@ -28,7 +28,7 @@ impl Device {
 }
 
 /// Where a host batch came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum BatchSource {
     NotABatch,
     /// A loader whose construction the model cannot see (`for b in train_loader:` of a parameter).
@@ -48,7 +48,7 @@ impl BatchSource {
 }
 
 /// Facts about one tensor value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct TensorFacts {
     pub device: Device,
     /// dtype is `torch.bool` (a mask).
@@ -142,7 +142,7 @@ impl TensorFacts {
 }
 
 /// An optimizer constructor the model saw (`AdamW(model.parameters(), lr=...)`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct OptimizerFacts {
     /// `fused=True` was passed.
     pub fused: bool,
@@ -157,7 +157,7 @@ pub struct OptimizerFacts {
 }
 
 /// What kind of `nn.Module` a value is, where rules care.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ModuleKind {
     Plain,
     /// A loss module (`nn.MSELoss()`, a local class named `*Loss`).
@@ -181,7 +181,7 @@ impl ModuleKind {
 pub type ClassRefId = u32;
 
 /// What a value is, as far as the code shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub enum Kind {
     #[default]
     Unknown,

@@ -1,0 +1,418 @@
+//! The cache of per-file results: what checking a file produced (findings, fixes, syntax errors
+//! and the summary the project pass reads), keyed by the file's path, its content, the settings
+//! that shape its check and the project facts it was checked with. Project facts are derived
+//! again on every run from the summaries, so a warm run parses nothing that did not change and
+//! still gives the result a cold run gives.
+//!
+//! A file's content is known by its hash. As git's index does, an entry also records the file's
+//! size and modification time: where both still match, the file is not read again to hash it
+//! (files changed less than two seconds before their entry was made get no such record, as a
+//! later change within the clock's resolution could keep both).
+//!
+//! On disk: `<cache-dir>/<version>/bucket-XX`, each file holding the entries of the paths that
+//! hash to it, behind a header with synclint's build and a checksum. A bucket that is missing,
+//! truncated, corrupt or from another build reads as empty and is rewritten. Buckets are written
+//! whole to a temporary file and renamed into place, so two processes writing at once (pre-commit
+//! runs hooks in parallel) leave one of their versions, each complete.
+
+use std::hash::Hash;
+use std::io::Write;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use miette::{Report, miette};
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use xxhash_rust::xxh3::{Xxh3Default, xxh3_64};
+
+use crate::linter::FileLint;
+use crate::registry::RuleSet;
+use crate::semantic::FileFacts;
+
+/// Paths are spread over this many files: a warm run reads few files, and an edit rewrites the
+/// entries of a small share of the project.
+const BUCKETS: usize = 64;
+const MAGIC: &[u8; 16] = b"synclint-cache\0\x02";
+/// The build: results never outlive the code that produced them.
+const BUILD: &str = concat!(env!("CARGO_PKG_VERSION"), "-", env!("SYNCLINT_BUILD_ID"));
+/// The default folder, in the project root (or the working directory outside a project).
+pub const DEFAULT_DIR: &str = ".synclint_cache";
+/// A file modified this recently may change again without its size or time changing.
+const RACY_NANOS: i128 = 2_000_000_000;
+
+/// What a file's check depends on besides the project facts: its bytes and the settings that
+/// shape it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileKey(u128);
+
+impl FileKey {
+    /// `every_call`: whether calls in cold code were recorded too (the call graph's check).
+    pub fn new(text: &str, rules: RuleSet, hot_functions: &[String], every_call: bool) -> Self {
+        let mut hasher = Xxh3Default::new();
+        rules.hash(&mut hasher);
+        hot_functions.hash(&mut hasher);
+        every_call.hash(&mut hasher);
+        hasher.update(text.as_bytes());
+        FileKey(hasher.digest128())
+    }
+}
+
+/// A file's size and modification time (nanoseconds since the epoch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStat {
+    len: u64,
+    modified: i128,
+}
+
+impl FileStat {
+    pub fn of(metadata: &std::fs::Metadata) -> Option<Self> {
+        let modified = metadata.modified().ok()?;
+        let modified = match modified.duration_since(UNIX_EPOCH) {
+            Ok(after) => after.as_nanos() as i128,
+            Err(before) => -(before.duration().as_nanos() as i128),
+        };
+        Some(FileStat {
+            len: metadata.len(),
+            modified,
+        })
+    }
+}
+
+/// The facts a file was checked with, as a number.
+fn facts_key(facts: &FileFacts) -> u128 {
+    let mut hasher = Xxh3Default::new();
+    facts.hash(&mut hasher);
+    hasher.digest128()
+}
+
+/// One path's results: for its key, the check under each set of facts it was checked with
+/// (encoded, where in the bucket's bytes).
+struct Entry {
+    key: FileKey,
+    stat: Option<FileStat>,
+    variants: Vec<(u128, Range<usize>)>,
+}
+
+/// A bucket as read: its bytes, and its entries by path.
+#[derive(Default)]
+struct Stored {
+    bytes: Vec<u8>,
+    entries: FxHashMap<String, Entry>,
+}
+
+/// What this run looked up for one path: each variant's bytes where the check was new
+/// (`None`: read from the bucket).
+struct Used {
+    key: FileKey,
+    stat: Option<FileStat>,
+    variants: Vec<(u128, Option<Vec<u8>>)>,
+}
+
+#[derive(Default)]
+struct Bucket {
+    stored: OnceLock<Stored>,
+    used: Mutex<FxHashMap<String, Used>>,
+}
+
+/// The cache of one run.
+pub struct Cache {
+    root: PathBuf,
+    folder: PathBuf,
+    cwd: PathBuf,
+    /// When the run started, in nanoseconds since the epoch.
+    started: i128,
+    buckets: Box<[Bucket]>,
+}
+
+impl Cache {
+    /// The cache in `root`, for paths relative to `cwd`. Nothing is read until asked for.
+    pub fn new(root: PathBuf, cwd: PathBuf) -> Self {
+        let folder = root.join(env!("CARGO_PKG_VERSION"));
+        let started = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |now| now.as_nanos() as i128);
+        Cache {
+            root,
+            folder,
+            cwd,
+            started,
+            buckets: (0..BUCKETS).map(|_| Bucket::default()).collect(),
+        }
+    }
+
+    /// The path as entries name it (absolute); `None` for a path that is not UTF-8.
+    fn name(&self, path: &Path) -> Option<String> {
+        self.cwd.join(path).into_os_string().into_string().ok()
+    }
+
+    /// The bucket of a path, with what earlier runs stored in it (read on first use).
+    fn bucket(&self, name: &str) -> (&Bucket, &Stored) {
+        let index = (xxh3_64(name.as_bytes()) % BUCKETS as u64) as usize;
+        let bucket = &self.buckets[index];
+        let stored = bucket
+            .stored
+            .get_or_init(|| read_bucket(&bucket_path(&self.folder, index)));
+        (bucket, stored)
+    }
+
+    /// The key of `path` as an earlier run found it, where its size and time still match.
+    pub fn known_key(&self, path: &Path, stat: FileStat) -> Option<FileKey> {
+        let name = self.name(path)?;
+        let entry = self.bucket(&name).1.entries.get(&name)?;
+        (entry.stat == Some(stat)).then_some(entry.key)
+    }
+
+    /// What checking `path` (with `key`) under `facts` produced in an earlier run.
+    pub fn get(&self, path: &Path, key: FileKey, stat: Option<FileStat>, facts: &FileFacts) -> Option<FileLint> {
+        let name = self.name(path)?;
+        let (bucket, stored) = self.bucket(&name);
+        let entry = stored.entries.get(&name).filter(|entry| entry.key == key)?;
+        let facts = facts_key(facts);
+        let (_, range) = entry.variants.iter().find(|(variant, _)| *variant == facts)?;
+        let (lint, _) =
+            bincode::serde::decode_from_slice(&stored.bytes[range.clone()], bincode::config::standard()).ok()?;
+        self.record(bucket, name, key, stat, facts, None);
+        Some(lint)
+    }
+
+    /// Keeps what checking `path` (with `key`) under `facts` produced.
+    pub fn put(&self, path: &Path, key: FileKey, stat: Option<FileStat>, facts: &FileFacts, lint: &FileLint) {
+        let Some(name) = self.name(path) else { return };
+        let Ok(bytes) = bincode::serde::encode_to_vec(lint, bincode::config::standard()) else {
+            return;
+        };
+        self.record(self.bucket(&name).0, name, key, stat, facts_key(facts), Some(bytes));
+    }
+
+    fn record(
+        &self,
+        bucket: &Bucket,
+        name: String,
+        key: FileKey,
+        stat: Option<FileStat>,
+        facts: u128,
+        bytes: Option<Vec<u8>>,
+    ) {
+        let stat = stat.filter(|stat| self.started - stat.modified >= RACY_NANOS);
+        let mut used = bucket.used.lock().unwrap_or_else(|e| e.into_inner());
+        let used = used.entry(name).or_insert_with(|| Used {
+            key,
+            stat,
+            variants: Vec::new(),
+        });
+        if used.key != key {
+            // The file changed during the run: only its latest content counts.
+            used.key = key;
+            used.variants.clear();
+        }
+        used.stat = stat;
+        used.variants.retain(|(variant, _)| *variant != facts);
+        used.variants.push((facts, bytes));
+    }
+
+    /// Writes the buckets whose entries this run changed. Entries of paths this run did not
+    /// look up are kept while their file exists.
+    pub fn save(self) -> Result<(), Report> {
+        let Cache {
+            root, folder, buckets, ..
+        } = self;
+        let changed: Vec<(usize, Vec<u8>)> = buckets
+            .into_par_iter()
+            .enumerate()
+            .filter_map(|(index, bucket)| {
+                let used = bucket.used.into_inner().unwrap_or_else(|e| e.into_inner());
+                let stored = bucket.stored.into_inner().unwrap_or_default();
+                updated(stored, used).map(|payload| (index, payload))
+            })
+            .collect();
+        if changed.is_empty() {
+            return Ok(());
+        }
+        let failed = |e: std::io::Error| miette!("cannot write the cache in {}: {e}", root.display());
+        create_root(&root).map_err(failed)?;
+        std::fs::create_dir_all(&folder).map_err(failed)?;
+        changed.into_par_iter().try_for_each(|(index, payload)| {
+            write_bucket(&folder, &bucket_path(&folder, index), &payload).map_err(failed)
+        })
+    }
+}
+
+fn bucket_path(folder: &Path, index: usize) -> PathBuf {
+    folder.join(format!("bucket-{index:02x}"))
+}
+
+/// The bucket's payload after this run, or `None` where nothing changed.
+fn updated(stored: Stored, used: FxHashMap<String, Used>) -> Option<Vec<u8>> {
+    let Stored { bytes, mut entries } = stored;
+    let unchanged = used.iter().all(|(name, used)| {
+        entries.get(name).is_some_and(|old| {
+            old.key == used.key
+                && old.stat == used.stat
+                && old.variants.len() == used.variants.len()
+                && used
+                    .variants
+                    .iter()
+                    .all(|(facts, new)| new.is_none() && old.variants.iter().any(|(v, _)| v == facts))
+        })
+    });
+    if unchanged {
+        return None;
+    }
+    let mut payload = Vec::new();
+    let mut count: u32 = 0;
+    payload.extend_from_slice(&count.to_le_bytes());
+    for (name, used) in &used {
+        let old = entries.remove(name);
+        let variants = used.variants.iter().filter_map(|(facts, new)| {
+            let bytes: &[u8] = match new {
+                Some(new) => new,
+                None => {
+                    let (_, range) = old.as_ref()?.variants.iter().find(|(v, _)| v == facts)?;
+                    &bytes[range.clone()]
+                }
+            };
+            Some((*facts, bytes))
+        });
+        encode_entry(&mut payload, name, used.key, used.stat, variants.collect());
+        count += 1;
+    }
+    // Entries of paths this run did not look up stay while their file exists.
+    for (name, entry) in &entries {
+        if Path::new(name).exists() {
+            let variants = entry
+                .variants
+                .iter()
+                .map(|(facts, range)| (*facts, &bytes[range.clone()]));
+            encode_entry(&mut payload, name, entry.key, entry.stat, variants.collect());
+            count += 1;
+        }
+    }
+    payload[..4].copy_from_slice(&count.to_le_bytes());
+    Some(payload)
+}
+
+/// One entry of a bucket's payload: its path, key, stat and each variant's facts and bytes,
+/// lengths as little-endian `u32`.
+fn encode_entry(payload: &mut Vec<u8>, name: &str, key: FileKey, stat: Option<FileStat>, variants: Vec<(u128, &[u8])>) {
+    payload.extend_from_slice(&(name.len() as u32).to_le_bytes());
+    payload.extend_from_slice(name.as_bytes());
+    payload.extend_from_slice(&key.0.to_le_bytes());
+    match stat {
+        Some(stat) => {
+            payload.push(1);
+            payload.extend_from_slice(&stat.len.to_le_bytes());
+            payload.extend_from_slice(&stat.modified.to_le_bytes());
+        }
+        None => payload.push(0),
+    }
+    payload.extend_from_slice(&(variants.len() as u32).to_le_bytes());
+    for (facts, bytes) in variants {
+        payload.extend_from_slice(&facts.to_le_bytes());
+        payload.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+        payload.extend_from_slice(bytes);
+    }
+}
+
+/// Reads a bucket's payload, as [`updated`] and [`encode_entry`] lay it out.
+struct Reader<'b> {
+    bytes: &'b [u8],
+    at: usize,
+}
+
+impl<'b> Reader<'b> {
+    fn take(&mut self, n: usize) -> Option<&'b [u8]> {
+        let taken = self.bytes.get(self.at..self.at.checked_add(n)?)?;
+        self.at += n;
+        Some(taken)
+    }
+
+    fn array<const N: usize>(&mut self) -> Option<[u8; N]> {
+        self.take(N)?.try_into().ok()
+    }
+
+    fn u32(&mut self) -> Option<usize> {
+        Some(u32::from_le_bytes(self.array()?) as usize)
+    }
+
+    fn entries(&mut self) -> Option<FxHashMap<String, Entry>> {
+        let count = self.u32()?;
+        let mut entries = FxHashMap::default();
+        for _ in 0..count {
+            let length = self.u32()?;
+            let name = std::str::from_utf8(self.take(length)?).ok()?.to_string();
+            let key = FileKey(u128::from_le_bytes(self.array()?));
+            let stat = match self.array::<1>()? {
+                [0] => None,
+                _ => Some(FileStat {
+                    len: u64::from_le_bytes(self.array()?),
+                    modified: i128::from_le_bytes(self.array()?),
+                }),
+            };
+            let variants = (0..self.u32()?)
+                .map(|_| {
+                    let facts = u128::from_le_bytes(self.array()?);
+                    let length = self.u32()?;
+                    let start = self.at;
+                    self.take(length)?;
+                    Some((facts, start..start + length))
+                })
+                .collect::<Option<Vec<_>>>()?;
+            entries.insert(name, Entry { key, stat, variants });
+        }
+        Some(entries)
+    }
+}
+
+/// A bucket's entries; empty where it is missing or unreadable, or was written by another build.
+fn read_bucket(path: &Path) -> Stored {
+    let Ok(mut bytes) = std::fs::read(path) else {
+        return Stored::default();
+    };
+    let header = MAGIC.len() + BUILD.len() + 16;
+    if bytes.len() < header || &bytes[..MAGIC.len()] != MAGIC || &bytes[MAGIC.len()..header - 16] != BUILD.as_bytes() {
+        return Stored::default();
+    }
+    let length = u64::from_le_bytes(bytes[header - 16..header - 8].try_into().unwrap_or_default());
+    let checksum = u64::from_le_bytes(bytes[header - 8..header].try_into().unwrap_or_default());
+    if (bytes.len() - header) as u64 != length || xxh3_64(&bytes[header..]) != checksum {
+        return Stored::default();
+    }
+    bytes.drain(..header);
+    let entries = Reader { bytes: &bytes, at: 0 }.entries();
+    match entries {
+        Some(entries) => Stored { bytes, entries },
+        None => Stored::default(),
+    }
+}
+
+/// Writes a bucket through a temporary file renamed over it.
+fn write_bucket(folder: &Path, path: &Path, payload: &[u8]) -> std::io::Result<()> {
+    let mut temp = tempfile::NamedTempFile::new_in(folder)?;
+    temp.write_all(MAGIC)?;
+    temp.write_all(BUILD.as_bytes())?;
+    temp.write_all(&(payload.len() as u64).to_le_bytes())?;
+    temp.write_all(&xxh3_64(payload).to_le_bytes())?;
+    temp.write_all(payload)?;
+    temp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// The cache's folder, with a `.gitignore` that keeps it out of version control and a
+/// `CACHEDIR.TAG` that keeps it out of backups.
+fn create_root(root: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(root)?;
+    let gitignore = root.join(".gitignore");
+    if !gitignore.exists() {
+        std::fs::write(&gitignore, "# Created by synclint.\n*\n")?;
+    }
+    let tag = root.join("CACHEDIR.TAG");
+    if !tag.exists() {
+        std::fs::write(
+            &tag,
+            "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by synclint.\n",
+        )?;
+    }
+    Ok(())
+}

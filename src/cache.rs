@@ -416,3 +416,77 @@ fn create_root(root: &Path) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lint() -> FileLint {
+        crate::linter::lint_source(
+            "for x in loader:\n    print(model(x).item())\n",
+            RuleSet::all(),
+            &[],
+            &FileFacts::default(),
+            false,
+        )
+    }
+
+    #[test]
+    fn a_payload_cut_anywhere_reads_as_nothing() {
+        let folder = tempfile::tempdir().unwrap();
+        let cache = Cache::new(folder.path().to_path_buf(), folder.path().to_path_buf());
+        let key = FileKey::new("x", RuleSet::all(), &[], false);
+        for name in ["a.py", "b.py", "c.py"] {
+            cache.put(Path::new(name), key, None, &FileFacts::default(), &lint());
+        }
+        let payloads: Vec<Vec<u8>> = cache
+            .buckets
+            .into_vec()
+            .into_iter()
+            .filter_map(|bucket| updated(Stored::default(), bucket.used.into_inner().unwrap()))
+            .collect();
+        assert!(!payloads.is_empty());
+        for payload in payloads {
+            let whole = Reader { bytes: &payload, at: 0 }
+                .entries()
+                .expect("a whole payload reads");
+            assert!(!whole.is_empty());
+            for cut in 0..payload.len() {
+                assert!(
+                    Reader {
+                        bytes: &payload[..cut],
+                        at: 0
+                    }
+                    .entries()
+                    .is_none(),
+                    "cut at {cut}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn what_is_put_is_got_back_under_the_same_facts_only() {
+        let folder = tempfile::tempdir().unwrap();
+        let cwd = folder.path().to_path_buf();
+        let key = FileKey::new("x", RuleSet::all(), &[], false);
+        let cache = Cache::new(folder.path().join("cache"), cwd.clone());
+        std::fs::write(folder.path().join("a.py"), "x").unwrap();
+        cache.put(Path::new("a.py"), key, None, &FileFacts::default(), &lint());
+        cache.save().unwrap();
+        let cache = Cache::new(folder.path().join("cache"), cwd);
+        let got = cache
+            .get(Path::new("a.py"), key, None, &FileFacts::default())
+            .expect("a hit");
+        assert_eq!(got.diagnostics.len(), 1);
+        let mut other = FileFacts::default();
+        other.results.insert(3, Default::default());
+        assert!(cache.get(Path::new("a.py"), key, None, &other).is_none());
+        let changed = FileKey::new("y", RuleSet::all(), &[], false);
+        assert!(
+            cache
+                .get(Path::new("a.py"), changed, None, &FileFacts::default())
+                .is_none()
+        );
+    }
+}

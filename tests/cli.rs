@@ -1453,3 +1453,53 @@ fn a_file_named_alone_is_checked_in_its_project() {
     let alone = unmarked.run(&["check", "helpers.py"]);
     assert_eq!(exit_code(&alone), 1, "{}", stdout(&alone));
 }
+
+#[test]
+fn source_from_stdin_is_checked_as_the_file_it_names_in_its_project() {
+    let project = Project::new();
+    project
+        .write("pyproject.toml", "")
+        .write("pkg/__init__.py", "")
+        .write("pkg/helpers.py", "def record_value(x):\n    return x\n")
+        .write(
+            "train.py",
+            "from pkg.helpers import record_value\n\n\ndef train(model, loader):\n    for x in loader:\n        record_value(model(x))\n",
+        );
+    // The editor's unsaved text stands for pkg/helpers.py; the loop in train.py makes it hot.
+    let unsaved = "def record_value(x):\n    return x.item()\n";
+    let args = [
+        "check",
+        "--output-format",
+        "concise",
+        "--stdin-filename",
+        "pkg/helpers.py",
+        "-",
+    ];
+    let output = project.run_stdin(&args, unsaved);
+    assert_eq!(exit_code(&output), 1, "{}{}", stdout(&output), stderr(&output));
+    assert!(
+        stdout(&output).starts_with("pkg/helpers.py:2:12: SYNC101"),
+        "{}",
+        stdout(&output)
+    );
+    // The file on disk is not what was checked, and nothing else is reported.
+    assert_eq!(stdout(&output).lines().filter(|line| line.contains("SYNC")).count(), 1);
+    // Without its project (`--isolated`) the helper is cold.
+    let isolated = ["check", "--isolated", "--stdin-filename", "pkg/helpers.py", "-"];
+    assert_eq!(exit_code(&project.run_stdin(&isolated, unsaved)), 0);
+    // A name that does not exist yet in the project is checked too.
+    let new_file = [
+        "check",
+        "--output-format",
+        "concise",
+        "--stdin-filename",
+        "pkg/new.py",
+        "-",
+    ];
+    let output = project.run_stdin(&new_file, "for x in loader:\n    print(model(x).item())\n");
+    assert!(
+        stdout(&output).starts_with("pkg/new.py:2:11: SYNC101"),
+        "{}",
+        stdout(&output)
+    );
+}

@@ -13,7 +13,11 @@ pub fn repo() -> PathBuf {
 
 pub fn synclint() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_synclint"));
-    command.env_remove("SYNCLINT_OUTPUT_FORMAT").env("NO_COLOR", "1");
+    command
+        .env_remove("SYNCLINT_OUTPUT_FORMAT")
+        .env_remove("SYNCLINT_CACHE_DIR")
+        .env_remove("SYNCLINT_NO_CACHE")
+        .env("NO_COLOR", "1");
     command
 }
 

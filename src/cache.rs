@@ -171,8 +171,7 @@ impl Cache {
         let entry = stored.entries.get(&name).filter(|entry| entry.key == key)?;
         let facts = facts_key(facts);
         let (_, range) = entry.variants.iter().find(|(variant, _)| *variant == facts)?;
-        let (lint, _) =
-            bincode::serde::decode_from_slice(&stored.bytes[range.clone()], bincode::config::standard()).ok()?;
+        let (lint, _) = bincode::decode_from_slice(&stored.bytes[range.clone()], bincode::config::standard()).ok()?;
         self.record(bucket, name, key, stat, facts, None);
         Some(lint)
     }
@@ -180,7 +179,7 @@ impl Cache {
     /// Keeps what checking `path` (with `key`) under `facts` produced.
     pub fn put(&self, path: &Path, key: FileKey, stat: Option<FileStat>, facts: &FileFacts, lint: &FileLint) {
         let Some(name) = self.name(path) else { return };
-        let Ok(bytes) = bincode::serde::encode_to_vec(lint, bincode::config::standard()) else {
+        let Ok(bytes) = bincode::encode_to_vec(lint, bincode::config::standard()) else {
             return;
         };
         self.record(self.bucket(&name).0, name, key, stat, facts_key(facts), Some(bytes));

@@ -6,7 +6,7 @@ use crate::registry::Rule;
 use crate::semantic::HotContext;
 
 /// Whether `--fix` may apply a fix without `--unsafe-fixes`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, bincode::Encode, bincode::Decode)]
 pub enum Applicability {
     /// Changes a type, drops an error check, changes numerics or needs judgement.
     Unsafe,
@@ -24,8 +24,9 @@ impl Applicability {
 }
 
 /// Replace the text in `range` with `content` (insertion when the range is empty).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, bincode::Encode, bincode::Decode)]
 pub struct Edit {
+    #[bincode(with_serde)]
     pub range: TextRange,
     pub content: String,
 }
@@ -53,7 +54,7 @@ impl Edit {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, bincode::Encode, bincode::Decode)]
 pub struct Fix {
     pub applicability: Applicability,
     /// Non-overlapping edits, applied together or not at all.
@@ -87,10 +88,11 @@ impl Fix {
 
 /// One finding, as a rule produced it. Whether it is reported depends on `context`, which the
 /// project-wide call graph resolves once every file has been checked.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
 pub struct Diagnostic {
     pub rule: Rule,
     pub message: String,
+    #[bincode(with_serde)]
     pub range: TextRange,
     /// The rewrite that keeps the GPU busy, named for this code.
     pub help: String,

@@ -9,7 +9,7 @@ use crate::registry::RuleSet;
 use crate::semantic::{FileFacts, FileSemantics};
 
 /// What linting one source produced.
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(bincode::Encode, bincode::Decode)]
 pub struct FileLint {
     pub diagnostics: Vec<Diagnostic>,
     pub syntax_errors: Vec<SyntaxError>,

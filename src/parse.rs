@@ -32,8 +32,9 @@ impl ParsedModule {
 }
 
 /// A syntax error with its location; the rest of the file is still linted.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
 pub struct SyntaxError {
+    #[bincode(with_serde)]
     pub range: TextRange,
     pub message: String,
 }

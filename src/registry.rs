@@ -5,7 +5,7 @@ use std::fmt;
 macro_rules! define_rules {
     ($( $variant:ident => ($code:literal, $name:literal, $doc:literal), )*) => {
         /// A lint rule.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, bincode::Encode, bincode::Decode)]
         pub enum Rule { $( $variant, )* }
 
         impl Rule {

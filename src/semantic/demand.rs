@@ -9,7 +9,7 @@ use super::kinds::{Device, Kind};
 use super::model::ParamSummary;
 
 /// What a rule asks about a value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bincode::Encode, bincode::Decode)]
 pub enum Question {
     /// What it is: a tensor (on which device, of which dtype) or an instance; also what a
     /// value passed on to a project function or returned depends on, since the function that
@@ -74,7 +74,7 @@ impl Question {
 }
 
 /// The questions asked of one value (a set of [`Question`]s).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, bincode::Encode, bincode::Decode)]
 pub struct Questions(u8);
 
 impl Questions {
@@ -145,7 +145,7 @@ impl Questions {
 
 /// The questions asked of each parameter of a function (bit `i` for slot `i`; the last bit for
 /// every slot past 62), where the file could not answer them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, bincode::Encode, bincode::Decode)]
 pub struct Demand {
     kind: u64,
     mask: u64,
@@ -310,7 +310,7 @@ fn refines(before: &ProjectKind, after: &ProjectKind) -> bool {
 /// where the file cannot tell what it is: its function's parameters and the project functions
 /// whose results it is made from. Facts about them are worth a second check only where the
 /// function that receives the value asks about it, which only the project pass knows.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, bincode::Encode, bincode::Decode)]
 pub struct Dependence {
     /// Bits as in [`Demand`].
     pub parameters: u64,

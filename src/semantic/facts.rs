@@ -12,7 +12,7 @@ use super::model::Returned;
 
 /// A kind as it crosses files: the class of an instance spelled out as an absolute dotted path
 /// (`pkg.heads.Head`), since class references are numbered per file.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, bincode::Encode, bincode::Decode)]
 pub struct ProjectKind {
     /// The kind, with any class reference left out (`Module(kind, None)`; an `Object` holds 0).
     pub kind: Kind,
@@ -73,7 +73,7 @@ pub fn parameter_kind(base: Kind, annotated: bool, from_callers: Kind) -> Kind {
 /// their kind, and the elements of the tuple every `return` gives where those are one length
 /// (`fg_mask` in `_, boxes, fg_mask = self.assigner(...)`). Elements are tensors and other
 /// values without a class: an instance of a project class in a tuple is left unknown.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, bincode::Encode, bincode::Decode)]
 pub struct ProjectReturns {
     pub kind: ProjectKind,
     pub tuple: Option<Box<[Returned]>>,

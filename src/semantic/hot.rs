@@ -4,7 +4,7 @@
 pub type FunctionId = u32;
 
 /// Why a function runs every step, without looking at its callers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, bincode::Encode, bincode::Decode)]
 pub enum IntrinsicHot {
     /// `forward` of an `nn.Module` (or any class with bases).
     Forward,
@@ -38,7 +38,7 @@ impl IntrinsicHot {
 }
 
 /// Why a line is hot, as far as its own file shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, bincode::Encode, bincode::Decode)]
 pub enum HotReason {
     /// Inside the body of the loop that starts on this (1-based) line.
     Loop { line: u32 },
@@ -47,7 +47,7 @@ pub enum HotReason {
 }
 
 /// The context of a finding, before the project-wide call graph is known.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, bincode::Encode, bincode::Decode)]
 pub enum HotContext {
     Hot(HotReason),
     /// Inside this function, outside any loop: hot only if the function is called from a hot
@@ -64,7 +64,7 @@ pub enum HotContext {
 }
 
 /// What a periodic guard sits in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, bincode::Encode, bincode::Decode)]
 pub enum PeriodicInner {
     Hot(HotReason),
     InFunction(FunctionId),

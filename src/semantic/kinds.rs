@@ -3,7 +3,7 @@
 use ruff_text_size::{TextRange, TextSize};
 
 /// Where a tensor lives, as far as the code shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, bincode::Encode, bincode::Decode)]
 pub enum Device {
     Cuda,
     Cpu,
@@ -28,13 +28,13 @@ impl Device {
 }
 
 /// Where a host batch came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, bincode::Encode, bincode::Decode)]
 pub enum BatchSource {
     NotABatch,
     /// A loader whose construction the model cannot see (`for b in train_loader:` of a parameter).
     UnknownLoader,
     /// The `DataLoader(...)` call starting at this offset.
-    Loader(TextSize),
+    Loader(#[bincode(with_serde)] TextSize),
 }
 
 impl BatchSource {
@@ -48,7 +48,7 @@ impl BatchSource {
 }
 
 /// Facts about one tensor value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, bincode::Encode, bincode::Decode)]
 pub struct TensorFacts {
     pub device: Device,
     /// dtype is `torch.bool` (a mask).
@@ -142,22 +142,24 @@ impl TensorFacts {
 }
 
 /// An optimizer constructor the model saw (`AdamW(model.parameters(), lr=...)`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, bincode::Encode, bincode::Decode)]
 pub struct OptimizerFacts {
     /// `fused=True` was passed.
     pub fused: bool,
     /// Adam or AdamW, which have a fused implementation GradScaler can step without syncing.
     pub adam_family: bool,
     /// The constructor call, so a fix can add `fused=True`.
+    #[bincode(with_serde)]
     pub constructor: TextRange,
     /// Where a new keyword argument goes (just before the closing parenthesis).
+    #[bincode(with_serde)]
     pub insert_at: TextSize,
     /// The constructor already ends with a trailing comma.
     pub trailing_comma: bool,
 }
 
 /// What kind of `nn.Module` a value is, where rules care.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, bincode::Encode, bincode::Decode)]
 pub enum ModuleKind {
     Plain,
     /// A loss module (`nn.MSELoss()`, a local class named `*Loss`).
@@ -181,7 +183,7 @@ impl ModuleKind {
 pub type ClassRefId = u32;
 
 /// What a value is, as far as the code shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, bincode::Encode, bincode::Decode)]
 pub enum Kind {
     #[default]
     Unknown,
@@ -210,6 +212,7 @@ pub enum Kind {
     /// `enumerated`: `enumerate(loader)`, which yields `(index, batch)`.
     DataLoader {
         pinned: bool,
+        #[bincode(with_serde)]
         constructor: Option<TextRange>,
         enumerated: bool,
     },

@@ -99,7 +99,7 @@ pub struct ClassInfo {
 }
 
 /// One element of a returned tuple: a value, or a tuple of its own (`return (a, b), loss`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, bincode::Encode, bincode::Decode)]
 pub enum Returned {
     Value(Kind),
     Tuple(Box<[Returned]>),
@@ -180,7 +180,7 @@ pub struct FunctionInfo<'a> {
 }
 
 /// What a call site calls, for the project-wide call graph.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, bincode::Encode, bincode::Decode)]
 pub enum Callee {
     Local(FunctionId),
     /// A name imported from another module: `(module, name)`, module relative if it starts with
@@ -206,14 +206,14 @@ pub enum Callee {
 }
 
 /// A class of the project as one file refers to it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, bincode::Encode, bincode::Decode)]
 pub enum ClassRef {
     Local(ClassId),
     /// A qualified name as the file spells it (`.heads.Head`, `pkg.heads.Head`).
     Imported(Box<str>),
 }
 
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
 pub struct CallSite {
     pub callee: Callee,
     pub context: HotContext,
@@ -229,7 +229,7 @@ pub struct CallSite {
 }
 
 /// Argument kinds at a call site, for the callee's parameters.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, bincode::Encode, bincode::Decode)]
 pub struct CallArguments {
     /// Positional arguments up to the first `*args`.
     pub positional: Box<[Argument]>,
@@ -239,7 +239,7 @@ pub struct CallArguments {
 /// One argument: its kind, and the caller's parameter it passes on unchanged, if it does (what
 /// the caller's callers pass then reaches the callee without checking the caller again), or
 /// what it is made from.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, bincode::Encode, bincode::Decode)]
 pub struct Argument {
     pub kind: ProjectKind,
     pub parameter: Option<u16>,
@@ -248,7 +248,7 @@ pub struct Argument {
 }
 
 /// What the project-wide pass needs from a file once its AST is gone.
-#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Default, Clone, bincode::Encode, bincode::Decode)]
 pub struct FileSemantics {
     /// (qualname, name, line, intrinsic, setup) per function, indexed by [`FunctionId`].
     pub functions: Vec<FunctionSummary>,
@@ -275,7 +275,7 @@ impl FileSemantics {
 }
 
 /// A call of a project name from a function, whose result the function could not tell.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
 pub struct ImportedCall {
     /// The qualified name as spelled (`.masks.valid_mask`).
     pub name: Box<str>,
@@ -285,7 +285,7 @@ pub struct ImportedCall {
 }
 
 /// A class, for the project's class hierarchy.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
 pub struct ClassSummary {
     pub name: Box<str>,
     /// Bases as the file resolves them: a local class's name or an import's qualified name.
@@ -316,7 +316,7 @@ impl FunctionSummary {
 
 /// A module's importable names, sorted by name: compact, as every file's stay in memory until
 /// the project-wide pass.
-#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Default, Clone, bincode::Encode, bincode::Decode)]
 pub struct Exports(Box<[(Box<str>, Export)]>);
 
 impl Exports {
@@ -334,7 +334,7 @@ impl FromIterator<(Box<str>, Export)> for Exports {
     }
 }
 
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
 pub struct FunctionSummary {
     pub qualname: Box<str>,
     /// Where its own name starts in `qualname`.
@@ -364,7 +364,7 @@ pub struct FunctionSummary {
     pub has_hot_lines: bool,
 }
 
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
 pub struct ParamSummary {
     pub name: Box<str>,
     pub kind: ProjectKind,
@@ -372,7 +372,7 @@ pub struct ParamSummary {
     pub annotated: bool,
 }
 
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
 pub enum Export {
     Function(FunctionId),
     Class(ClassId),

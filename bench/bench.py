@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -128,6 +129,15 @@ def describe_corpus(corpus: Path, total: Size) -> str:
     )
 
 
+def mark_project(corpus: Path) -> None:
+    """Makes the corpus one project: a file of it named alone is checked with the rest of it
+    (otherwise the repository, which git-ignores the corpus, would be its project)."""
+    marker = corpus / "pyproject.toml"
+    if not marker.exists():
+        marker.write_text('# The benchmark corpus is one project.\n[project]\nname = "synclint-bench-corpus"\n'
+                          'version = "0"\n')
+
+
 def cmd_corpus(args: argparse.Namespace) -> int:
     wheels = sorted(args.downloads.glob("*.whl"))
     if not wheels:
@@ -138,6 +148,7 @@ def cmd_corpus(args: argparse.Namespace) -> int:
         name, _ = wheel_dist(wheel)
         if extract(wheel, args.corpus / name):
             print(f"extracted {wheel.name}", file=sys.stderr)
+    mark_project(args.corpus)
     total, per_pkg = corpus_size(args.corpus)
     print(f"{'package':<14} {'files':>7} {'lines':>11} {'MiB':>8}")
     for pkg, s in per_pkg.items():
@@ -156,20 +167,35 @@ class Tool:
     argv: list[str]
     env: dict[str, str | None] = field(default_factory=dict)  # None: unset
     runs: list[dict[str, float]] = field(default_factory=list)
+    # Run before each timed run (not timed), e.g. to empty a cache.
+    prepare: Callable[[], None] | None = None
+
+
+# A file of the corpus linted alone (pre-commit's way): its project is the whole corpus.
+ONE_FILE = "transformers/transformers/trainer.py"
 
 
 def make_tools(args: argparse.Namespace) -> list[Tool]:
     s, r, corpus = args.synclint, args.ruff, str(args.corpus_arg)
     base = [s, "check", "--isolated", "--exit-zero", "--quiet"]
+    cold_cache, warm_cache = args.cache_root / "cold", args.cache_root / "warm"
     ruff = [r, "check", "--isolated", "--no-cache", "--exit-zero", "--quiet"]
     n = str(len(os.sched_getaffinity(0))) if hasattr(os, "sched_getaffinity") else "all"
     all_tools = {
-        "synclint": Tool("synclint", f"synclint, all rules ({n} threads)", base + [corpus],
-                         {"SYNCLINT_THREADS": None}),
-        "synclint-1t": Tool("synclint-1t", "synclint, all rules, 1 thread", base + [corpus],
-                            {"SYNCLINT_THREADS": "1"}),
+        "synclint": Tool("synclint", f"synclint, all rules, no cache ({n} threads)",
+                         base + ["--no-cache", corpus], {"SYNCLINT_THREADS": None}),
+        "synclint-1t": Tool("synclint-1t", "synclint, all rules, no cache, 1 thread",
+                            base + ["--no-cache", corpus], {"SYNCLINT_THREADS": "1"}),
+        "synclint-cold": Tool("synclint-cold", f"synclint, empty cache, writing it ({n} threads)",
+                              base + ["--cache-dir", str(cold_cache), corpus], {"SYNCLINT_THREADS": None},
+                              prepare=lambda: shutil.rmtree(cold_cache, ignore_errors=True)),
+        "synclint-warm": Tool("synclint-warm", f"synclint, warm cache ({n} threads)",
+                              base + ["--cache-dir", str(warm_cache), corpus], {"SYNCLINT_THREADS": None}),
+        "synclint-file": Tool("synclint-file", f"synclint, one file in the corpus project, warm cache ({n} threads)",
+                              [s, "check", "--exit-zero", "--quiet", "--cache-dir", str(warm_cache),
+                               f"{corpus}/{ONE_FILE}"], {"SYNCLINT_THREADS": None}),
         "parse-only": Tool("parse-only", f"synclint --parse-only (read + parse floor, {n} threads)",
-                           base + ["--parse-only", corpus], {"SYNCLINT_THREADS": None}),
+                           base + ["--no-cache", "--parse-only", corpus], {"SYNCLINT_THREADS": None}),
         "ruff": Tool("ruff", f"ruff, default rules ({n} threads)", ruff + [corpus],
                      {"RAYON_NUM_THREADS": None}),
         "ruff-1t": Tool("ruff-1t", "ruff, default rules, 1 thread", ruff + [corpus],
@@ -189,6 +215,8 @@ def make_tools(args: argparse.Namespace) -> list[Tool]:
 
 
 def run_once(tool: Tool) -> dict[str, float]:
+    if tool.prepare:
+        tool.prepare()
     env = dict(os.environ)
     for k, v in tool.env.items():
         if v is None:
@@ -305,7 +333,14 @@ def cmd_time(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     os.chdir(ROOT)
+    mark_project(corpus)
+    args.cache_root = Path(tempfile.mkdtemp(prefix="synclint-bench-cache-"))
     tools = make_tools(args)
+    # The warm cache is filled before any timed run.
+    if any(t.key in ("synclint-warm", "synclint-file") for t in tools):
+        subprocess.run([args.synclint, "check", "--isolated", "--exit-zero", "--quiet", "--cache-dir",
+                        str(args.cache_root / "warm"), str(args.corpus_arg)], cwd=ROOT,
+                       stdout=subprocess.DEVNULL, check=True)
     versions = {t.argv[0]: tool_version(t.argv[0]) for t in tools}
     notes = []
     if any(t.key.startswith("ruff") for t in tools):
@@ -325,6 +360,7 @@ def cmd_time(args: argparse.Namespace) -> int:
             tag = "warm-up" if i < args.warmup else f"run {i - args.warmup + 1}/{args.runs}"
             print(f"  {tag:>9} {t.key:<12} wall {r['wall']:7.3f}s user {r['user']:7.2f}s "
                   f"rss {r['rss'] / MIB:6.0f} MiB", file=sys.stderr)
+    shutil.rmtree(args.cache_root, ignore_errors=True)
     table = render(tools, args, total, info, versions, notes)
     print(table)
     if args.write:
@@ -351,9 +387,9 @@ def main() -> int:
     t = sub.add_parser("time", help="time the linters over the corpus")
     t.add_argument("--runs", type=int, default=5, help="timed runs per tool (default 5)")
     t.add_argument("--warmup", type=int, default=1, help="discarded warm-up rounds (default 1)")
-    t.add_argument("--tools", default="synclint,synclint-1t,parse-only,ruff",
-                   help="comma-separated: synclint, synclint-1t, parse-only, ruff, ruff-1t "
-                        "(default: synclint,synclint-1t,parse-only,ruff)")
+    t.add_argument("--tools", default="synclint,synclint-1t,synclint-cold,synclint-warm,synclint-file,parse-only,ruff",
+                   help="comma-separated: synclint, synclint-1t, synclint-cold, synclint-warm, "
+                        "synclint-file, parse-only, ruff, ruff-1t (default: all but ruff-1t)")
     t.add_argument("--synclint", default=str(ROOT / "target" / "release" / "synclint"))
     t.add_argument("--ruff", default=str(BENCH / ".venv" / "bin" / "ruff"))
     t.add_argument("--corpus", type=Path, default=CORPUS)

@@ -83,7 +83,7 @@ fi
 log "$("$SYNCLINT_BIN" --version)"
 
 # 5. Time it.
-tools="synclint,synclint-1t,parse-only"
+tools="synclint,synclint-1t,synclint-cold,synclint-warm,synclint-file,parse-only"
 [[ "${SKIP_RUFF:-0}" == 1 ]] || tools="$tools,ruff,ruff-1t"
 exec "$PYTHON" bench/bench.py time --synclint "$SYNCLINT_BIN" --ruff "$VENV/bin/ruff" \
   --tools "$tools" "$@"

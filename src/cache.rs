@@ -2,7 +2,8 @@
 //! and the summary the project pass reads), keyed by the file's path, its content, the settings
 //! that shape its check and the project facts it was checked with. Project facts are derived
 //! again on every run from the summaries, so a warm run parses nothing that did not change and
-//! still gives the result a cold run gives.
+//! still gives the result a cold run gives. Where no file of the project changed at all, the
+//! project pass's conclusions are kept too (see [`Snapshot`]).
 //!
 //! A file's content is known by its hash. As git's index does, an entry also records the file's
 //! size and modification time: where both still match, the file is not read again to hash it
@@ -10,7 +11,8 @@
 //! later change within the clock's resolution could keep both).
 //!
 //! On disk: `<cache-dir>/<version>/bucket-XX`, each file holding the entries of the paths that
-//! hash to it, behind a header with synclint's build and a checksum. A bucket that is missing,
+//! hash to it, and `project-<hash>`, a project's [`Snapshot`], each behind a header with
+//! synclint's build and a checksum. A bucket that is missing,
 //! truncated, corrupt or from another build reads as empty and is rewritten. Buckets are written
 //! whole to a temporary file and renamed into place, so two processes writing at once (pre-commit
 //! runs hooks in parallel) leave one of their versions, each complete.
@@ -29,7 +31,7 @@ use xxhash_rust::xxh3::{Xxh3Default, xxh3_64};
 
 use crate::linter::FileLint;
 use crate::registry::RuleSet;
-use crate::semantic::FileFacts;
+use crate::semantic::{FileFacts, FunctionId};
 
 /// Paths are spread over this many files: a warm run reads few files, and an edit rewrites the
 /// entries of a small share of the project.
@@ -39,6 +41,9 @@ const MAGIC: &[u8; 16] = b"synclint-cache\0\x02";
 const BUILD: &str = concat!(env!("CARGO_PKG_VERSION"), "-", env!("SYNCLINT_BUILD_ID"));
 /// The default folder, in the project root (or the working directory outside a project).
 pub const DEFAULT_DIR: &str = ".synclint_cache";
+/// The checks of one content kept, each under other project facts (a file is checked with none,
+/// then with what the project pass told it).
+const VARIANTS: usize = 3;
 /// A file modified this recently may change again without its size or time changing.
 const RACY_NANOS: i128 = 2_000_000_000;
 
@@ -233,9 +238,118 @@ impl Cache {
         create_root(&root).map_err(failed)?;
         std::fs::create_dir_all(&folder).map_err(failed)?;
         changed.into_par_iter().try_for_each(|(index, payload)| {
-            write_bucket(&folder, &bucket_path(&folder, index), &payload).map_err(failed)
+            write_checked(&folder, &bucket_path(&folder, index), &payload).map_err(failed)
         })
     }
+}
+
+/// What the project pass concluded for every file of a project, kept under the key of every
+/// file's content and settings: a run that finds the same files with the same keys would repeat
+/// that pass exactly, and takes its conclusions instead (the named files' facts, to check them
+/// with, and why their functions are hot).
+#[derive(bincode::Encode, bincode::Decode)]
+pub struct Snapshot {
+    project: u128,
+    /// In the order of the run's files.
+    pub files: Vec<SnapshotFile>,
+}
+
+#[derive(bincode::Encode, bincode::Decode)]
+pub struct SnapshotFile {
+    pub facts: FileFacts,
+    pub notes: Vec<(FunctionId, String)>,
+}
+
+/// Snapshots kept at once (one per set of files: a project, or one checked `--isolated`); the
+/// least recently written go first.
+const SNAPSHOTS: usize = 8;
+
+impl Cache {
+    /// The snapshot's file for a project: by its paths, in any order.
+    fn snapshot_path(&self, sorted: &[(&Path, FileKey)]) -> PathBuf {
+        let mut hasher = Xxh3Default::new();
+        self.cwd.hash(&mut hasher);
+        for (path, _) in sorted {
+            path.hash(&mut hasher);
+        }
+        self.folder.join(format!("project-{:032x}", hasher.digest128()))
+    }
+
+    /// The key of a project: its files' paths (from the working folder, as notes name them)
+    /// and keys.
+    fn project_key(&self, sorted: &[(&Path, FileKey)]) -> u128 {
+        let mut hasher = Xxh3Default::new();
+        self.cwd.hash(&mut hasher);
+        for (path, key) in sorted {
+            path.hash(&mut hasher);
+            hasher.update(&key.0.to_le_bytes());
+        }
+        hasher.digest128()
+    }
+
+    /// What the snapshot of `files` (with their keys) concluded for each, in their order, if
+    /// their keys are the ones it was made with.
+    pub fn snapshot(&self, files: &[(&Path, FileKey)]) -> Option<Vec<SnapshotFile>> {
+        let order = sorted_order(files);
+        let sorted: Vec<_> = order.iter().map(|&index| files[index]).collect();
+        let bytes = read_checked(&self.snapshot_path(&sorted))?;
+        let (snapshot, _): (Snapshot, _) = bincode::decode_from_slice(&bytes, bincode::config::standard()).ok()?;
+        if snapshot.project != self.project_key(&sorted) || snapshot.files.len() != files.len() {
+            return None;
+        }
+        let mut concluded: Vec<Option<SnapshotFile>> = snapshot.files.into_iter().map(Some).collect();
+        let mut in_order: Vec<Option<SnapshotFile>> = (0..files.len()).map(|_| None).collect();
+        for (sorted_at, index) in order.into_iter().enumerate() {
+            in_order[index] = concluded[sorted_at].take();
+        }
+        in_order.into_iter().collect()
+    }
+
+    /// Keeps what the project pass concluded about each of `files` (with their keys).
+    pub fn save_snapshot(&self, files: &[(&Path, FileKey)], conclusions: Vec<SnapshotFile>) -> Result<(), Report> {
+        let order = sorted_order(files);
+        let sorted: Vec<_> = order.iter().map(|&index| files[index]).collect();
+        let mut conclusions: Vec<Option<SnapshotFile>> = conclusions.into_iter().map(Some).collect();
+        let snapshot = Snapshot {
+            project: self.project_key(&sorted),
+            files: order.iter().filter_map(|&index| conclusions[index].take()).collect(),
+        };
+        let failed = |e: std::io::Error| miette!("cannot write the cache in {}: {e}", self.root.display());
+        let payload = bincode::encode_to_vec(&snapshot, bincode::config::standard())
+            .map_err(|e| miette!("cannot encode the project's snapshot: {e}"))?;
+        create_root(&self.root).map_err(failed)?;
+        std::fs::create_dir_all(&self.folder).map_err(failed)?;
+        let path = self.snapshot_path(&sorted);
+        write_checked(&self.folder, &path, &payload).map_err(failed)?;
+        self.forget_old_snapshots(&path);
+        Ok(())
+    }
+
+    /// Removes all but the [`SNAPSHOTS`] most recently written snapshots (`kept` among them).
+    fn forget_old_snapshots(&self, kept: &Path) {
+        let Ok(entries) = std::fs::read_dir(&self.folder) else {
+            return;
+        };
+        let mut snapshots: Vec<(SystemTime, PathBuf)> = entries
+            .flatten()
+            .filter(|entry| entry.file_name().to_string_lossy().starts_with("project-"))
+            .filter(|entry| entry.path() != kept)
+            .filter_map(|entry| Some((entry.metadata().ok()?.modified().ok()?, entry.path())))
+            .collect();
+        snapshots.sort();
+        let excess = (snapshots.len() + 1).saturating_sub(SNAPSHOTS);
+        for (_, path) in snapshots.into_iter().take(excess) {
+            // Another run may have removed it first.
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// The indices of `files` in the order of their paths.
+fn sorted_order(files: &[(&Path, FileKey)]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by(|&a, &b| files[a].0.as_os_str().cmp(files[b].0.as_os_str()));
+    order
 }
 
 fn bucket_path(folder: &Path, index: usize) -> PathBuf {
@@ -245,11 +359,12 @@ fn bucket_path(folder: &Path, index: usize) -> PathBuf {
 /// The bucket's payload after this run, or `None` where nothing changed.
 fn updated(stored: Stored, used: FxHashMap<String, Used>) -> Option<Vec<u8>> {
     let Stored { bytes, mut entries } = stored;
+    // A run that only read what was there changes nothing (a run that took the project pass's
+    // conclusions from a snapshot reads fewer variants than the run that wrote them).
     let unchanged = used.iter().all(|(name, used)| {
         entries.get(name).is_some_and(|old| {
             old.key == used.key
                 && old.stat == used.stat
-                && old.variants.len() == used.variants.len()
                 && used
                     .variants
                     .iter()
@@ -263,18 +378,25 @@ fn updated(stored: Stored, used: FxHashMap<String, Used>) -> Option<Vec<u8>> {
     let mut count: u32 = 0;
     payload.extend_from_slice(&count.to_le_bytes());
     for (name, used) in &used {
-        let old = entries.remove(name);
-        let variants = used.variants.iter().filter_map(|(facts, new)| {
-            let bytes: &[u8] = match new {
-                Some(new) => new,
-                None => {
-                    let (_, range) = old.as_ref()?.variants.iter().find(|(v, _)| v == facts)?;
-                    &bytes[range.clone()]
-                }
-            };
-            Some((*facts, bytes))
-        });
-        encode_entry(&mut payload, name, used.key, used.stat, variants.collect());
+        let old = entries.remove(name).filter(|old| old.key == used.key);
+        let stored = |facts: &u128| {
+            let (_, range) = old.as_ref()?.variants.iter().find(|(v, _)| v == facts)?;
+            Some(&bytes[range.clone()])
+        };
+        let mut variants: Vec<(u128, &[u8])> = used
+            .variants
+            .iter()
+            .filter_map(|(facts, new)| Some((*facts, new.as_deref().or_else(|| stored(facts))?)))
+            .collect();
+        // The file's other checks of the same content stay, the most recent first, while there
+        // is room: the next run that is not a snapshot's replay checks it under those facts again.
+        let kept_before = old
+            .iter()
+            .flat_map(|old| &old.variants)
+            .filter(|(facts, _)| !used.variants.iter().any(|(used, _)| used == facts));
+        variants.extend(kept_before.map(|(facts, range)| (*facts, &bytes[range.clone()])));
+        variants.truncate(VARIANTS);
+        encode_entry(&mut payload, name, used.key, used.stat, variants);
         count += 1;
     }
     // Entries of paths this run did not look up stay while their file exists.
@@ -364,21 +486,28 @@ impl<'b> Reader<'b> {
     }
 }
 
-/// A bucket's entries; empty where it is missing or unreadable, or was written by another build.
-fn read_bucket(path: &Path) -> Stored {
-    let Ok(mut bytes) = std::fs::read(path) else {
-        return Stored::default();
-    };
+/// A cache file's payload; `None` where it is missing or unreadable, damaged, or was written by
+/// another build.
+fn read_checked(path: &Path) -> Option<Vec<u8>> {
+    let mut bytes = std::fs::read(path).ok()?;
     let header = MAGIC.len() + BUILD.len() + 16;
     if bytes.len() < header || &bytes[..MAGIC.len()] != MAGIC || &bytes[MAGIC.len()..header - 16] != BUILD.as_bytes() {
-        return Stored::default();
+        return None;
     }
-    let length = u64::from_le_bytes(bytes[header - 16..header - 8].try_into().unwrap_or_default());
-    let checksum = u64::from_le_bytes(bytes[header - 8..header].try_into().unwrap_or_default());
+    let length = u64::from_le_bytes(bytes[header - 16..header - 8].try_into().ok()?);
+    let checksum = u64::from_le_bytes(bytes[header - 8..header].try_into().ok()?);
     if (bytes.len() - header) as u64 != length || xxh3_64(&bytes[header..]) != checksum {
-        return Stored::default();
+        return None;
     }
     bytes.drain(..header);
+    Some(bytes)
+}
+
+/// A bucket's entries; empty where its file cannot be used.
+fn read_bucket(path: &Path) -> Stored {
+    let Some(bytes) = read_checked(path) else {
+        return Stored::default();
+    };
     let entries = Reader { bytes: &bytes, at: 0 }.entries();
     match entries {
         Some(entries) => Stored { bytes, entries },
@@ -386,8 +515,8 @@ fn read_bucket(path: &Path) -> Stored {
     }
 }
 
-/// Writes a bucket through a temporary file renamed over it.
-fn write_bucket(folder: &Path, path: &Path, payload: &[u8]) -> std::io::Result<()> {
+/// Writes a cache file (header, then payload) through a temporary file renamed over it.
+fn write_checked(folder: &Path, path: &Path, payload: &[u8]) -> std::io::Result<()> {
     let mut temp = tempfile::NamedTempFile::new_in(folder)?;
     temp.write_all(MAGIC)?;
     temp.write_all(BUILD.as_bytes())?;

@@ -15,8 +15,8 @@ use crate::diagnostic::{Applicability, Diagnostic};
 use crate::fix::{FixFailure, fix_in_passes};
 use crate::lines::Lines;
 use crate::linter::lint_source;
-use crate::pipeline::{Checked, Errors, Linted, Run, module_infos};
-use crate::project::{HotFunctions, Project, hot_note};
+use crate::pipeline::{Checked, Errors, Linted, Run};
+use crate::project::{FunctionNotes, hot_note};
 use crate::registry::Rule;
 use crate::render::{Finding, SourceText};
 use crate::semantic::{FunctionId, FunctionSummary, HotContext};
@@ -65,24 +65,21 @@ pub(crate) fn outcome(
 ) -> (Outcome, Errors) {
     let Run {
         linted,
-        targets,
+        notes,
         mut errors,
+        ..
     } = run;
-    let modules = module_infos(&linted);
-    let hot = Project::with_targets(&modules, targets).hot_functions();
     let mut outputs: Vec<FileOutput> = linted
         .par_iter()
-        .enumerate()
-        .map(|(index, file)| {
+        .zip(&notes)
+        .map(|(file, notes)| {
             if file.named {
-                process_file(index, file, &hot, fixing(&file.settings))
+                process_file(file, notes, fixing(&file.settings))
             } else {
                 FileOutput::default()
             }
         })
         .collect();
-    drop(hot);
-    drop(modules);
 
     let mut outcome = Outcome::default();
     for (file, output) in linted.iter().zip(outputs.iter_mut()).filter(|(file, _)| file.named) {
@@ -140,12 +137,12 @@ struct Fixed {
 
 /// Keeps the findings whose line is hot (resolving calls across files), and applies fixes in
 /// passes until nothing changes.
-fn process_file(index: usize, file: &Linted, hot: &HotFunctions, fixing: Option<Applicability>) -> FileOutput {
+fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<Applicability>) -> FileOutput {
     let settings = &file.settings;
     let (source, diagnostics, syntax_errors) = match &file.checked {
         Checked::Located(candidates) => {
             let functions = &file.semantics.functions;
-            let called_note = |id: FunctionId| hot.note(index, id);
+            let called_note = |id: FunctionId| notes.get(&id).cloned();
             let findings = candidates.iter().filter_map(|(context, finding)| {
                 let note = hot_note(
                     *context,
@@ -174,7 +171,7 @@ fn process_file(index: usize, file: &Linted, hot: &HotFunctions, fixing: Option<
         .functions
         .iter()
         .enumerate()
-        .filter_map(|(id, f)| Some((&*f.qualname, hot.note(index, id as FunctionId)?)))
+        .filter_map(|(id, f)| Some((&*f.qualname, notes.get(&(id as FunctionId))?.clone())))
         .collect();
     // Why a finding's line is hot, in a file with these functions; `None` hides it.
     let note = |context: HotContext, functions: &[FunctionSummary]| {

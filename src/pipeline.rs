@@ -11,14 +11,14 @@ use miette::{LabeledSpan, NamedSource, Report, miette};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::cache::{Cache, FileKey, FileStat};
+use crate::cache::{Cache, FileKey, FileStat, SnapshotFile};
 use crate::config::{Resolver, Settings};
 use crate::diagnostic::{Applicability, Diagnostic};
 use crate::discovery::{DiscoveredFile, discover};
 use crate::lines::Lines;
 use crate::linter::{FileLint, decode, lint_source};
 use crate::parse::SyntaxError;
-use crate::project::{ModuleInfo, ModulePaths, Project, Targets, display_path};
+use crate::project::{FunctionNotes, ModuleInfo, ModulePaths, Project, Targets, display_path};
 use crate::render::{Finding, SourceText};
 use crate::semantic::{FileFacts, FileSemantics, HotContext};
 
@@ -43,11 +43,14 @@ pub(crate) struct RunOptions<'a> {
     pub stdin: Option<(PathBuf, String)>,
 }
 
-/// What a run checked: every file of the project, the named ones first.
+/// What a run checked: every file of the project, the named ones first (or the named ones
+/// alone, where the cache held the project pass's conclusions).
 pub(crate) struct Run {
     pub linted: Vec<Linted>,
-    /// Each file's call targets, where they still hold, for the final project.
+    /// Each file's call targets, for the final project (empty where the pass was not run).
     pub targets: Vec<Option<Vec<Targets>>>,
+    /// Per file, why its functions are hot through calls (for the named files).
+    pub notes: Vec<FunctionNotes>,
     pub errors: Errors,
 }
 
@@ -102,8 +105,46 @@ pub(crate) fn run(
         options,
         cache: cache.as_ref(),
     };
+    // The call graph shows every file, so it always runs the project pass.
+    let snapshots = cache
+        .as_ref()
+        .filter(|_| options.stdin.is_none() && !options.every_call);
+    if let Some(run) = snapshots.and_then(|cache| replay(&files, named, cwd, cache, &analyser, &mut errors)) {
+        if let Some(cache) = cache
+            && let Err(report) = cache.save()
+        {
+            errors.warn(report);
+        }
+        return Ok(Run { errors, ..run });
+    }
     let mut linted = lint_all(&files, named, cwd, &analyser, &mut errors);
     let targets = settle_facts(&mut linted, &mut errors, &analyser);
+    let modules = module_infos(&linted);
+    let project = Project::with_targets(&modules, targets);
+    let hot = project.hot_functions();
+    let keyed: Option<Vec<(&Path, FileKey)>> = linted
+        .iter()
+        .map(|file| Some((file.path.as_path(), file.key?)))
+        .collect();
+    let snapshot = snapshots.zip(keyed);
+    // A snapshot keeps every file's notes: a later run may name any of them.
+    let notes = hot.notes(linted.len(), |file| snapshot.is_some() || linted[file].named);
+    drop(hot);
+    let targets = project.into_targets().into_iter().map(Some).collect();
+    drop(modules);
+    if let Some((cache, keyed)) = snapshot {
+        let conclusions = linted
+            .iter()
+            .zip(&notes)
+            .map(|(file, notes)| SnapshotFile {
+                facts: file.facts.clone(),
+                notes: notes.iter().map(|(id, note)| (*id, note.clone())).collect(),
+            })
+            .collect();
+        if let Err(report) = cache.save_snapshot(&keyed, conclusions) {
+            errors.warn(report);
+        }
+    }
     if let Some(cache) = cache
         && let Err(report) = cache.save()
     {
@@ -112,7 +153,64 @@ pub(crate) fn run(
     Ok(Run {
         linted,
         targets,
+        notes,
         errors,
+    })
+}
+
+/// Where no file of the project changed since the cache's snapshot of it, the named files
+/// checked with the facts the project pass gave them then, and its notes: the pass would
+/// conclude the same. `None` where anything changed.
+fn replay(
+    files: &[DiscoveredFile],
+    named: usize,
+    cwd: &Path,
+    cache: &Cache,
+    analyser: &Analyser,
+    errors: &mut Errors,
+) -> Option<Run> {
+    let keyed: Vec<(&Path, FileKey)> = files
+        .par_iter()
+        .map(|file| Some((file.path.as_path(), analyser.key(&file.path, &file.settings)?)))
+        .collect::<Option<_>>()?;
+    let snapshot = cache.snapshot(&keyed)?;
+    let results: Vec<_> = files[..named]
+        .par_iter()
+        .zip(&snapshot[..named])
+        .with_max_len(1)
+        .map(|(file, concluded)| {
+            let display = display_path(&file.path, cwd);
+            let checked = analyser.check(&file.path, &display, &file.settings, &concluded.facts, true);
+            (file, display, concluded, checked)
+        })
+        .collect();
+    let mut linted = Vec::with_capacity(named);
+    let mut notes = Vec::with_capacity(named);
+    for (file, display, concluded, checked) in results {
+        match checked {
+            Ok((checked, semantics, key)) => {
+                linted.push(Linted {
+                    path: file.path.clone(),
+                    display,
+                    settings: file.settings.clone(),
+                    semantics,
+                    checked,
+                    module: String::new(),
+                    is_package: false,
+                    named: true,
+                    facts: concluded.facts.clone(),
+                    key,
+                });
+                notes.push(concluded.notes.iter().cloned().collect());
+            }
+            Err(report) => errors.push(report),
+        }
+    }
+    Some(Run {
+        linted,
+        targets: Vec::new(),
+        notes,
+        errors: Errors::default(),
     })
 }
 
@@ -309,6 +407,8 @@ pub(crate) struct Linted {
     pub(crate) named: bool,
     /// What the project knew about the file when it was checked.
     pub(crate) facts: FileFacts,
+    /// Its content and settings, as the cache knows them (`None` for source from stdin).
+    pub(crate) key: Option<FileKey>,
 }
 
 /// What checking a file left to report.
@@ -373,9 +473,10 @@ fn lint_all(
     let lint_file = |(index, file): (usize, &DiscoveredFile)| -> Result<Linted, Report> {
         let display = display_path(&file.path, cwd);
         let facts = FileFacts::default();
-        let (checked, semantics) = analyser.check(&file.path, &display, &file.settings, &facts, index < named)?;
+        let (checked, semantics, key) = analyser.check(&file.path, &display, &file.settings, &facts, index < named)?;
         Ok(Linted {
             checked,
+            key,
             path: file.path.clone(),
             display,
             settings: file.settings.clone(),
@@ -461,11 +562,12 @@ fn settle_facts(linted: &mut [Linted], errors: &mut Errors, analyser: &Analyser)
             .collect();
         for (index, facts, result) in rechecked {
             match result {
-                Ok((checked, semantics)) => {
+                Ok((checked, semantics, key)) => {
                     let file = &mut linted[index];
                     file.checked = checked;
                     file.semantics = semantics;
                     file.facts = facts;
+                    file.key = key;
                 }
                 // The file changed or vanished since: keep what its first check found.
                 Err(report) if linted[index].named => errors.push(report),
@@ -507,7 +609,7 @@ impl Analyser<'_> {
         settings: &Settings,
         facts: &FileFacts,
         named: bool,
-    ) -> Result<(Checked, FileSemantics), Report> {
+    ) -> Result<(Checked, FileSemantics, Option<FileKey>), Report> {
         let stdin = self
             .options
             .stdin
@@ -526,7 +628,7 @@ impl Analyser<'_> {
             && let Some(key) = cache.known_key(path, stat)
             && let Some(lint) = cache.get(path, key, Some(stat), facts)
         {
-            return Ok((unreported(), lint.semantics));
+            return Ok((unreported(), lint.semantics, Some(key)));
         }
         let text = match stdin {
             Some(text) => text.clone(),
@@ -558,11 +660,30 @@ impl Analyser<'_> {
                 lint
             }
         };
+        let key = stdin.is_none().then_some(key);
         if !named {
-            return Ok((unreported(), lint.semantics));
+            return Ok((unreported(), lint.semantics, key));
         }
         let semantics = std::mem::take(&mut lint.semantics);
         let fixing = (self.options.fixing)(settings);
-        Ok((Checked::new(display, text, lint, fixing), semantics))
+        Ok((Checked::new(display, text, lint, fixing), semantics, key))
+    }
+
+    /// The cache's key of a file: from the cache where its size and time still match, else
+    /// from its text. `None` without a cache, for source from stdin, or where it cannot be read.
+    fn key(&self, path: &Path, settings: &Settings) -> Option<FileKey> {
+        let cache = self.cache.filter(|_| self.options.stdin.is_none())?;
+        let stat = FileStat::of(&std::fs::metadata(path).ok()?)?;
+        if let Some(key) = cache.known_key(path, stat) {
+            return Some(key);
+        }
+        let text = decode(std::fs::read(path).ok()?).ok()?;
+        let rules = settings.rules_for(path);
+        Some(FileKey::new(
+            &text,
+            rules,
+            &settings.hot_functions,
+            self.options.every_call,
+        ))
     }
 }

@@ -25,6 +25,10 @@ pub struct ModuleInfo<'a> {
     pub semantics: &'a FileSemantics,
 }
 
+/// Why a file's functions are hot through calls: the note of each one a hot line reaches
+/// ("`masked_mean()` is called from the loop at train.py:12").
+pub type FunctionNotes = FxHashMap<FunctionId, String>;
+
 /// A function of the linted project: (file index, function id).
 pub type ProjectFunction = (usize, FunctionId);
 
@@ -146,6 +150,20 @@ impl HotFunctions<'_> {
             via.reverse();
             format!("{name} is called from {root} via {}", via.join(" → "))
         })
+    }
+
+    /// The note of every function reached from a hot line, by file, for the files `wanted`
+    /// names (of `files`).
+    pub fn notes(&self, files: usize, wanted: impl Fn(usize) -> bool) -> Vec<FunctionNotes> {
+        let mut notes = vec![FunctionNotes::default(); files];
+        for &(file, function) in self.reached.keys() {
+            if wanted(file)
+                && let Some(note) = self.note(file, function)
+            {
+                notes[file].insert(function, note);
+            }
+        }
+        notes
     }
 
     /// The functions made hot by calls, each with the function it is reached from (`None`

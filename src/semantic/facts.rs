@@ -98,7 +98,7 @@ impl ProjectReturns {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, bincode::Encode, bincode::Decode)]
 pub struct FileFacts {
     /// Parameter kinds of the file's functions (by qualified name, one per parameter in the
     /// order of [`FunctionSummary::params`](super::FunctionSummary)), joined over the hot call

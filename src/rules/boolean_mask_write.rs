@@ -12,13 +12,30 @@ use crate::diagnostic::{Diagnostic, Edit, Fix};
 use crate::registry::Rule;
 use crate::semantic::Kind;
 
-/// The `x` and `mask` of a boolean-mask subscript target on a maybe-CUDA tensor.
-fn mask_target<'e>(checker: &Checker, target: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
+/// The `x` and index of a boolean-mask subscript target on a maybe-CUDA tensor: `x[mask]`, or a
+/// tuple index holding a mask (`x[:, mask]`, `x[idx, mask]`: measured to sync the same way).
+/// `whole`: the index is the mask itself (only then is the `torch.where` rewrite shaped right).
+fn mask_target<'e>(checker: &Checker, target: &'e Expr) -> Option<MaskTarget<'e>> {
     let Expr::Subscript(subscript) = target else {
         return None;
     };
-    (checker.model().is_boolean_tensor(&subscript.slice) && checker.model().is_maybe_cuda_tensor(&subscript.value))
-        .then_some((&*subscript.value, &*subscript.slice))
+    let model = checker.model();
+    let whole = match &*subscript.slice {
+        Expr::Tuple(tuple) if tuple.elts.iter().any(|index| model.is_boolean_tensor(index)) => false,
+        index if model.is_boolean_tensor(index) => true,
+        _ => return None,
+    };
+    model.is_maybe_cuda_tensor(&subscript.value).then_some(MaskTarget {
+        x: &subscript.value,
+        index: &subscript.slice,
+        whole,
+    })
+}
+
+struct MaskTarget<'e> {
+    x: &'e Expr,
+    index: &'e Expr,
+    whole: bool,
 }
 
 /// Only a plain name or attribute can be repeated in a rewrite without evaluating it twice.
@@ -35,7 +52,7 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
         return;
     }
     let [target] = assign.targets.as_slice() else { return };
-    let Some((x, mask)) = mask_target(checker, target) else {
+    let Some(MaskTarget { x, index: mask, whole }) = mask_target(checker, target) else {
         return;
     };
     let Kind::Tensor(value) = checker.model().kind_of(&assign.value) else {
@@ -48,11 +65,17 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
         Rule::BooleanMaskWrite,
         target.range(),
         format!("`{x_text}[{mask_text}] = {v}` with a tensor value waits for the GPU (a Python scalar would not)"),
-        format!(
-            "write in place without a sync: `{replacement}` (a broadcastable value), or `{x_text}.masked_scatter_({mask_text}, {v})` (one value per selected element)"
-        ),
+        if whole {
+            format!(
+                "write in place without a sync: `{replacement}` (a broadcastable value), or `{x_text}.masked_scatter_({mask_text}, {v})` (one value per selected element)"
+            )
+        } else {
+            format!(
+                "write a Python scalar, or write in place with `{x_text}.copy_({torch}.where(m, {v}, {x_text}))` where `m` is the mask broadcast to `{x_text}`'s shape"
+            )
+        },
     );
-    let fix_value = fixable(checker, x, mask, &assign.value).filter(|_| value.may_be_cuda());
+    let fix_value = fixable(checker, x, mask, &assign.value).filter(|_| whole && value.may_be_cuda());
     if let Some(v) = fix_value {
         let replacement = format!("{x_text}.copy_({torch}.where({mask_text}, {v}, {x_text}))");
         let mut edits = vec![Edit::replace(assign.range(), replacement.clone())];
@@ -71,7 +94,7 @@ pub(crate) fn aug_assign(checker: &mut Checker, assign: &StmtAugAssign) {
     if !checker.enabled(Rule::BooleanMaskWrite) {
         return;
     }
-    let Some((x, mask)) = mask_target(checker, &assign.target) else {
+    let Some(MaskTarget { x, index: mask, whole }) = mask_target(checker, &assign.target) else {
         return;
     };
     let (x_text, mask_text, v) = (checker.slice(x), checker.slice(mask), checker.slice(&*assign.value));
@@ -88,13 +111,15 @@ pub(crate) fn aug_assign(checker: &mut Checker, assign: &StmtAugAssign) {
         Rule::BooleanMaskWrite,
         assign.target.range(),
         format!("`{x_text}[{mask_text}] {op}= ...` gathers the selected elements and waits for the GPU"),
-        if method.is_empty() {
-            format!("update the whole tensor with `torch.where({mask_text}, ..., {x_text})`")
-        } else {
-            format!("update in place without a sync: `{replacement}`")
+        match (whole, method.is_empty()) {
+            (true, false) => format!("update in place without a sync: `{replacement}`"),
+            (true, true) => format!("update the whole tensor with `torch.where({mask_text}, ..., {x_text})`"),
+            (false, _) => format!(
+                "update the whole tensor with `torch.where(m, ..., {x_text})`, `m` the mask broadcast to `{x_text}`'s shape"
+            ),
         },
     );
-    let fix_value = fixable(checker, x, mask, &assign.value).filter(|_| !method.is_empty());
+    let fix_value = fixable(checker, x, mask, &assign.value).filter(|_| whole && !method.is_empty());
     if let Some(v) = fix_value {
         let replacement = format!("{x_text}.{method}({torch}.where({mask_text}, {v}, {neutral}))");
         let mut edits = vec![Edit::replace(assign.range(), replacement.clone())];

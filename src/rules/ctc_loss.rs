@@ -38,7 +38,10 @@ fn is_cudnn_forward(checker: &Checker, call: &ExprCall) -> bool {
             .tensor(t)
             .is_some_and(|f| f.device == crate::semantic::Device::Cpu)
     });
-    let lengths_are_lists = args.len() >= 4 && args[2..4].iter().all(|l| checker.model().kind_of(l) == Kind::List);
+    let lengths_are_lists = args.len() >= 4
+        && args[2..4]
+            .iter()
+            .all(|l| matches!(checker.model().kind_of(l), Kind::List | Kind::NumberList));
     let reduction = call.arguments.find_keyword("reduction").and_then(|k| match &k.value {
         ruff_python_ast::Expr::StringLiteral(s) => Some(s.value.to_str().to_string()),
         _ => None,

@@ -1,5 +1,5 @@
 //! SYNC107: comparisons whose answer comes back to Python: `torch.equal`, `torch.allclose`,
-//! `t.is_nonzero()`, `torch.testing.assert_close`.
+//! `t.is_nonzero()` / `torch.is_nonzero(t)`, `torch.testing.assert_close`.
 
 use ruff_python_ast::ExprCall;
 use ruff_text_size::Ranged;
@@ -18,6 +18,10 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         Some("torch.equal" | "torch.allclose") => (
             checker.slice(&*call.func).to_string(),
             "compare on the device (`torch.isclose(a, b).all()`, `(a == b).all()`) and keep the result as a tensor",
+        ),
+        Some("torch.is_nonzero") => (
+            checker.slice(&*call.func).to_string(),
+            "keep the test on the device (`torch.where`, `torch._assert_async`)",
         ),
         Some("torch.testing.assert_close" | "torch.testing.assert_allclose") => (
             checker.slice(&*call.func).to_string(),

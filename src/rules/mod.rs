@@ -124,6 +124,7 @@ pub(crate) fn check_stmt(checker: &mut Checker, stmt: &Stmt) {
         Stmt::Assign(assign) => {
             boolean_mask_write::assign(checker, assign);
             host_index::assign(checker, assign);
+            blocking_host_to_device::assign(checker, assign);
             device_to_host_copy::assign(checker, assign);
             nonzero::assign(checker, assign);
         }

@@ -195,6 +195,9 @@ pub enum Kind {
     Number,
     Str,
     List,
+    /// A list of Python numbers, or of such lists (`[0, 2]`, `[i for i in ...]` of numbers,
+    /// `t.tolist()`): as an index, host data (a list of slices indexes one dimension each).
+    NumberList,
     Tuple,
     Dict,
     NoneValue,
@@ -232,6 +235,7 @@ impl Kind {
         match (self, other) {
             _ if self == other => self,
             (Kind::NoneValue, k) | (k, Kind::NoneValue) => k,
+            (Kind::List | Kind::NumberList, Kind::List | Kind::NumberList) => Kind::List,
             (Kind::Tensor(a), Kind::Tensor(b)) => Kind::Tensor(a.join(b)),
             (Kind::TensorSequence(a), Kind::TensorSequence(b)) => Kind::TensorSequence(a.join(b)),
             (Kind::Device(a), Kind::Device(b)) => Kind::Device(a.join(b)),

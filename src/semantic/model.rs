@@ -1134,6 +1134,7 @@ impl<'a> SemanticModel<'a> {
             Expr::Tuple(tuple) => self.sequence_kind(&tuple.elts, Kind::Tuple),
             Expr::ListComp(_) | Expr::Generator(_) => match self.comprehension_elements.get(&node_key(expr)) {
                 Some(Kind::Tensor(facts)) => Kind::TensorSequence(*facts),
+                Some(Kind::Number) if matches!(expr, Expr::ListComp(_)) => Kind::NumberList,
                 _ if matches!(expr, Expr::ListComp(_)) => Kind::List,
                 _ => Kind::Unknown,
             },
@@ -1248,15 +1249,28 @@ impl<'a> SemanticModel<'a> {
     }
 
     /// A literal list or tuple of tensors is a tensor sequence.
+    /// A list or tuple display: tensors make a tensor sequence; a list of numbers (or of number
+    /// lists) is a [`Kind::NumberList`]; anything else is `otherwise`. Each element's kind is
+    /// worked out once (nested displays would otherwise cost twice per level).
     fn sequence_kind(&self, elements: &[Expr], otherwise: Kind) -> Kind {
-        let mut facts: Option<TensorFacts> = None;
-        for element in elements {
-            match self.kind_of(element) {
-                Kind::Tensor(t) => facts = Some(facts.map_or(t, |f| f.join(t))),
-                _ => return otherwise,
+        let Some((first, rest)) = elements.split_first() else {
+            return otherwise;
+        };
+        match self.kind_of(first) {
+            Kind::Tensor(first) => rest
+                .iter()
+                .try_fold(first, |facts, element| {
+                    Some(facts.join(self.kind_of(element).tensor()?))
+                })
+                .map_or(otherwise, Kind::TensorSequence),
+            Kind::Number | Kind::NumberList if otherwise == Kind::List => {
+                let numbers = rest
+                    .iter()
+                    .all(|element| matches!(self.kind_of(element), Kind::Number | Kind::NumberList));
+                if numbers { Kind::NumberList } else { otherwise }
             }
+            _ => otherwise,
         }
-        facts.map_or(otherwise, Kind::TensorSequence)
     }
 
     /// The tensor facts of `expr`, if it is a tensor.
@@ -1462,7 +1476,10 @@ impl<'a> SemanticModel<'a> {
             (Kind::NdArray, Kind::Number | Kind::NdArray) | (Kind::Number, Kind::NdArray) => Kind::NdArray,
             (Kind::Str, _) if matches!(binop.op, Operator::Mod | Operator::Add | Operator::Mult) => Kind::Str,
             (Kind::Number, Kind::Str) if binop.op == Operator::Mult => Kind::Str,
-            (Kind::List, Kind::List | Kind::Number) | (Kind::Number, Kind::List) => Kind::List,
+            // `[0] * n`, `a + b` of number lists.
+            (Kind::NumberList, Kind::NumberList | Kind::Number) | (Kind::Number, Kind::NumberList) => Kind::NumberList,
+            (Kind::List | Kind::NumberList, Kind::List | Kind::NumberList | Kind::Number)
+            | (Kind::Number, Kind::List) => Kind::List,
             _ => Kind::Unknown,
         }
     }
@@ -1718,6 +1735,9 @@ impl<'a> SemanticModel<'a> {
                 // `arange` of integers counts in int64.
                 None => {
                     matches!(qualified, "torch.randint" | "torch.randperm" | "torch.randint_like")
+                        // `torch.tensor(3)`, `torch.tensor([0, 2])`: int64 from int literals.
+                        || (matches!(qualified, "torch.tensor" | "torch.as_tensor")
+                            && arguments.args.first().is_some_and(holds_only_int_literals))
                         || (qualified == "torch.arange"
                             && !arguments
                                 .args
@@ -2008,11 +2028,13 @@ impl<'a> SemanticModel<'a> {
                 _ => Kind::Unknown,
             },
             Kind::NdArray => match method {
-                "tolist" => Kind::List,
+                "tolist" => Kind::NumberList,
                 "item" => Kind::Number,
                 _ => Kind::NdArray,
             },
-            Kind::Device(_) | Kind::Number | Kind::Str | Kind::List | Kind::Dict | Kind::Tuple => Kind::Unknown,
+            Kind::Device(_) | Kind::Number | Kind::Str | Kind::List | Kind::NumberList | Kind::Dict | Kind::Tuple => {
+                Kind::Unknown
+            }
             Kind::Unknown => {
                 if let Expr::Name(receiver) = attribute.value.as_ref()
                     && matches!(receiver.id.as_str(), "self" | "cls")
@@ -2048,7 +2070,7 @@ impl<'a> SemanticModel<'a> {
         };
         match method {
             "item" => Kind::Number,
-            "tolist" => Kind::List,
+            "tolist" => Kind::NumberList,
             "numpy" => Kind::NdArray,
             "size" if call.arguments.is_empty() => Kind::Tuple,
             "size" => Kind::Number,
@@ -2608,5 +2630,17 @@ mod tests {
         }
         assert_eq!(keys.insert(1), (count, true));
         assert_eq!(keys.keys.len(), count + 1);
+    }
+}
+
+/// An int literal, or a list or tuple of them (nested too): what `torch.tensor` makes int64 of.
+fn holds_only_int_literals(expr: &Expr) -> bool {
+    match expr {
+        Expr::NumberLiteral(number) => number.value.is_int(),
+        Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::USub => holds_only_int_literals(&unary.operand),
+        Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }) => {
+            !elts.is_empty() && elts.iter().all(holds_only_int_literals)
+        }
+        _ => false,
     }
 }

@@ -2613,6 +2613,18 @@ fn never_a_tensor(expr: &Expr) -> bool {
     }
 }
 
+/// An int literal, or a list or tuple of them (nested too): what `torch.tensor` makes int64 of.
+fn holds_only_int_literals(expr: &Expr) -> bool {
+    match expr {
+        Expr::NumberLiteral(number) => number.value.is_int(),
+        Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::USub => holds_only_int_literals(&unary.operand),
+        Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }) => {
+            !elts.is_empty() && elts.iter().all(holds_only_int_literals)
+        }
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::OrderedKeys;
@@ -2630,17 +2642,5 @@ mod tests {
         }
         assert_eq!(keys.insert(1), (count, true));
         assert_eq!(keys.keys.len(), count + 1);
-    }
-}
-
-/// An int literal, or a list or tuple of them (nested too): what `torch.tensor` makes int64 of.
-fn holds_only_int_literals(expr: &Expr) -> bool {
-    match expr {
-        Expr::NumberLiteral(number) => number.value.is_int(),
-        Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::USub => holds_only_int_literals(&unary.operand),
-        Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }) => {
-            !elts.is_empty() && elts.iter().all(holds_only_int_literals)
-        }
-        _ => false,
     }
 }

@@ -18,7 +18,7 @@ use crate::lines::Lines;
 use crate::registry::{Rule, RuleSet};
 use crate::rules;
 use crate::semantic::facts;
-use crate::semantic::model::{Analysis, ArmOutcome, Flow, ScopeKind, is_library};
+use crate::semantic::model::{Analysis, ArmOutcome, Flow, ScopeKind, StoredCallable, is_library};
 use crate::semantic::names::{contains_ignoring_ascii_case, last_name, names_a_loader, names_a_progress_wrapper};
 use crate::semantic::torch_api as api;
 use crate::semantic::{
@@ -654,7 +654,7 @@ impl<'a> Checker<'a> {
             line: self.line(def.name.range.start()),
             intrinsic,
             setup: api::is_setup_function(def.name.id.as_str()),
-            runs_epochs: self.runs_epochs(&def.body),
+            runs_epochs: self.runs_epochs(&def.body, false),
             returns: None,
             returns_tuple: None,
             takes_self,
@@ -717,7 +717,7 @@ impl<'a> Checker<'a> {
             is_loss,
             methods: Default::default(),
             attrs: Default::default(),
-            stored_methods: stored_methods(&class_def.body),
+            stored_callables: stored_callables(&class_def.body),
         });
         let scope = self.model.push_scope(ScopeKind::Class(id), self.model.flow.scope);
         let saved_scope = std::mem::replace(&mut self.model.flow.scope, scope);
@@ -1005,7 +1005,10 @@ impl<'a> Checker<'a> {
     /// Does this code hold a step loop (outside nested definitions): a loop over a data loader,
     /// or one that runs a backward pass? A function that does runs whole epochs, and a loop that
     /// does is an epoch loop: the lines outside the step loop run once per call or epoch.
-    fn runs_epochs(&self, body: &[Stmt]) -> bool {
+    /// `in_step`: the body is a step already (a loop over batches): a loop in it that runs
+    /// backward splits the step into micro-batches (`for micro in batch.chunk(4):`) and makes
+    /// it no epoch loop.
+    fn runs_epochs(&self, body: &[Stmt], in_step: bool) -> bool {
         // Most functions hold no loop: they are told without inferring anything.
         let Some(iterated) = loop_iterables(body) else {
             return false;
@@ -1015,6 +1018,7 @@ impl<'a> Checker<'a> {
             found: false,
             iterated,
             batch_names: Vec::new(),
+            in_step,
         };
         finder.visit_body(body);
         finder.found
@@ -1071,7 +1075,67 @@ impl<'a> Checker<'a> {
         if !callees.is_empty() {
             self.record_call_sites(call, callees, context);
         }
+        self.record_passed_functions(call, context);
         self.note_state_change(call);
+    }
+
+    /// Project functions passed to a call (`multi_apply(self._targets_single, xs)`,
+    /// `partial(f, x)`, `map(f, xs)`, `checkpoint(self._forward, x)`, `sorted(xs, key=f)`): the
+    /// callee calls them, so they run where the call runs (as PyCG assumes of a function passed
+    /// on). What they are called with comes from the callee: no arguments are recorded.
+    fn record_passed_functions(&mut self, call: &ast::ExprCall, context: HotContext) {
+        let arguments = call
+            .arguments
+            .args
+            .iter()
+            .chain(call.arguments.keywords.iter().map(|k| &k.value));
+        for argument in arguments {
+            let Some(callee) = self.referenced_function(argument) else {
+                continue;
+            };
+            if let Some((id, _)) = self.local_target(&callee) {
+                self.ensure_analyzed(id);
+            }
+            self.model.call_sites.push(CallSite {
+                callee,
+                context,
+                caller: self.model.flow.function,
+                line: self.line(argument.start()),
+                at: argument.start().to_u32(),
+                arguments: None,
+                result_asked: Questions::default(),
+            });
+        }
+    }
+
+    /// The project function an expression names without calling it: a function of this file or
+    /// an imported one (`f`, `losses.f`), or a method of this class (`self.m`, not an attribute
+    /// its methods assign).
+    fn referenced_function(&self, expr: &Expr) -> Option<Callee> {
+        match expr {
+            Expr::Name(name) => self.named_function(name.id.as_str()),
+            Expr::Attribute(attribute) if on_self(attribute) => {
+                let class = self.model.flow.class?;
+                let attr = attribute.attr.as_str();
+                (self.model.method_of(class, attr).is_some() && self.model.local_class_attribute(class, attr).is_none())
+                    .then(|| Callee::Method {
+                        class: ClassRef::Local(class),
+                        method: attr.into(),
+                        bound: true,
+                    })
+            }
+            Expr::Attribute(_) => imported(&self.model.qualified_name(expr)?),
+            _ => None,
+        }
+    }
+
+    /// The project function a name is bound to here: one of this file, or an imported one.
+    fn named_function(&self, name: &str) -> Option<Callee> {
+        match &self.model.lookup(name)?.source {
+            BindingSource::Function(id) => Some(Callee::Local(*id)),
+            BindingSource::Import(_) => imported(&self.model.imported_name(name)?),
+            _ => None,
+        }
     }
 
     /// Records a call's sites, one per project function it may call (analysing those of this
@@ -1188,8 +1252,8 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// The methods a call through an attribute holding them runs: `self.loss_method(x)`,
-    /// `self.losses[kind](x)` (see [`ClassInfo::stored_methods`]).
+    /// The functions a call through an attribute holding them runs: `self.loss_method(x)`,
+    /// `self.losses[kind](x)`, `self.criterion(x)` (see [`ClassInfo::stored_callables`]).
     fn stored_method_callees(&self, call: &ast::ExprCall) -> Vec<Callee> {
         let func = match call.func.as_ref() {
             Expr::Subscript(subscript) => subscript.value.as_ref(),
@@ -1201,38 +1265,30 @@ impl<'a> Checker<'a> {
         let (true, Some(class)) = (on_self(attribute), self.model.flow.class) else {
             return Vec::new();
         };
-        self.model
-            .lineage(class)
-            .find_map(|id| {
-                self.model.classes[id as usize]
-                    .stored_methods
-                    .get(attribute.attr.as_str())
+        let Some(stored) = self.model.lineage(class).find_map(|id| {
+            self.model.classes[id as usize]
+                .stored_callables
+                .get(attribute.attr.as_str())
+        }) else {
+            return Vec::new();
+        };
+        stored
+            .iter()
+            .filter_map(|callable| match callable {
+                StoredCallable::Method(method) => Some(Callee::Method {
+                    class: ClassRef::Local(class),
+                    method: method.as_str().into(),
+                    bound: true,
+                }),
+                StoredCallable::Function(name) => self.named_function(name),
             })
-            .map(|methods| {
-                methods
-                    .iter()
-                    .map(|method| Callee::Method {
-                        class: ClassRef::Local(class),
-                        method: method.as_str().into(),
-                        bound: true,
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
+            .collect()
     }
 
     /// A project name reached through an import (`losses.f`, `.heads.Head.loss`); the project
     /// pass tells a module's function from a class's method.
     fn imported_callee(&mut self, call: &ast::ExprCall) -> Option<Callee> {
-        let qualified = self.model.callee(call).filter(|q| !is_library(q))?;
-        let (module, name) = qualified.rsplit_once('.')?;
-        // What module-level code makes (`logger = get_logger(__name__)`) is set up once; the
-        // project tells only functions what the names they call return.
-
-        Some(Callee::Imported {
-            module: module.into(),
-            name: name.into(),
-        })
+        imported(&self.model.callee(call)?)
     }
 
     /// The function of this file a call runs, with how many of its leading positional arguments
@@ -1458,7 +1514,10 @@ impl<'a> Checker<'a> {
         let narrowed = self
             .isinstance_narrowing(test)
             .or_else(|| self.device_narrowing(test, true));
+        let lazy = initialises_lazily(test, body);
+        self.model.flow.lazy_init_depth += u32::from(lazy);
         let arm = self.visit_narrowed_arm(body, narrowed);
+        self.model.flow.lazy_init_depth -= u32::from(lazy);
         self.model.flow.periodic_guard = saved;
         arm
     }
@@ -1561,39 +1620,65 @@ impl<'a> Checker<'a> {
     }
 }
 
-/// `self.<attr> = <methods of self>` anywhere in a class's methods: the attribute and the
-/// methods it may hold (`self.m`, either arm of a conditional, the values of a dict, the items
-/// of a list or tuple).
-fn stored_methods(class_body: &[Stmt]) -> FxHashMap<Name, Vec<Name>> {
-    fn methods_of(value: &Expr, found: &mut Vec<Name>) {
-        match value {
-            Expr::Attribute(attribute) if on_self(attribute) && !found.contains(&attribute.attr.id) => {
-                found.push(attribute.attr.id.clone());
+/// `self.<attr> = <functions>` anywhere in a class's methods: the attribute and the functions it
+/// may hold (`self.m`, a name of the module's scope, a parameter whose default is such a name,
+/// either arm of a conditional, the values of a dict, the items of a list or tuple).
+fn stored_callables(class_body: &[Stmt]) -> FxHashMap<Name, Vec<StoredCallable>> {
+    struct Finder<'b> {
+        stored: FxHashMap<Name, Vec<StoredCallable>>,
+        /// The parameters of the method being read, with their defaults.
+        parameters: &'b ast::Parameters,
+    }
+    impl Finder<'_> {
+        fn callables_of(&self, value: &Expr, found: &mut Vec<StoredCallable>) {
+            let callable = match value {
+                Expr::Attribute(attribute) if on_self(attribute) => StoredCallable::Method(attribute.attr.id.clone()),
+                Expr::Name(name) => {
+                    let parameter = self
+                        .parameters
+                        .iter_non_variadic_params()
+                        .find(|parameter| parameter.parameter.name.id == name.id);
+                    match parameter {
+                        Some(parameter) => match parameter.default.as_deref() {
+                            Some(Expr::Name(default)) => StoredCallable::Function(default.id.clone()),
+                            _ => return,
+                        },
+                        None => StoredCallable::Function(name.id.clone()),
+                    }
+                }
+                Expr::If(if_expr) => {
+                    self.callables_of(&if_expr.body, found);
+                    self.callables_of(&if_expr.orelse, found);
+                    return;
+                }
+                Expr::Dict(dict) => {
+                    dict.items.iter().for_each(|item| self.callables_of(&item.value, found));
+                    return;
+                }
+                Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }) => {
+                    elts.iter().for_each(|elt| self.callables_of(elt, found));
+                    return;
+                }
+                _ => return,
+            };
+            if !found.contains(&callable) {
+                found.push(callable);
             }
-            Expr::If(if_expr) => {
-                methods_of(&if_expr.body, found);
-                methods_of(&if_expr.orelse, found);
-            }
-            Expr::Dict(dict) => dict.items.iter().for_each(|item| methods_of(&item.value, found)),
-            Expr::List(list) => list.elts.iter().for_each(|elt| methods_of(elt, found)),
-            Expr::Tuple(tuple) => tuple.elts.iter().for_each(|elt| methods_of(elt, found)),
-            _ => {}
         }
     }
-    struct Finder {
-        stored: FxHashMap<Name, Vec<Name>>,
-    }
-    impl<'b> Visitor<'b> for Finder {
+    impl<'b> Visitor<'b> for Finder<'_> {
         fn visit_expr(&mut self, _: &'b Expr) {}
         fn visit_stmt(&mut self, stmt: &'b Stmt) {
             match stmt {
-                Stmt::ClassDef(_) => {}
+                Stmt::ClassDef(_) | Stmt::FunctionDef(_) => {}
                 Stmt::Assign(assign) => {
                     for target in &assign.targets {
                         if let Expr::Attribute(attribute) = target
                             && on_self(attribute)
                         {
-                            methods_of(&assign.value, self.stored.entry(attribute.attr.id.clone()).or_default());
+                            let mut found = self.stored.remove(&attribute.attr.id).unwrap_or_default();
+                            self.callables_of(&assign.value, &mut found);
+                            self.stored.insert(attribute.attr.id.clone(), found);
                         }
                     }
                 }
@@ -1601,16 +1686,31 @@ fn stored_methods(class_body: &[Stmt]) -> FxHashMap<Name, Vec<Name>> {
             }
         }
     }
-    let mut finder = Finder {
-        stored: FxHashMap::default(),
-    };
+    let mut stored = FxHashMap::default();
     for stmt in class_body {
         if let Stmt::FunctionDef(def) = stmt {
+            let mut finder = Finder {
+                stored,
+                parameters: &def.parameters,
+            };
             finder.visit_body(&def.body);
+            stored = finder.stored;
         }
     }
-    finder.stored.retain(|_, methods| !methods.is_empty());
-    finder.stored
+    stored.retain(|_, callables: &mut Vec<StoredCallable>| !callables.is_empty());
+    stored
+}
+
+/// The callee a qualified name of another module is (`pkg.losses.bce`); `None` for a library's.
+fn imported(qualified: &str) -> Option<Callee> {
+    if is_library(qualified) {
+        return None;
+    }
+    let (module, name) = qualified.rsplit_once('.')?;
+    Some(Callee::Imported {
+        module: module.into(),
+        name: name.into(),
+    })
 }
 
 /// `self.<attr>`.
@@ -1637,6 +1737,8 @@ struct StepLoopFinder<'c, 'a> {
     /// The names a loop of the body iterates over (alone or inside `enumerate(...)` and the
     /// like): only what they are bound to can make a loop a step loop.
     iterated: Vec<Name>,
+    /// Inside a loop over batches: a loop that runs backward is a micro-batch loop.
+    in_step: bool,
 }
 
 impl StepLoopFinder<'_, '_> {
@@ -1683,11 +1785,14 @@ impl<'b> Visitor<'b> for StepLoopFinder<'_, '_> {
             }
             Stmt::For(for_stmt) if self.iterates_batches(&for_stmt.iter) => self.found = true,
             // A loop over `range(...)` that runs backward splits one step (truncated BPTT
-            // chunks, accumulation by index): not a step loop of its own.
-            Stmt::For(ast::StmtFor { iter, body, .. }) if !is_range_call(iter) && runs_backward(body) => {
+            // chunks, accumulation by index), as does one inside a loop over batches: not a
+            // step loop of its own.
+            Stmt::For(ast::StmtFor { iter, body, .. })
+                if !self.in_step && !is_range_call(iter) && runs_backward(body) =>
+            {
                 self.found = true;
             }
-            Stmt::While(ast::StmtWhile { body, .. }) if runs_backward(body) => self.found = true,
+            Stmt::While(ast::StmtWhile { body, .. }) if !self.in_step && runs_backward(body) => self.found = true,
             _ => visitor::walk_stmt(self, stmt),
         }
     }
@@ -1748,6 +1853,66 @@ fn runs_backward(body: &[Stmt]) -> bool {
 
 /// Does this code train: call `.backward()` or step an optimizer (`opt.step()`,
 /// `self._optimizer.step()`, `scaler.step(opt)`)?
+/// A lazy initialisation: the test asks whether an attribute of `self` is still unset
+/// (`self._index is None`, `not hasattr(self, "_index")`, `getattr(self, "_index", None) is
+/// None`, also first in an `or`: `self._grid is None or self._grid.shape != x.shape`) and the
+/// body sets it (`self._index = ...`, `self.register_buffer("_index", ...)`, `setattr(self,
+/// "_index", ...)`): the body runs on the first call, not on every step.
+fn initialises_lazily(test: &Expr, body: &[Stmt]) -> bool {
+    /// The attribute a test finds unset.
+    fn unset_attribute(test: &Expr) -> Option<&str> {
+        match test {
+            Expr::BoolOp(bool_op) if bool_op.op == ast::BoolOp::Or => unset_attribute(bool_op.values.first()?),
+            Expr::Compare(compare) if matches!(&*compare.ops, [ast::CmpOp::Is]) => {
+                if !compare.comparators.first()?.is_none_literal_expr() {
+                    return None;
+                }
+                match compare.left.as_ref() {
+                    Expr::Attribute(attribute) if on_self(attribute) => Some(attribute.attr.as_str()),
+                    Expr::Call(call) => named_on_self(call, "getattr"),
+                    _ => None,
+                }
+            }
+            Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => match unary.operand.as_ref() {
+                Expr::Call(call) => named_on_self(call, "hasattr"),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+    /// `builtin(self, "name", ...)`: the name.
+    fn named_on_self<'e>(call: &'e ast::ExprCall, builtin: &str) -> Option<&'e str> {
+        let (Expr::Name(func), [Expr::Name(receiver), Expr::StringLiteral(name), ..]) =
+            (call.func.as_ref(), &*call.arguments.args)
+        else {
+            return None;
+        };
+        (func.id == builtin && receiver.id == "self").then(|| name.value.to_str())
+    }
+    let Some(attribute) = unset_attribute(test) else {
+        return false;
+    };
+    body.iter().any(|stmt| match stmt {
+        Stmt::Assign(assign) => assign
+            .targets
+            .iter()
+            .any(|target| matches!(target, Expr::Attribute(a) if on_self(a) && a.attr.as_str() == attribute)),
+        Stmt::AnnAssign(assign) => {
+            matches!(&*assign.target, Expr::Attribute(a) if on_self(a) && a.attr.as_str() == attribute)
+        }
+        Stmt::Expr(expr) => match expr.value.as_ref() {
+            Expr::Call(call) => {
+                let registers = matches!(call.func.as_ref(), Expr::Attribute(f)
+                    if on_self(f) && f.attr.as_str() == "register_buffer")
+                    && matches!(call.arguments.args.first(), Some(Expr::StringLiteral(name)) if name.value.to_str() == attribute);
+                registers || named_on_self(call, "setattr") == Some(attribute)
+            }
+            _ => false,
+        },
+        _ => false,
+    })
+}
+
 fn trains(body: &[Stmt]) -> bool {
     calls_any(body, |receiver, method| match method {
         "backward" => receiver.is_some(),
@@ -1954,6 +2119,9 @@ impl<'a> Visitor<'a> for Checker<'a> {
                         ..a.numeric()
                     }),
                     (Kind::Tensor(facts), _) | (_, Kind::Tensor(facts)) => Kind::Tensor(facts.numeric()),
+                    // `total = 0; total += loss` with a loss of unknown kind: a tensor if the
+                    // loss is one, so no longer known to be a number.
+                    (Kind::Number, value) if value.is_opaque() => Kind::Unknown,
                     (kind, _) => kind,
                 };
                 if matches!(*assign.target, Expr::Name(_) | Expr::Attribute(_)) {
@@ -1968,7 +2136,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 let mut targets = Vec::new();
                 collect_names(&for_stmt.target, &mut targets);
                 self.note_loop();
-                let epoch = self.runs_epochs(&for_stmt.body);
+                let epoch = self.runs_epochs(&for_stmt.body, self.iterates_batches(&for_stmt.iter, &[]));
                 self.model
                     .flow
                     .loops
@@ -1981,7 +2149,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
             Stmt::While(while_stmt) => {
                 self.note_loop();
                 let line = self.line(while_stmt.start());
-                let epoch = self.runs_epochs(&while_stmt.body);
+                let epoch = self.runs_epochs(&while_stmt.body, false);
                 self.model.flow.loops.push(crate::semantic::LoopInfo {
                     line,
                     targets: Vec::new(),

@@ -32,6 +32,8 @@ const TOPICS: &[&str] = &[
     "data_dependent_shapes",
     "large_arms",
     "autograd_functions",
+    "passed_functions",
+    "lazy_init",
 ];
 
 /// (code, row) of every line `marker` marks in `source`.

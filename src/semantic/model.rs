@@ -92,10 +92,20 @@ pub struct ClassInfo {
     pub methods: FxHashMap<Name, FunctionId>,
     /// Kinds of `self.<attr>` as assigned in any method.
     pub attrs: FxHashMap<Name, Kind>,
-    /// Attributes holding methods of the instance, by what any method assigns them
-    /// (`self.loss_method = self.mat_loss if mat else self.pair_loss`, `self.losses =
-    /// {"labels": self.loss_labels}`): calling them calls those methods.
-    pub stored_methods: FxHashMap<Name, Vec<Name>>,
+    /// Attributes holding functions, by what any method assigns them (`self.loss_method =
+    /// self.mat_loss if mat else self.pair_loss`, `self.losses = {"labels": self.loss_labels}`,
+    /// `self.criterion = bce`, `self.criterion = fn` with `fn=bce` as the parameter's default):
+    /// calling them calls those functions.
+    pub stored_callables: FxHashMap<Name, Vec<StoredCallable>>,
+}
+
+/// A function an attribute holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoredCallable {
+    /// A method of the instance (`self.loss_labels`).
+    Method(Name),
+    /// A name of the module's scope: a function of the file or an imported one (`bce`).
+    Function(Name),
 }
 
 /// One element of a returned tuple: a value, or a tuple of its own (`return (a, b), loss`).
@@ -402,6 +412,9 @@ pub(crate) struct Flow {
     pub all_reduced: Vec<(Name, TextRange)>,
     pub periodic_guard: Option<u32>,
     pub except_depth: u32,
+    /// Inside the body of a lazy initialisation (`if self._index is None: self._index = ...`):
+    /// it runs on the first call only.
+    pub lazy_init_depth: u32,
     /// `Distribution.set_default_validate_args(False)` was called earlier in this function.
     pub validation_disabled: bool,
     pub default_device_stack: Vec<Device>,
@@ -846,6 +859,16 @@ impl<'a> SemanticModel<'a> {
         Some(qualified)
     }
 
+    /// The qualified name a bare name is imported as (`bce` from `from .losses import bce`).
+    pub fn imported_name(&self, name: &str) -> Option<String> {
+        let BindingSource::Import(qualified) = &self.lookup(name)?.source else {
+            return None;
+        };
+        let mut qualified = qualified.to_string();
+        canonicalize(&mut qualified);
+        Some(qualified)
+    }
+
     /// The import a `name.attr.attr` chain starts from, and the length of its qualified name.
     fn import_root(&self, expr: &Expr) -> Option<(&str, usize)> {
         match expr {
@@ -878,7 +901,7 @@ impl<'a> SemanticModel<'a> {
 
     /// Where the node being visited runs.
     pub fn context(&self) -> HotContext {
-        if self.flow.except_depth > 0 {
+        if self.flow.except_depth > 0 || self.flow.lazy_init_depth > 0 {
             return HotContext::Cold;
         }
         let function = self.current_function();
@@ -913,7 +936,8 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
-    /// True where no finding could ever be reported (module level, setup, `except`).
+    /// True where no finding could ever be reported (module level, setup, `except`, lazy
+    /// initialisation).
     pub fn is_cold(&self) -> bool {
         self.context() == HotContext::Cold
     }
@@ -1248,7 +1272,6 @@ impl<'a> SemanticModel<'a> {
         name
     }
 
-    /// A literal list or tuple of tensors is a tensor sequence.
     /// A list or tuple display: tensors make a tensor sequence; a list of numbers (or of number
     /// lists) is a [`Kind::NumberList`]; anything else is `otherwise`. Each element's kind is
     /// worked out once (nested displays would otherwise cost twice per level).

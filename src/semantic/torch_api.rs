@@ -72,6 +72,10 @@ fn returns_non_tensor(qualified: &str) -> bool {
             | "load"
             | "compile"
             | "get_default_dtype"
+            // Dtypes: `torch.promote_types(a.dtype, b.dtype) != a.dtype` compares dtypes.
+            | "promote_types"
+            | "result_type"
+            | "can_cast"
             | "set_default_dtype"
             | "set_default_device"
             | "get_default_device"

@@ -1,4 +1,6 @@
-//! SYNC305: `clip_grad_norm_(..., error_if_nonfinite=True)` reads the norm on the host.
+//! SYNC305: `clip_grad_norm_(..., error_if_nonfinite=True)` reads the norm on the host, and so
+//! does Lightning Fabric's `fabric.clip_gradients(model, optimizer, max_norm=...)`, whose
+//! `error_if_nonfinite` defaults to `True`.
 
 use ruff_python_ast::{Expr, ExprCall};
 use ruff_text_size::Ranged;
@@ -13,6 +15,12 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         return;
     }
     let qualified = callee;
+    if qualified.is_none()
+        && let Some((_, "clip_gradients")) = super::method_call(call)
+    {
+        fabric_clip(checker, call);
+        return;
+    }
     if !matches!(
         qualified,
         Some("torch.nn.utils.clip_grad_norm_" | "torch.nn.utils.clip_grad.clip_grad_norm_")
@@ -53,6 +61,35 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
     if let Some(edit) = removal {
         // Drops an error check: unsafe.
         diagnostic = diagnostic.with_fix("Remove `error_if_nonfinite=True`", Fix::unsafe_(vec![edit]));
+    }
+    checker.report(diagnostic);
+}
+
+/// `fabric.clip_gradients(model, optimizer, max_norm=1.0)`: Fabric clips by norm with
+/// `error_if_nonfinite=True` unless told otherwise (its signature's default), so the norm is read
+/// on the host. Only Fabric's method takes `max_norm=` (a `LightningModule`'s takes
+/// `gradient_clip_val=` and does not check).
+fn fabric_clip(checker: &mut Checker, call: &ExprCall) {
+    if call.arguments.find_keyword("max_norm").is_none() {
+        return;
+    }
+    let keyword = call.arguments.find_keyword("error_if_nonfinite");
+    if keyword.is_some_and(|k| !matches!(&k.value, Expr::BooleanLiteral(b) if b.value)) {
+        return;
+    }
+    let mut diagnostic = Diagnostic::new(
+        Rule::ClipGradNonfiniteCheck,
+        call.range(),
+        "`clip_gradients(..., max_norm=...)` checks the gradient norm on the host (`error_if_nonfinite` defaults to `True`) and waits for the GPU".to_string(),
+        "pass `error_if_nonfinite=False` and check the returned norm on the device, or let the precision plugin skip bad steps".to_string(),
+    );
+    let edit = match keyword {
+        Some(keyword) => Some(crate::diagnostic::Edit::replace(keyword.value.range(), "False")),
+        None => super::edits::add_argument(checker, call, "error_if_nonfinite=False"),
+    };
+    if let Some(edit) = edit.filter(|edit| !super::edits::drops_comment(checker.source(), std::slice::from_ref(edit))) {
+        // Drops an error check: unsafe.
+        diagnostic = diagnostic.with_fix("Pass `error_if_nonfinite=False`", Fix::unsafe_(vec![edit]));
     }
     checker.report(diagnostic);
 }

@@ -2113,6 +2113,19 @@ impl<'a> SemanticModel<'a> {
                     None => Kind::Tensor(facts),
                 }
             }
+            // `m.type(torch.bool)`: the dtype named (without one it returns a type name).
+            "type" => match call
+                .arguments
+                .args
+                .first()
+                .or(call.arguments.find_keyword("dtype").map(|k| &k.value))
+            {
+                Some(arg) => match self.qualified_name(arg).filter(|q| api::is_dtype(q)) {
+                    Some(dtype) => Kind::Tensor(of_dtype(facts, &dtype)),
+                    None => Kind::Tensor(facts),
+                },
+                None => Kind::Str,
+            },
             "pin_memory" => Kind::Tensor(TensorFacts {
                 pinned: true,
                 ..facts.with_device(Device::Cpu)

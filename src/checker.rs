@@ -1065,6 +1065,21 @@ impl<'a> Checker<'a> {
         // hot: only the call graph's full picture (`synclint graph`) wants them.
         let context = self.model.context();
         if context == HotContext::Cold && !self.options.every_call {
+            // What a function of this file returns still tells what a cold call of it gives
+            // (`self.table = build_table(n)` in `__init__`, read by `forward`).
+            if let Expr::Name(name) = call.func.as_ref()
+                && let Some(Binding {
+                    source: BindingSource::Function(id),
+                    ..
+                }) = self.model.lookup(name.id.as_str())
+            {
+                let id = *id;
+                let arguments = self.argument_kinds(call);
+                let passed = arguments
+                    .as_deref()
+                    .map(|arguments| PassedArguments { arguments, skip: 0 });
+                self.ensure_analyzed_with(id, passed);
+            }
             self.note_state_change(call);
             return;
         }
@@ -1077,6 +1092,42 @@ impl<'a> Checker<'a> {
         }
         self.record_passed_functions(call, context);
         self.note_state_change(call);
+    }
+
+    /// `xs.append(t)`, `xs.insert(i, t)`, `xs.extend(ts)` of tensors on a list this function
+    /// made: it holds tensors from here on (`torch.stack(xs)`, `xs[i]`, `for t in xs` read them).
+    fn note_list_growth(&mut self, call: &ast::ExprCall) {
+        let Expr::Attribute(attribute) = call.func.as_ref() else {
+            return;
+        };
+        let Expr::Name(list) = attribute.value.as_ref() else {
+            return;
+        };
+        let added = match (attribute.attr.as_str(), &*call.arguments.args) {
+            ("append", [element]) | ("insert", [_, element]) => self.model.kind_of(element),
+            ("extend", [elements]) => match self.model.kind_of(elements) {
+                Kind::TensorSequence(facts) => Kind::Tensor(facts),
+                _ => return,
+            },
+            _ => return,
+        };
+        let Some(Binding {
+            kind,
+            source: BindingSource::Value,
+            value,
+        }) = self.model.lookup(list.id.as_str()).cloned()
+        else {
+            return;
+        };
+        let grown = match (kind, added) {
+            (Kind::List, Kind::Tensor(facts)) => Kind::TensorSequence(facts),
+            (Kind::TensorSequence(held), Kind::Tensor(facts)) => Kind::TensorSequence(held.join(facts)),
+            (Kind::TensorSequence(_), _) => Kind::List,
+            _ => return,
+        };
+        if grown != kind {
+            self.model.bind_value(&list.id, grown, value);
+        }
     }
 
     /// Project functions passed to a call (`multi_apply(self._targets_single, xs)`,
@@ -1385,6 +1436,7 @@ impl<'a> Checker<'a> {
     /// Calls that change what later code means: the default device, module buffers, batches
     /// leaving for the GPU.
     fn note_state_change(&mut self, call: &ast::ExprCall) {
+        self.note_list_growth(call);
         if let Expr::Attribute(attribute) = call.func.as_ref()
             && matches!(attribute.attr.as_str(), "to" | "cuda")
             && let Kind::Tensor(facts) = self.model.kind_of(&attribute.value)

@@ -99,6 +99,26 @@ fn method(checker: &mut Checker, call: &ExprCall) {
         return;
     };
     match method {
+        // `cpu_t.type_as(gpu_t)` copies to `gpu_t`'s device as `.to()` would, always blocking.
+        "type_as" => {
+            let model = checker.model();
+            let (Kind::Tensor(facts), Some(other)) =
+                (model.kind_for_device_test(receiver), call.arguments.args.first())
+            else {
+                return;
+            };
+            if facts.device != Device::Cpu || model.tensor(other).is_none_or(|other| other.device == Device::Cpu) {
+                return;
+            }
+            let text = checker.slice(call);
+            report(
+                checker,
+                Rule::BlockingHostToDevice,
+                call.range(),
+                format!("`{text}` copies host data to the GPU and waits behind queued work"),
+                "create it on the GPU once (`register_buffer`, or `device=` where it is made) instead of copying it every step".to_string(),
+            );
+        }
         "copy_" if !keyword_may_be_true(call, "non_blocking") => {
             if let Some(source) = call.arguments.args.first() {
                 cpu_into_cuda(checker, receiver, source, call.range());

@@ -236,6 +236,10 @@ impl Kind {
             _ if self == other => self,
             (Kind::NoneValue, k) | (k, Kind::NoneValue) => k,
             (Kind::List | Kind::NumberList, Kind::List | Kind::NumberList) => Kind::List,
+            // A list before a loop appends tensors to it, and after.
+            (Kind::List, Kind::TensorSequence(facts)) | (Kind::TensorSequence(facts), Kind::List) => {
+                Kind::TensorSequence(facts)
+            }
             (Kind::Tensor(a), Kind::Tensor(b)) => Kind::Tensor(a.join(b)),
             (Kind::TensorSequence(a), Kind::TensorSequence(b)) => Kind::TensorSequence(a.join(b)),
             (Kind::Device(a), Kind::Device(b)) => Kind::Device(a.join(b)),

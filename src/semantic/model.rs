@@ -2113,6 +2113,17 @@ impl<'a> SemanticModel<'a> {
                     None => Kind::Tensor(facts),
                 }
             }
+            // `t.type_as(other)`: `other`'s dtype and device.
+            "type_as" => {
+                let other = call.arguments.args.first().and_then(|arg| self.tensor(arg));
+                let device = other.map_or(Device::Unknown, |other| other.device);
+                let facts = facts.with_device(device).numeric();
+                Kind::Tensor(other.map_or(facts, |other| TensorFacts {
+                    boolean: other.boolean,
+                    integer: other.integer,
+                    ..facts
+                }))
+            }
             // `m.type(torch.bool)`: the dtype named (without one it returns a type name).
             "type" => match call
                 .arguments

@@ -2165,7 +2165,25 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 self.run_rules(|checker| rules::check_stmt(checker, stmt));
                 let target = self.model.kind_of(&assign.target);
                 let value = self.model.kind_of(&assign.value);
+                // `keep &= score > t` of masks is a mask.
+                let logical = matches!(
+                    assign.op,
+                    ast::Operator::BitAnd | ast::Operator::BitOr | ast::Operator::BitXor
+                );
                 let kind = match (target, value) {
+                    (Kind::Tensor(a), Kind::Tensor(b)) if logical && a.boolean && b.boolean => {
+                        Kind::Tensor(TensorFacts {
+                            device: a.device.combine(b.device),
+                            data_dependent: false,
+                            ..a
+                        })
+                    }
+                    (target, Kind::Tensor(b)) if logical && b.boolean && target.is_opaque() => {
+                        Kind::Tensor(TensorFacts {
+                            data_dependent: false,
+                            ..b
+                        })
+                    }
                     (Kind::Tensor(a), Kind::Tensor(b)) => Kind::Tensor(TensorFacts {
                         device: a.device.combine(b.device),
                         ..a.numeric()

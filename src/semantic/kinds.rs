@@ -241,6 +241,12 @@ impl Kind {
                 Kind::TensorSequence(facts)
             }
             (Kind::Tensor(a), Kind::Tensor(b)) => Kind::Tensor(a.join(b)),
+            // `max_len = max_len or lengths.max()`, `if cuda: x = x.to(dev)`: a tensor in one
+            // arm and a value nothing is known of in the other may be that tensor, on a device
+            // no longer known.
+            (Kind::Tensor(a), Kind::Unknown) | (Kind::Unknown, Kind::Tensor(a)) => {
+                Kind::Tensor(a.with_device(a.device.join(Device::Unknown)))
+            }
             (Kind::TensorSequence(a), Kind::TensorSequence(b)) => Kind::TensorSequence(a.join(b)),
             (Kind::Device(a), Kind::Device(b)) => Kind::Device(a.join(b)),
             (Kind::Module(a, class_a), Kind::Module(b, class_b)) => Kind::Module(

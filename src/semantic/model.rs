@@ -1177,6 +1177,13 @@ impl<'a> SemanticModel<'a> {
             },
             Expr::Compare(compare) => self.compare_kind(compare),
             Expr::If(if_expr) => self.kind_of(&if_expr.body).join(self.kind_of(&if_expr.orelse)),
+            // `limit or lengths.max()` is one of its operands.
+            Expr::BoolOp(bool_op) => bool_op
+                .values
+                .iter()
+                .map(|value| self.kind_of(value))
+                .reduce(Kind::join)
+                .unwrap_or_default(),
             Expr::Named(named) => self.kind_of(&named.value),
             _ => Kind::Unknown,
         }

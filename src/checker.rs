@@ -870,6 +870,21 @@ impl<'a> Checker<'a> {
             {
                 self.bind_returned(target, &Returned::Tuple(elements), value);
             }
+            // `x, y = item` of an item a loop took from `zip(xs, ys)`.
+            Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. })
+                if let Some(Expr::Name(item)) = value
+                    && let Some(Binding {
+                        value: Some(Expr::Call(zipped)),
+                        ..
+                    }) = self.model.lookup(item.id.as_str())
+                    && zipped.arguments.args.len() == elts.len()
+                    && self.zips(zipped) =>
+            {
+                for (element, iterated) in elts.iter().zip(zipped.arguments.args.iter()) {
+                    let kind = self.iteration_kind(iterated);
+                    self.bind_target(element, kind, None);
+                }
+            }
             Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
                 let values: Option<&'a [Expr]> = match value {
                     Some(Expr::Tuple(tuple)) => Some(&tuple.elts),
@@ -946,7 +961,7 @@ impl<'a> Checker<'a> {
     }
 
     /// Binds the target of `for target in iter` (with `enumerate` and `zip` unpacked).
-    fn bind_loop_target(&mut self, target: &Expr, iter: &Expr) {
+    fn bind_loop_target(&mut self, target: &'a Expr, iter: &'a Expr) {
         if let (Expr::Tuple(tuple), Expr::Call(call)) = (target, iter)
             && let Expr::Name(func) = call.func.as_ref()
             && self.model.is_builtin(func.id.as_str())
@@ -961,7 +976,7 @@ impl<'a> Checker<'a> {
                         }
                         iterated => {
                             let kind = iterated.map_or(Kind::Unknown, |a| self.iteration_kind(a));
-                            self.bind_target(item, kind, None);
+                            self.bind_target(item, kind, iterated.filter(|a| self.is_zip_call(a)));
                         }
                     }
                     return;
@@ -997,7 +1012,20 @@ impl<'a> Checker<'a> {
             return;
         }
         let kind = self.iteration_kind(iter);
-        self.bind_target(target, kind, None);
+        // `for item in zip(xs, ys)`: the item keeps the `zip` it came from, so unpacking it
+        // later (`x, y = item`) binds each name as `zip` gives it.
+        let zipped = Some(iter).filter(|iter| target.is_name_expr() && self.is_zip_call(iter));
+        self.bind_target(target, kind, zipped);
+    }
+
+    /// `zip(...)` of the builtin, without starred arguments.
+    fn is_zip_call(&self, expr: &Expr) -> bool {
+        matches!(expr, Expr::Call(call) if self.zips(call))
+    }
+
+    fn zips(&self, call: &ast::ExprCall) -> bool {
+        matches!(call.func.as_ref(), Expr::Name(func) if func.id == "zip" && self.model.is_builtin("zip"))
+            && !call.arguments.args.iter().any(Expr::is_starred_expr)
     }
 
     // ---- epochs --------------------------------------------------------------------------

@@ -556,6 +556,7 @@ mod tests {
             &[],
             &FileFacts::default(),
             false,
+            false,
         )
     }
 

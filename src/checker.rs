@@ -19,7 +19,9 @@ use crate::registry::{Rule, RuleSet};
 use crate::rules;
 use crate::semantic::facts;
 use crate::semantic::model::{Analysis, ArmOutcome, Flow, ScopeKind, StoredCallable, is_library};
-use crate::semantic::names::{contains_ignoring_ascii_case, last_name, names_a_loader, names_a_progress_wrapper};
+use crate::semantic::names::{
+    contains_ignoring_ascii_case, last_name, names_a_loader, names_a_network, names_a_progress_wrapper,
+};
 use crate::semantic::torch_api as api;
 use crate::semantic::{
     Argument, BatchSource, Binding, BindingSource, CallArguments, CallSite, Callee, ClassInfo, ClassRef, ClassSummary,
@@ -37,6 +39,8 @@ pub struct CheckOptions<'s> {
     pub facts: &'s FileFacts,
     /// Record calls in cold code too (module level, setup), for the whole call graph.
     pub every_call: bool,
+    /// A test file: its loops start no hot chains.
+    pub test_code: bool,
 }
 
 /// The kinds a call passes, as the callee's parameters see them: `skip` leading positional
@@ -99,6 +103,7 @@ pub fn check_module<'a>(
         loaders_copied: Vec::new(),
         project_imports: Vec::new(),
     };
+    checker.model.loops_start_hotness = !options.test_code;
     checker.visit_body(&module.body);
     // Functions nobody called during the pass: first those whose callers the project knows,
     // then those hot by themselves, so the helpers they call are analysed with the arguments
@@ -1993,6 +1998,53 @@ fn initialises_lazily(test: &Expr, body: &[Stmt]) -> bool {
     })
 }
 
+/// A loop over a fixed collection of the program: a dict's items, keys or values, a module's
+/// parameters, buffers or submodules, a state dict, or the devices (`range(torch.cuda.
+/// device_count())`), also through `enumerate`, `zip`, `sorted` or `list`. It repeats setup or
+/// bookkeeping (copying weights, counting parameters, probing devices), not a training step.
+fn iterates_a_fixed_collection(iter: &Expr) -> bool {
+    let Expr::Call(call) = iter else {
+        return false;
+    };
+    match call.func.as_ref() {
+        Expr::Attribute(attribute) => matches!(
+            attribute.attr.as_str(),
+            "items"
+                | "keys"
+                | "values"
+                | "parameters"
+                | "named_parameters"
+                | "buffers"
+                | "named_buffers"
+                | "modules"
+                | "named_modules"
+                | "children"
+                | "named_children"
+                | "state_dict"
+        ),
+        Expr::Name(func) => match func.id.as_str() {
+            "enumerate" | "zip" | "sorted" | "list" | "reversed" => {
+                call.arguments.args.iter().any(iterates_a_fixed_collection)
+            }
+            "range" => call.arguments.args.iter().any(|arg| {
+                matches!(arg, Expr::Call(inner) if matches!(inner.func.as_ref(),
+                    Expr::Attribute(a) if a.attr.as_str() == "device_count"))
+            }),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Does this code do a step's work: train (backward, an optimizer step) or call a network
+/// (`model(x)`, `self.unet(x)`, `self.backbone.forward(x)`)?
+fn does_step_work(body: &[Stmt]) -> bool {
+    trains(body)
+        || calls_any(body, |receiver, called| {
+            names_a_network(called) || (called == "forward" && receiver.is_some_and(names_a_network))
+        })
+}
+
 fn trains(body: &[Stmt]) -> bool {
     calls_any(body, |receiver, method| match method {
         "backward" => receiver.is_some(),
@@ -2005,7 +2057,8 @@ fn trains(body: &[Stmt]) -> bool {
 }
 
 /// Does this code (outside nested definitions) call a method that `matches` (the receiver's
-/// last name, if it is a name or an attribute; the method)?
+/// last name, if it is a name or an attribute; the method), or a function by name (no receiver:
+/// `matches(None, name)`)?
 fn calls_any(body: &[Stmt], matches: impl Fn(Option<&str>, &str) -> bool) -> bool {
     struct CallFinder<F> {
         matches: F,
@@ -2021,15 +2074,20 @@ fn calls_any(body: &[Stmt], matches: impl Fn(Option<&str>, &str) -> bool) -> boo
             if self.found || matches!(expr, Expr::Lambda(_)) {
                 return;
             }
-            if let Expr::Call(call) = expr
-                && let Expr::Attribute(attribute) = call.func.as_ref()
-            {
-                let receiver = match attribute.value.as_ref() {
-                    Expr::Name(name) => Some(name.id.as_str()),
-                    Expr::Attribute(inner) => Some(inner.attr.as_str()),
-                    _ => Some(""),
+            if let Expr::Call(call) = expr {
+                let called = match call.func.as_ref() {
+                    Expr::Attribute(attribute) => {
+                        let receiver = match attribute.value.as_ref() {
+                            Expr::Name(name) => Some(name.id.as_str()),
+                            Expr::Attribute(inner) => Some(inner.attr.as_str()),
+                            _ => Some(""),
+                        };
+                        Some((receiver, attribute.attr.as_str()))
+                    }
+                    Expr::Name(name) => Some((None, name.id.as_str())),
+                    _ => None,
                 };
-                if (self.matches)(receiver, attribute.attr.as_str()) {
+                if called.is_some_and(|(receiver, method)| (self.matches)(receiver, method)) {
                     self.found = true;
                     return;
                 }
@@ -2235,10 +2293,13 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 collect_names(&for_stmt.target, &mut targets);
                 self.note_loop();
                 let epoch = self.runs_epochs(&for_stmt.body, self.iterates_batches(&for_stmt.iter, &[]));
-                self.model
-                    .flow
-                    .loops
-                    .push(crate::semantic::LoopInfo { line, targets, epoch });
+                let starts_hotness = !iterates_a_fixed_collection(&for_stmt.iter) || does_step_work(&for_stmt.body);
+                self.model.flow.loops.push(crate::semantic::LoopInfo {
+                    line,
+                    targets,
+                    epoch,
+                    starts_hotness,
+                });
                 self.run_rules(|checker| rules::check_stmt(checker, stmt));
                 self.visit_body(&for_stmt.body);
                 self.model.flow.loops.pop();
@@ -2252,6 +2313,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     line,
                     targets: Vec::new(),
                     epoch,
+                    starts_hotness: true,
                 });
                 self.visit_expr(&while_stmt.test);
                 self.run_rules(|checker| rules::check_stmt(checker, stmt));

@@ -18,13 +18,15 @@ pub struct FileLint {
 
 /// Lints `source` with error recovery: syntax errors are returned beside the findings of the
 /// part that parsed.
-/// `every_call`: record calls in cold code too (for the whole call graph).
+/// `every_call`: record calls in cold code too (for the whole call graph); `test_code`: the file
+/// is a test (see [`is_test_path`]), whose loops make nothing hot.
 pub fn lint_source(
     source: &str,
     rules: RuleSet,
     hot_functions: &[String],
     facts: &FileFacts,
     every_call: bool,
+    test_code: bool,
 ) -> FileLint {
     let parsed = parse(source);
     let lines = Lines::new(source);
@@ -33,6 +35,7 @@ pub fn lint_source(
         hot_functions,
         facts,
         every_call,
+        test_code,
     };
     let result = check_module(parsed.module(), source, &lines, &options);
     let mut diagnostics = result.diagnostics;
@@ -47,6 +50,24 @@ pub fn lint_source(
         syntax_errors: parsed.syntax_errors,
         semantics: result.semantics,
     }
+}
+
+/// Whether a path names test code: a file in a `test`, `tests` or `testing` folder (or one
+/// named `test_utils`), or named `test_*.py`, `*_test.py` or `conftest.py`. Its loops repeat
+/// checks, not training steps: they start no hot chains.
+pub fn is_test_path(path: &std::path::Path) -> bool {
+    let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
+    let in_tests = path
+        .parent()
+        .into_iter()
+        .flat_map(|parent| parent.components())
+        .any(|component| {
+            matches!(
+                component.as_os_str().to_str(),
+                Some("test" | "tests" | "testing" | "test_utils")
+            )
+        });
+    in_tests || name.starts_with("test_") || name.ends_with("_test.py") || name == "conftest.py"
 }
 
 /// Why a file's bytes could not be used as source.
@@ -82,7 +103,7 @@ mod tests {
     use crate::semantic::{FileFacts, FileSemantics, Question, Questions};
 
     fn semantics(source: &str) -> FileSemantics {
-        lint_source(source, RuleSet::all(), &[], &FileFacts::default(), false).semantics
+        lint_source(source, RuleSet::all(), &[], &FileFacts::default(), false, false).semantics
     }
 
     /// The questions asked of parameter `slot` of the function named `name`.

@@ -208,7 +208,8 @@ fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<Applicabili
     if let Some(minimum) = fixing.filter(|&minimum| has_fix(minimum) && syntax_errors.is_empty()) {
         let rules = settings.rules_for(&file.path);
         let relint = |source: &str| {
-            let lint = lint_source(source, rules, &settings.hot_functions, &file.facts, false);
+            let test_code = crate::linter::is_test_path(&file.path);
+            let lint = lint_source(source, rules, &settings.hot_functions, &file.facts, false, test_code);
             visible(&lint.diagnostics, &lint.semantics.functions)
         };
         match fix_in_passes(source, remaining, minimum, MAX_FIX_PASSES, |(d, _)| d, relint) {

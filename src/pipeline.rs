@@ -644,7 +644,15 @@ impl Analyser<'_> {
             Some(lint) => lint,
             None => {
                 let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    lint_source(&text, rules, &settings.hot_functions, facts, self.options.every_call)
+                    let test_code = crate::linter::is_test_path(path);
+                    lint_source(
+                        &text,
+                        rules,
+                        &settings.hot_functions,
+                        facts,
+                        self.options.every_call,
+                        test_code,
+                    )
                 }));
                 let lint = checked.map_err(|panic| {
                     let reason = panic

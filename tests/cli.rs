@@ -513,18 +513,18 @@ fn per_file_ignores() {
     project
         .write(
             "pyproject.toml",
-            "[tool.synclint.per-file-ignores]\n\"tests/*.py\" = [\"SYNC101\"]\n\"scratch.py\" = [\"SYNC1\"]\n",
+            "[tool.synclint.per-file-ignores]\n\"scripts/*.py\" = [\"SYNC101\"]\n\"scratch.py\" = [\"SYNC1\"]\n",
         )
-        .write("tests/test_a.py", TWO_FINDINGS)
+        .write("scripts/run_a.py", TWO_FINDINGS)
         .write("scratch.py", TWO_FINDINGS)
         .write("deep/scratch.py", TWO_FINDINGS)
         .write("main.py", TWO_FINDINGS);
-    // `tests/*.py` matches the path relative to the config; `scratch.py` matches the file name
+    // `scripts/*.py` matches the path relative to the config; `scratch.py` matches the file name
     // wherever the file is.
     let expected: Vec<(String, String)> = [
         ("main.py", "SYNC101"),
         ("main.py", "SYNC103"),
-        ("tests/test_a.py", "SYNC103"),
+        ("scripts/run_a.py", "SYNC103"),
     ]
     .map(|(p, c)| (p.to_string(), c.to_string()))
     .to_vec();
@@ -532,8 +532,8 @@ fn per_file_ignores() {
     for args in [
         vec!["."],
         vec![],
-        vec!["tests", "main.py", "scratch.py", "deep"],
-        vec!["./tests/test_a.py", "main.py", "./scratch.py", "deep"],
+        vec!["scripts", "main.py", "scratch.py", "deep"],
+        vec!["./scripts/run_a.py", "main.py", "./scratch.py", "deep"],
     ] {
         let mut full_args = vec!["check", "--output-format", "json"];
         full_args.extend(args.iter().copied());
@@ -544,9 +544,9 @@ fn per_file_ignores() {
             .collect();
         assert_eq!(found, expected, "args {args:?}");
     }
-    let from_tests = project.run_in("tests", &["check", "--output-format", "json", "test_a.py"]);
-    assert_eq!(codes(&from_tests), set(&["SYNC103"]));
-    let absolute = project.path().join("tests/test_a.py");
+    let from_scripts = project.run_in("scripts", &["check", "--output-format", "json", "run_a.py"]);
+    assert_eq!(codes(&from_scripts), set(&["SYNC103"]));
+    let absolute = project.path().join("scripts/run_a.py");
     let output = project.run(&["check", "--output-format", "json", absolute.to_str().unwrap()]);
     assert_eq!(codes(&output), set(&["SYNC103"]));
 }
@@ -1502,4 +1502,28 @@ fn source_from_stdin_is_checked_as_the_file_it_names_in_its_project() {
         "{}",
         stdout(&output)
     );
+}
+
+/// Loops in test files start no hot chains: a test that loops over a helper's calls makes
+/// neither the helper nor its own lines hot; the same loop in training code does.
+#[test]
+fn loops_in_test_files_make_nothing_hot() {
+    let project = Project::new();
+    let helper = "def record_value(x):\n    return x.item()\n";
+    let looped = "import torch\nfrom pkg.helpers import record_value\n\n\ndef run():\n    for _ in range(3):\n        x = torch.ones(2, device=\"cuda\").sum()\n        record_value(x)\n        assert x.item() > 0\n";
+    project
+        .write("pyproject.toml", "")
+        .write("pkg/__init__.py", "")
+        .write("pkg/helpers.py", helper)
+        .write("tests/test_helpers.py", looped)
+        .write("pkg/test_more.py", looped)
+        .write("pkg/conftest.py", looped);
+    let output = project.run(&["check", "--output-format", "concise", "."]);
+    assert_eq!(exit_code(&output), 0, "{}", stdout(&output));
+    project.write("train.py", looped);
+    let output = project.run(&["check", "--output-format", "concise", "."]);
+    let found = stdout(&output);
+    assert!(found.contains("pkg/helpers.py:2:12: SYNC101"), "{found}");
+    assert!(found.contains("train.py:9:16: SYNC101"), "{found}");
+    assert!(!found.contains("test_"), "{found}");
 }

@@ -34,6 +34,7 @@ const TOPICS: &[&str] = &[
     "autograd_functions",
     "passed_functions",
     "lazy_init",
+    "fixed_collections",
 ];
 
 /// (code, row) of every line `marker` marks in `source`.

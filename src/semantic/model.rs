@@ -397,6 +397,10 @@ pub struct LoopInfo {
     pub targets: Vec<Name>,
     /// An epoch loop: it holds a step loop, so the lines outside that loop run once per epoch.
     pub epoch: bool,
+    /// Whether the loop makes its body hot. A loop over a fixed collection (a dict's items, a
+    /// module's parameters) that does no step's work does not: its body runs as often as the
+    /// code around it.
+    pub starts_hotness: bool,
 }
 
 /// The flow context the checker is in.
@@ -441,6 +445,8 @@ pub struct SemanticModel<'a> {
     pub(crate) classes: Vec<ClassInfo>,
     pub(crate) functions: Vec<FunctionInfo<'a>>,
     pub(crate) flow: Flow,
+    /// Whether a loop makes its body hot (not in test code, whose loops repeat checks).
+    pub(crate) loops_start_hotness: bool,
     /// The device of factories without `device=` (`torch.set_default_device`).
     pub(crate) default_device: Device,
     pub(crate) call_sites: Vec<CallSite>,
@@ -525,6 +531,7 @@ impl<'a> SemanticModel<'a> {
             functions: Vec::new(),
             branch_logs: Vec::new(),
             flow: Flow::default(),
+            loops_start_hotness: true,
             default_device: Device::Cpu,
             call_sites: Vec::new(),
             sites_of_call: FxHashMap::default(),
@@ -908,7 +915,14 @@ impl<'a> SemanticModel<'a> {
         if function.is_some_and(|f| f.setup) {
             return HotContext::Cold;
         }
-        let inner = if let Some(innermost) = self.flow.loops.last() {
+        let hot_loop = self
+            .flow
+            .loops
+            .iter()
+            .rev()
+            .find(|hot| hot.starts_hotness)
+            .filter(|_| self.loops_start_hotness);
+        let inner = if let Some(innermost) = hot_loop {
             if innermost.epoch {
                 // Once per epoch: shown with the periodic lines.
                 let epoch = PeriodicInner::Hot(HotReason::Loop { line: innermost.line });

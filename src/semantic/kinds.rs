@@ -241,10 +241,10 @@ impl Kind {
                 Kind::TensorSequence(facts)
             }
             (Kind::Tensor(a), Kind::Tensor(b)) => Kind::Tensor(a.join(b)),
-            // `max_len = max_len or lengths.max()`, `if cuda: x = x.to(dev)`: a tensor in one
-            // arm and a value nothing is known of in the other may be that tensor, on a device
-            // no longer known.
-            (Kind::Tensor(a), Kind::Unknown) | (Kind::Unknown, Kind::Tensor(a)) => {
+            // `max_len = max_len or lengths.max()`, `if cuda: x = x.to(dev)`: a tensor that may
+            // be on a GPU in one arm and a value nothing is known of in the other may be that
+            // tensor, on a device no longer known. A CPU tensor joined so says nothing.
+            (Kind::Tensor(a), Kind::Unknown) | (Kind::Unknown, Kind::Tensor(a)) if a.may_be_cuda() => {
                 Kind::Tensor(a.with_device(a.device.join(Device::Unknown)))
             }
             (Kind::TensorSequence(a), Kind::TensorSequence(b)) => Kind::TensorSequence(a.join(b)),

@@ -494,29 +494,56 @@ pub fn is_lightning_step_hook(name: &str) -> bool {
 
 /// Methods that run once: constructors and setup, even when they contain loops.
 pub fn is_setup_function(name: &str) -> bool {
-    matches!(
-        name,
-        "__init__"
-            | "__new__"
-            | "__post_init__"
-            | "__init_subclass__"
-            | "reset_parameters"
-            | "_reset_parameters"
-            | "init_weights"
-            | "_init_weights"
-            | "configure_optimizers"
-            | "setup"
-            | "prepare_data"
-            | "__repr__"
-            | "__str__"
-            | "extra_repr"
-            | "__getstate__"
-            | "__setstate__"
-            | "_load_from_state_dict"
-            | "load_state_dict"
-            | "teardown"
-            | "configure_model"
-    )
+    runs_off_the_step(name)
+        || matches!(
+            name,
+            "__init__"
+                | "__new__"
+                | "__post_init__"
+                | "__init_subclass__"
+                | "reset_parameters"
+                | "_reset_parameters"
+                | "init_weights"
+                | "_init_weights"
+                | "configure_optimizers"
+                | "setup"
+                | "prepare_data"
+                | "__repr__"
+                | "__str__"
+                | "extra_repr"
+                | "__getstate__"
+                | "__setstate__"
+                | "_load_from_state_dict"
+                | "load_state_dict"
+                | "teardown"
+                | "configure_model"
+        )
+}
+
+/// Debug and visualisation helpers, checkpoint saving and loading, export and benchmarking, by
+/// their name's start (leading underscores aside): whatever calls them, they are not a training
+/// step's work.
+fn runs_off_the_step(name: &str) -> bool {
+    const STARTS: [&str; 14] = [
+        "visualize",
+        "visualise",
+        "plot",
+        "draw_",
+        "debug",
+        "save_checkpoint",
+        "load_checkpoint",
+        "save_pretrained",
+        "from_pretrained",
+        "save_model",
+        "load_model",
+        "export",
+        "benchmark",
+        "profile",
+    ];
+    let name = name.trim_start_matches('_');
+    STARTS
+        .iter()
+        .any(|start| name.len() >= start.len() && name.as_bytes()[..start.len()].eq_ignore_ascii_case(start.as_bytes()))
 }
 
 /// Integer dtypes: tensors of these can index.

@@ -715,6 +715,7 @@ impl<'a> Checker<'a> {
                 last.ends_with("Loss") || local_base(base).is_some_and(|c| c.is_loss)
             });
         let id = self.model.classes.len() as u32;
+        let (stored_callables, attribute_setters) = class_attributes(&class_def.body);
         self.model.classes.push(ClassInfo {
             name: class_def.name.id.clone(),
             bases,
@@ -722,7 +723,8 @@ impl<'a> Checker<'a> {
             is_loss,
             methods: Default::default(),
             attrs: Default::default(),
-            stored_callables: stored_callables(&class_def.body),
+            stored_callables,
+            attribute_setters,
         });
         let scope = self.model.push_scope(ScopeKind::Class(id), self.model.flow.scope);
         let saved_scope = std::mem::replace(&mut self.model.flow.scope, scope);
@@ -1160,6 +1162,32 @@ impl<'a> Checker<'a> {
         };
         if grown != kind {
             self.model.bind_value(&list.id, grown, value);
+        }
+    }
+
+    /// Before `self.<attr>` is read where nothing has assigned it yet (or only `None`), the
+    /// methods of the class that assign it are analysed: a step method defined before the
+    /// setup method that builds its scaler and optimizer still sees them.
+    fn analyse_setters(&mut self, attr: &str) {
+        let Some(class) = self.model.flow.class else {
+            return;
+        };
+        if !matches!(
+            self.model.local_class_attribute(class, attr),
+            None | Some(Kind::NoneValue | Kind::Unknown)
+        ) {
+            return;
+        }
+        let setters: Vec<FunctionId> = self
+            .model
+            .lineage(class)
+            .filter_map(|id| self.model.classes[id as usize].attribute_setters.get(attr))
+            .flatten()
+            .filter_map(|method| self.model.method_of(class, method))
+            .filter(|&id| self.model.functions[id as usize].analysis == Analysis::Pending)
+            .collect();
+        for id in setters {
+            self.ensure_analyzed(id);
         }
     }
 
@@ -1705,16 +1733,35 @@ impl<'a> Checker<'a> {
     }
 }
 
-/// `self.<attr> = <functions>` anywhere in a class's methods: the attribute and the functions it
-/// may hold (`self.m`, a name of the module's scope, a parameter whose default is such a name,
-/// either arm of a conditional, the values of a dict, the items of a list or tuple).
-fn stored_callables(class_body: &[Stmt]) -> FxHashMap<Name, Vec<StoredCallable>> {
+/// What a class's methods assign to `self.<attr>`: the functions an attribute may hold (`self.m`,
+/// a name of the module's scope, a parameter whose default is such a name, either arm of a
+/// conditional, the values of a dict, the items of a list or tuple), and which methods assign
+/// each attribute.
+fn class_attributes(class_body: &[Stmt]) -> (FxHashMap<Name, Vec<StoredCallable>>, FxHashMap<Name, Vec<Name>>) {
     struct Finder<'b> {
         stored: FxHashMap<Name, Vec<StoredCallable>>,
-        /// The parameters of the method being read, with their defaults.
+        setters: FxHashMap<Name, Vec<Name>>,
+        /// The method being read, and its parameters with their defaults.
+        method: &'b Name,
         parameters: &'b ast::Parameters,
     }
     impl Finder<'_> {
+        /// `self.<attr>` (also inside a tuple target) is assigned by this method.
+        fn note_setter(&mut self, target: &Expr) {
+            match target {
+                Expr::Attribute(attribute) if on_self(attribute) => {
+                    let setters = self.setters.entry(attribute.attr.id.clone()).or_default();
+                    if !setters.contains(self.method) {
+                        setters.push(self.method.clone());
+                    }
+                }
+                Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
+                    elts.iter().for_each(|element| self.note_setter(element));
+                }
+                _ => {}
+            }
+        }
+
         fn callables_of(&self, value: &Expr, found: &mut Vec<StoredCallable>) {
             let callable = match value {
                 Expr::Attribute(attribute) if on_self(attribute) => StoredCallable::Method(attribute.attr.id.clone()),
@@ -1765,25 +1812,29 @@ fn stored_callables(class_body: &[Stmt]) -> FxHashMap<Name, Vec<StoredCallable>>
                             self.callables_of(&assign.value, &mut found);
                             self.stored.insert(attribute.attr.id.clone(), found);
                         }
+                        self.note_setter(target);
                     }
                 }
+                Stmt::AnnAssign(assign) => self.note_setter(&assign.target),
                 _ => visitor::walk_stmt(self, stmt),
             }
         }
     }
-    let mut stored = FxHashMap::default();
+    let (mut stored, mut setters) = (FxHashMap::default(), FxHashMap::default());
     for stmt in class_body {
         if let Stmt::FunctionDef(def) = stmt {
             let mut finder = Finder {
                 stored,
+                setters,
+                method: &def.name.id,
                 parameters: &def.parameters,
             };
             finder.visit_body(&def.body);
-            stored = finder.stored;
+            (stored, setters) = (finder.stored, finder.setters);
         }
     }
     stored.retain(|_, callables: &mut Vec<StoredCallable>| !callables.is_empty());
-    stored
+    (stored, setters)
 }
 
 /// The callee a qualified name of another module is (`pkg.losses.bce`); `None` for a library's.
@@ -2522,6 +2573,10 @@ impl<'a> Checker<'a> {
             Expr::Call(call) => {
                 visitor::walk_expr(self, expr);
                 self.note_call(call);
+            }
+            Expr::Attribute(attribute) if attribute.ctx == ast::ExprContext::Load && on_self(attribute) => {
+                self.analyse_setters(attribute.attr.as_str());
+                visitor::walk_expr(self, expr);
             }
             Expr::Yield(_) | Expr::YieldFrom(_) => {
                 self.yields = true;

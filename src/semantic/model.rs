@@ -97,6 +97,8 @@ pub struct ClassInfo {
     /// `self.criterion = bce`, `self.criterion = fn` with `fn=bce` as the parameter's default):
     /// calling them calls those functions.
     pub stored_callables: FxHashMap<Name, Vec<StoredCallable>>,
+    /// The methods that assign each `self.<attr>` (by name, in the class body's order).
+    pub attribute_setters: FxHashMap<Name, Vec<Name>>,
 }
 
 /// A function an attribute holds.

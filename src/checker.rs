@@ -39,7 +39,7 @@ pub struct CheckOptions<'s> {
     pub facts: &'s FileFacts,
     /// Record calls in cold code too (module level, setup), for the whole call graph.
     pub every_call: bool,
-    /// A test file: its loops start no hot chains.
+    /// A test file: nothing in it is hot.
     pub test_code: bool,
 }
 
@@ -103,7 +103,7 @@ pub fn check_module<'a>(
         loaders_copied: Vec::new(),
         project_imports: Vec::new(),
     };
-    checker.model.loops_start_hotness = !options.test_code;
+    checker.model.test_code = options.test_code;
     checker.visit_body(&module.body);
     // Functions nobody called during the pass: first those whose callers the project knows,
     // then those hot by themselves, so the helpers they call are analysed with the arguments
@@ -1993,24 +1993,39 @@ fn runs_backward(body: &[Stmt]) -> bool {
 /// (`self._index is None`, `not hasattr(self, "_index")`, `getattr(self, "_index", None) is
 /// None`, also first in an `or`: `self._grid is None or self._grid.shape != x.shape`) and the
 /// body sets it (`self._index = ...`, `self.register_buffer("_index", ...)`, `setattr(self,
-/// "_index", ...)`): the body runs on the first call, not on every step.
+/// "_index", ...)`), or whether a container is still empty (`len(state) == 0`, `not state`) and
+/// the body fills it (`state["step"] = ...`, an optimizer's per-parameter state): the body runs
+/// on the first call, not on every step.
 fn initialises_lazily(test: &Expr, body: &[Stmt]) -> bool {
-    /// The attribute a test finds unset.
-    fn unset_attribute(test: &Expr) -> Option<&str> {
+    /// What a test finds unset: an attribute of `self`, or an empty container by name.
+    enum Unset<'e> {
+        Attribute(&'e str),
+        Container(&'e str),
+    }
+    fn unset(test: &Expr) -> Option<Unset<'_>> {
         match test {
-            Expr::BoolOp(bool_op) if bool_op.op == ast::BoolOp::Or => unset_attribute(bool_op.values.first()?),
-            Expr::Compare(compare) if matches!(&*compare.ops, [ast::CmpOp::Is]) => {
-                if !compare.comparators.first()?.is_none_literal_expr() {
-                    return None;
+            Expr::BoolOp(bool_op) if bool_op.op == ast::BoolOp::Or => unset(bool_op.values.first()?),
+            Expr::Compare(compare) => match (&*compare.ops, &*compare.comparators, compare.left.as_ref()) {
+                ([ast::CmpOp::Is], [Expr::NoneLiteral(_)], Expr::Attribute(attribute)) if on_self(attribute) => {
+                    Some(Unset::Attribute(attribute.attr.as_str()))
                 }
-                match compare.left.as_ref() {
-                    Expr::Attribute(attribute) if on_self(attribute) => Some(attribute.attr.as_str()),
-                    Expr::Call(call) => named_on_self(call, "getattr"),
-                    _ => None,
+                ([ast::CmpOp::Is], [Expr::NoneLiteral(_)], Expr::Call(call)) => {
+                    named_on_self(call, "getattr").map(Unset::Attribute)
                 }
-            }
+                // `len(state) == 0`
+                ([ast::CmpOp::Eq], [Expr::NumberLiteral(zero)], Expr::Call(call)) if matches!(&zero.value, ast::Number::Int(n) if *n == 0u8) => {
+                    match (call.func.as_ref(), &*call.arguments.args) {
+                        (Expr::Name(len), [Expr::Name(container)]) if len.id == "len" => {
+                            Some(Unset::Container(container.id.as_str()))
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
             Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => match unary.operand.as_ref() {
-                Expr::Call(call) => named_on_self(call, "hasattr"),
+                Expr::Call(call) => named_on_self(call, "hasattr").map(Unset::Attribute),
+                Expr::Name(container) => Some(Unset::Container(container.id.as_str())),
                 _ => None,
             },
             _ => None,
@@ -2025,23 +2040,25 @@ fn initialises_lazily(test: &Expr, body: &[Stmt]) -> bool {
         };
         (func.id == builtin && receiver.id == "self").then(|| name.value.to_str())
     }
-    let Some(attribute) = unset_attribute(test) else {
+    let sets = |target: &Expr, unset: &Unset| match (target, unset) {
+        (Expr::Attribute(a), Unset::Attribute(attribute)) => on_self(a) && a.attr.as_str() == *attribute,
+        (Expr::Subscript(subscript), Unset::Container(container)) => {
+            matches!(subscript.value.as_ref(), Expr::Name(name) if name.id.as_str() == *container)
+        }
+        _ => false,
+    };
+    let Some(unset) = unset(test) else {
         return false;
     };
     body.iter().any(|stmt| match stmt {
-        Stmt::Assign(assign) => assign
-            .targets
-            .iter()
-            .any(|target| matches!(target, Expr::Attribute(a) if on_self(a) && a.attr.as_str() == attribute)),
-        Stmt::AnnAssign(assign) => {
-            matches!(&*assign.target, Expr::Attribute(a) if on_self(a) && a.attr.as_str() == attribute)
-        }
-        Stmt::Expr(expr) => match expr.value.as_ref() {
-            Expr::Call(call) => {
+        Stmt::Assign(assign) => assign.targets.iter().any(|target| sets(target, &unset)),
+        Stmt::AnnAssign(assign) => sets(&assign.target, &unset),
+        Stmt::Expr(expr) => match (expr.value.as_ref(), &unset) {
+            (Expr::Call(call), Unset::Attribute(attribute)) => {
                 let registers = matches!(call.func.as_ref(), Expr::Attribute(f)
                     if on_self(f) && f.attr.as_str() == "register_buffer")
-                    && matches!(call.arguments.args.first(), Some(Expr::StringLiteral(name)) if name.value.to_str() == attribute);
-                registers || named_on_self(call, "setattr") == Some(attribute)
+                    && matches!(call.arguments.args.first(), Some(Expr::StringLiteral(name)) if name.value.to_str() == *attribute);
+                registers || named_on_self(call, "setattr") == Some(*attribute)
             }
             _ => false,
         },
@@ -2344,7 +2361,14 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 collect_names(&for_stmt.target, &mut targets);
                 self.note_loop();
                 let epoch = self.runs_epochs(&for_stmt.body, self.iterates_batches(&for_stmt.iter, &[]));
-                let starts_hotness = !iterates_a_fixed_collection(&for_stmt.iter) || does_step_work(&for_stmt.body);
+                // `keys = list(sd.keys()); for k in keys:` iterates what the name was bound to.
+                let iterated = match for_stmt.iter.as_ref() {
+                    Expr::Name(name) => self.model.lookup(name.id.as_str()).and_then(|b| b.value),
+                    _ => None,
+                };
+                let fixed =
+                    iterates_a_fixed_collection(&for_stmt.iter) || iterated.is_some_and(iterates_a_fixed_collection);
+                let starts_hotness = !fixed || does_step_work(&for_stmt.body);
                 self.model.flow.loops.push(crate::semantic::LoopInfo {
                     line,
                     targets,

@@ -19,7 +19,7 @@ pub struct FileLint {
 /// Lints `source` with error recovery: syntax errors are returned beside the findings of the
 /// part that parsed.
 /// `every_call`: record calls in cold code too (for the whole call graph); `test_code`: the file
-/// is a test (see [`is_test_path`]), whose loops make nothing hot.
+/// is a test (see [`is_test_path`]): nothing in it is hot.
 pub fn lint_source(
     source: &str,
     rules: RuleSet,
@@ -54,7 +54,8 @@ pub fn lint_source(
 
 /// Whether a path names test code: a file in a `test`, `tests` or `testing` folder (or one
 /// named `test_utils`), or named `test_*.py`, `*_test.py` or `conftest.py`. Its loops repeat
-/// checks, not training steps: they start no hot chains.
+/// checks and its models are fixtures: nothing in it runs per training step, and it starts no
+/// hot chains.
 pub fn is_test_path(path: &std::path::Path) -> bool {
     let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
     let in_tests = path

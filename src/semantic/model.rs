@@ -447,8 +447,9 @@ pub struct SemanticModel<'a> {
     pub(crate) classes: Vec<ClassInfo>,
     pub(crate) functions: Vec<FunctionInfo<'a>>,
     pub(crate) flow: Flow,
-    /// Whether a loop makes its body hot (not in test code, whose loops repeat checks).
-    pub(crate) loops_start_hotness: bool,
+    /// A test file: nothing in it runs per step (its loops repeat checks, its models are
+    /// fixtures).
+    pub(crate) test_code: bool,
     /// The device of factories without `device=` (`torch.set_default_device`).
     pub(crate) default_device: Device,
     pub(crate) call_sites: Vec<CallSite>,
@@ -533,7 +534,7 @@ impl<'a> SemanticModel<'a> {
             functions: Vec::new(),
             branch_logs: Vec::new(),
             flow: Flow::default(),
-            loops_start_hotness: true,
+            test_code: false,
             default_device: Device::Cpu,
             call_sites: Vec::new(),
             sites_of_call: FxHashMap::default(),
@@ -910,20 +911,14 @@ impl<'a> SemanticModel<'a> {
 
     /// Where the node being visited runs.
     pub fn context(&self) -> HotContext {
-        if self.flow.except_depth > 0 || self.flow.lazy_init_depth > 0 {
+        if self.flow.except_depth > 0 || self.flow.lazy_init_depth > 0 || self.test_code {
             return HotContext::Cold;
         }
         let function = self.current_function();
         if function.is_some_and(|f| f.setup) {
             return HotContext::Cold;
         }
-        let hot_loop = self
-            .flow
-            .loops
-            .iter()
-            .rev()
-            .find(|hot| hot.starts_hotness)
-            .filter(|_| self.loops_start_hotness);
+        let hot_loop = self.flow.loops.iter().rev().find(|hot| hot.starts_hotness);
         let inner = if let Some(innermost) = hot_loop {
             if innermost.epoch {
                 // Once per epoch: shown with the periodic lines.
@@ -953,7 +948,7 @@ impl<'a> SemanticModel<'a> {
     }
 
     /// True where no finding could ever be reported (module level, setup, `except`, lazy
-    /// initialisation).
+    /// initialisation, test files).
     pub fn is_cold(&self) -> bool {
         self.context() == HotContext::Cold
     }

@@ -110,13 +110,10 @@ fn method(checker: &mut Checker, call: &ExprCall) {
             if facts.device != Device::Cpu || model.tensor(other).is_none_or(|other| other.device == Device::Cpu) {
                 return;
             }
-            let text = checker.slice(call);
-            report(
+            report_copy(
                 checker,
-                Rule::BlockingHostToDevice,
-                call.range(),
-                format!("`{text}` copies host data to the GPU and waits behind queued work"),
-                "create it on the GPU once (`register_buffer`, or `device=` where it is made) instead of copying it every step".to_string(),
+                call,
+                "create it on the GPU once (`register_buffer`, or `device=` where it is made) instead of copying it every step",
             );
         }
         "copy_" if !keyword_may_be_true(call, "non_blocking") => {
@@ -125,13 +122,10 @@ fn method(checker: &mut Checker, call: &ExprCall) {
             }
         }
         "new_tensor" | "new" if checker.model().is_maybe_cuda_tensor(receiver) && !call.arguments.is_empty() => {
-            let text = checker.slice(call);
-            report(
+            report_copy(
                 checker,
-                Rule::BlockingHostToDevice,
-                call.range(),
-                format!("`{text}` copies host data to the GPU and waits behind queued work"),
-                "create it once, outside the loop, or use `new_full` / `torch.full` for constants".to_string(),
+                call,
+                "create it once, outside the loop, or use `new_full` / `torch.full` for constants",
             );
         }
         "to" | "cuda" => {
@@ -194,6 +188,18 @@ fn method(checker: &mut Checker, call: &ExprCall) {
         }
         _ => {}
     }
+}
+
+/// Reports `call` as a copy of host data to the GPU.
+fn report_copy(checker: &mut Checker, call: &ExprCall, help: &str) {
+    let text = checker.slice(call);
+    report(
+        checker,
+        Rule::BlockingHostToDevice,
+        call.range(),
+        format!("`{text}` copies host data to the GPU and waits behind queued work"),
+        help.to_string(),
+    );
 }
 
 /// `non_blocking=True` for `.to(...)` / `.cuda(...)`: added, or replacing `non_blocking=False`.

@@ -969,6 +969,17 @@ impl<'a> Checker<'a> {
 
     /// Binds the target of `for target in iter` (with `enumerate` and `zip` unpacked).
     fn bind_loop_target(&mut self, target: &'a Expr, iter: &'a Expr) {
+        // `for key, value in d.items()`: the key is no tensor, whatever the values are.
+        if let (Expr::Tuple(tuple), Expr::Call(call)) = (target, iter)
+            && let [key, value] = tuple.elts.as_slice()
+            && call.arguments.is_empty()
+            && matches!(call.func.as_ref(), Expr::Attribute(items) if items.attr.as_str() == "items")
+        {
+            self.bind_target(key, Kind::Unknown, None);
+            let kind = self.iteration_kind(iter);
+            self.bind_target(value, kind, None);
+            return;
+        }
         if let (Expr::Tuple(tuple), Expr::Call(call)) = (target, iter)
             && let Expr::Name(func) = call.func.as_ref()
             && self.model.is_builtin(func.id.as_str())

@@ -1202,6 +1202,44 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Does this code do a step's work (see [`does_step_work`]), itself or through the functions
+    /// of this file it calls (three calls deep)? A call of project code this file cannot see
+    /// into (an imported function, a held module) counts as step work: a loop over inputs that
+    /// calls only the library and helpers of its own file that do no step's work is no step loop.
+    fn reaches_step_work(&self, body: &[Stmt], depth: u32) -> bool {
+        // A loop that yields feeds its consumer's loop one item at a time (a generator of
+        // batches): it runs as often as that loop.
+        if does_step_work(body) || (depth == 0 && (yields(body) || calls_collectives(body))) {
+            return true;
+        }
+        calls_in(body).into_iter().any(|call| match call.func.as_ref() {
+            Expr::Name(name) => match self.model.lookup(name.id.as_str()).map(|binding| &binding.source) {
+                Some(BindingSource::Function(id)) => {
+                    depth < 3 && self.reaches_step_work(&self.model.functions[*id as usize].def.body, depth + 1)
+                }
+                Some(BindingSource::Import(_)) => self.model.callee(call).is_some_and(|callee| !is_library(&callee)),
+                _ => false,
+            },
+            Expr::Attribute(attribute) if on_self(attribute) => {
+                let Some(class) = self.model.flow.class else {
+                    return true;
+                };
+                match self.model.method_of(class, attribute.attr.as_str()) {
+                    Some(id) => {
+                        depth < 3 && self.reaches_step_work(&self.model.functions[id as usize].def.body, depth + 1)
+                    }
+                    // A held instance (`self.block(x)`), or a method of a base in another file.
+                    None => !matches!(
+                        self.model.local_class_attribute(class, attribute.attr.as_str()),
+                        Some(Kind::Number | Kind::Str | Kind::List | Kind::NumberList | Kind::Dict | Kind::Tuple)
+                    ),
+                }
+            }
+            Expr::Attribute(_) => self.model.callee(call).is_some_and(|callee| !is_library(&callee)),
+            _ => false,
+        })
+    }
+
     /// Project functions passed to a call (`multi_apply(self._targets_single, xs)`,
     /// `partial(f, x)`, `map(f, xs)`, `checkpoint(self._forward, x)`, `sorted(xs, key=f)`): the
     /// callee calls them, so they run where the call runs (as PyCG assumes of a function passed
@@ -2115,12 +2153,101 @@ fn iterates_a_fixed_collection(iter: &Expr) -> bool {
     }
 }
 
+/// A loop target that counts steps (`for step in range(n)`, `for i, batch in ...`,
+/// `for it in range(max_iters)`): the loop is a step loop whatever its body calls.
+fn names_steps(target: &Expr) -> bool {
+    let mut names = Vec::new();
+    collect_names(target, &mut names);
+    names.iter().any(|name| {
+        let name = name.as_str().trim_start_matches('_').to_ascii_lowercase();
+        name == "step"
+            || name.ends_with("_step")
+            || name.starts_with("step_")
+            || matches!(
+                name.as_str(),
+                "it" | "iter" | "itr" | "iteration" | "i_iter" | "batch_idx" | "batch_i" | "batch" | "batches"
+            )
+            || name.starts_with("batch_")
+    })
+}
+
+/// Does this code call a collective (`all_reduce`, `broadcast`, `all_gather`, ...) by its
+/// name? A loop of them is SYNC601's serial collectives, which cost wherever the loop runs.
+fn calls_collectives(body: &[Stmt]) -> bool {
+    calls_any(body, |_, called| {
+        matches!(
+            called,
+            "all_reduce"
+                | "broadcast"
+                | "all_gather"
+                | "reduce_scatter"
+                | "reduce"
+                | "all_to_all"
+                | "gather"
+                | "scatter"
+        )
+    })
+}
+
+/// Does this code (outside nested definitions) `yield`?
+fn yields(body: &[Stmt]) -> bool {
+    struct Yields {
+        found: bool,
+    }
+    impl<'b> Visitor<'b> for Yields {
+        fn visit_stmt(&mut self, stmt: &'b Stmt) {
+            if !self.found && !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+                visitor::walk_stmt(self, stmt);
+            }
+        }
+        fn visit_expr(&mut self, expr: &'b Expr) {
+            if matches!(expr, Expr::Yield(_) | Expr::YieldFrom(_)) {
+                self.found = true;
+            } else if !self.found && !matches!(expr, Expr::Lambda(_)) {
+                visitor::walk_expr(self, expr);
+            }
+        }
+    }
+    let mut finder = Yields { found: false };
+    finder.visit_body(body);
+    finder.found
+}
+
+/// The calls in this code, outside nested definitions and lambdas.
+fn calls_in(body: &[Stmt]) -> Vec<&ast::ExprCall> {
+    struct Calls<'b> {
+        found: Vec<&'b ast::ExprCall>,
+    }
+    impl<'b> Visitor<'b> for Calls<'b> {
+        fn visit_stmt(&mut self, stmt: &'b Stmt) {
+            if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+                visitor::walk_stmt(self, stmt);
+            }
+        }
+        fn visit_expr(&mut self, expr: &'b Expr) {
+            if matches!(expr, Expr::Lambda(_)) {
+                return;
+            }
+            if let Expr::Call(call) = expr {
+                self.found.push(call);
+            }
+            visitor::walk_expr(self, expr);
+        }
+    }
+    let mut calls = Calls { found: Vec::new() };
+    calls.visit_body(body);
+    calls.found
+}
+
 /// Does this code do a step's work: train (backward, an optimizer step) or call a network
 /// (`model(x)`, `self.unet(x)`, `self.backbone.forward(x)`)?
 fn does_step_work(body: &[Stmt]) -> bool {
     trains(body)
         || calls_any(body, |receiver, called| {
-            names_a_network(called) || (called == "forward" && receiver.is_some_and(names_a_network))
+            names_a_network(called)
+                // A module calling itself runs its `forward` (a decoding loop's `self(x)`).
+                || (called == "self" && receiver.is_none())
+                || (called == "forward" && receiver.is_some_and(names_a_network))
         })
 }
 
@@ -2379,7 +2506,13 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 };
                 let fixed =
                     iterates_a_fixed_collection(&for_stmt.iter) || iterated.is_some_and(iterates_a_fixed_collection);
-                let starts_hotness = !fixed || does_step_work(&for_stmt.body);
+                let starts_hotness = if fixed {
+                    does_step_work(&for_stmt.body)
+                } else {
+                    self.iterates_batches(&for_stmt.iter, &[])
+                        || names_steps(&for_stmt.target)
+                        || self.reaches_step_work(&for_stmt.body, 0)
+                };
                 self.model.flow.loops.push(crate::semantic::LoopInfo {
                     line,
                     targets,
@@ -2399,7 +2532,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     line,
                     targets: Vec::new(),
                     epoch,
-                    starts_hotness: true,
+                    starts_hotness: self.reaches_step_work(&while_stmt.body, 0),
                 });
                 self.visit_expr(&while_stmt.test);
                 self.run_rules(|checker| rules::check_stmt(checker, stmt));

@@ -11,7 +11,7 @@ use super::{keyword_may_be_true, locals, method_call, report};
 use crate::checker::Checker;
 use crate::diagnostic::{Diagnostic, Edit, Fix};
 use crate::registry::Rule;
-use crate::semantic::{Device, Kind};
+use crate::semantic::{BatchSource, Device, Kind};
 
 /// A Python number literal (`3`, `-1.5`, `True`): `torch.full((), lit)` makes the same dtype
 /// (measured: int -> int64, float -> default float, bool -> bool).
@@ -140,7 +140,14 @@ fn method(checker: &mut Checker, call: &ExprCall) {
             // loader's batches are SYNC402's finding.
             let non_blocking = keyword_may_be_true(call, "non_blocking")
                 || (method == "to" && matches!(call.arguments.args.get(1), Some(Expr::BooleanLiteral(b)) if b.value));
-            if non_blocking && (facts.pinned || facts.is_batch()) {
+            // A tokenizer's or processor's output is moved once per call of the code that
+            // encodes (a pipeline's prompt encoding, before its loop): not reported.
+            if facts.batch == BatchSource::Encoded {
+                return;
+            }
+            // A loader's batch stops blocking once the loader pins memory.
+            let loader_batch = facts.is_batch();
+            if non_blocking && (facts.pinned || loader_batch) {
                 return;
             }
             let target = if method == "cuda" {
@@ -156,7 +163,7 @@ fn method(checker: &mut Checker, call: &ExprCall) {
                 "the source is pageable, so `non_blocking=True` still blocks: pin it once (`.pin_memory()`) outside the loop".to_string()
             } else if facts.pinned {
                 "add `non_blocking=True`: the memory is pinned, so the copy overlaps with GPU work".to_string()
-            } else if facts.is_batch() {
+            } else if loader_batch {
                 "add `non_blocking=True` and build the DataLoader with `pin_memory=True` (from pageable memory the copy still blocks)".to_string()
             } else {
                 "pin the source once (`.pin_memory()`) and copy with `non_blocking=True`, or create it on the GPU"
@@ -168,7 +175,7 @@ fn method(checker: &mut Checker, call: &ExprCall) {
                 format!("`{text}` copies host data to the GPU and waits behind queued work"),
                 help,
             );
-            if (facts.is_batch() || facts.pinned)
+            if (loader_batch || facts.pinned)
                 && !non_blocking
                 && let Some(edit) = non_blocking_edit(checker, call, method)
             {
@@ -176,7 +183,7 @@ fn method(checker: &mut Checker, call: &ExprCall) {
                 // batch stops blocking once the loader pins memory (SYNC402). A pinned tensor
                 // read from a list of them is a buffer of its own; any other pinned tensor may
                 // be a staging buffer the host fills again before the copy has run (unsafe).
-                let own_buffer = facts.is_batch() || element_of_a_sequence(checker, receiver, call);
+                let own_buffer = loader_batch || element_of_a_sequence(checker, receiver, call);
                 let fix = if own_buffer {
                     Fix::safe(vec![edit])
                 } else {

@@ -35,6 +35,9 @@ pub enum BatchSource {
     UnknownLoader,
     /// The `DataLoader(...)` call starting at this offset.
     Loader(#[bincode(with_serde)] TextSize),
+    /// What a tokenizer or processor returns with `return_tensors="pt"`: tensors it made on the
+    /// CPU, by name (`inputs.input_ids`, `inputs["pixel_values"]`).
+    Encoded,
 }
 
 impl BatchSource {

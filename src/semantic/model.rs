@@ -1398,6 +1398,8 @@ impl<'a> SemanticModel<'a> {
                 "device" => Kind::Device(facts.device),
                 "dtype" => Kind::Dtype,
                 "ndim" | "is_cuda" | "requires_grad" | "is_leaf" | "itemsize" | "nbytes" => Kind::Number,
+                // A field of a batch or an encoding (`batch.input_ids`): one of its tensors.
+                _ if facts.is_batch() => Kind::Tensor(facts),
                 _ => Kind::Unknown,
             },
             Kind::TensorSequence(facts) => match attr {
@@ -1594,6 +1596,21 @@ impl<'a> SemanticModel<'a> {
     }
 
     fn infer_call(&self, call: &ast::ExprCall) -> CallKinds {
+        // `tokenizer(text, return_tensors="pt")`, `processor(images=..., return_tensors="pt")`:
+        // tensors made on the CPU, whoever made them.
+        if call
+            .arguments
+            .find_keyword("return_tensors")
+            .is_some_and(|keyword| matches!(&keyword.value, Expr::StringLiteral(pt) if pt.value.to_str() == "pt"))
+        {
+            return CallKinds {
+                result: Kind::Tensor(TensorFacts {
+                    batch: BatchSource::Encoded,
+                    ..TensorFacts::on(Device::Cpu)
+                }),
+                callee: Kind::Unknown,
+            };
+        }
         if let Some(batches) = self.batches_of(call) {
             return CallKinds {
                 result: batches,

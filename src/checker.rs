@@ -1119,12 +1119,7 @@ impl<'a> Checker<'a> {
                     ..
                 }) = self.model.lookup(name.id.as_str())
             {
-                let id = *id;
-                let arguments = self.argument_kinds(call);
-                let passed = arguments
-                    .as_deref()
-                    .map(|arguments| PassedArguments { arguments, skip: 0 });
-                self.ensure_analyzed_with(id, passed);
+                self.analyse_local_callees(call, &[Callee::Local(*id)]);
             }
             self.note_state_change(call);
             return;
@@ -1212,31 +1207,38 @@ impl<'a> Checker<'a> {
         if does_step_work(body) || (depth == 0 && (yields(body) || calls_collectives(body))) {
             return true;
         }
-        calls_in(body).into_iter().any(|call| match call.func.as_ref() {
-            Expr::Name(name) => match self.model.lookup(name.id.as_str()).map(|binding| &binding.source) {
-                Some(BindingSource::Function(id)) => {
-                    depth < 3 && self.reaches_step_work(&self.model.functions[*id as usize].def.body, depth + 1)
-                }
-                Some(BindingSource::Import(_)) => self.model.callee(call).is_some_and(|callee| !is_library(&callee)),
-                _ => false,
-            },
-            Expr::Attribute(attribute) if on_self(attribute) => {
-                let Some(class) = self.model.flow.class else {
-                    return true;
-                };
-                match self.model.method_of(class, attribute.attr.as_str()) {
-                    Some(id) => {
-                        depth < 3 && self.reaches_step_work(&self.model.functions[id as usize].def.body, depth + 1)
+        any_expr(body, |expr| {
+            let Expr::Call(call) = expr else {
+                return false;
+            };
+            match call.func.as_ref() {
+                Expr::Name(name) => match self.model.lookup(name.id.as_str()).map(|binding| &binding.source) {
+                    Some(BindingSource::Function(id)) => {
+                        depth < 3 && self.reaches_step_work(&self.model.functions[*id as usize].def.body, depth + 1)
                     }
-                    // A held instance (`self.block(x)`), or a method of a base in another file.
-                    None => !matches!(
-                        self.model.local_class_attribute(class, attribute.attr.as_str()),
-                        Some(Kind::Number | Kind::Str | Kind::List | Kind::NumberList | Kind::Dict | Kind::Tuple)
-                    ),
+                    Some(BindingSource::Import(_)) => {
+                        self.model.callee(call).is_some_and(|callee| !is_library(&callee))
+                    }
+                    _ => false,
+                },
+                Expr::Attribute(attribute) if on_self(attribute) => {
+                    let Some(class) = self.model.flow.class else {
+                        return true;
+                    };
+                    match self.model.method_of(class, attribute.attr.as_str()) {
+                        Some(id) => {
+                            depth < 3 && self.reaches_step_work(&self.model.functions[id as usize].def.body, depth + 1)
+                        }
+                        // A held instance (`self.block(x)`), or a method of a base in another file.
+                        None => !matches!(
+                            self.model.local_class_attribute(class, attribute.attr.as_str()),
+                            Some(Kind::Number | Kind::Str | Kind::List | Kind::NumberList | Kind::Dict | Kind::Tuple)
+                        ),
+                    }
                 }
+                Expr::Attribute(_) => self.model.callee(call).is_some_and(|callee| !is_library(&callee)),
+                _ => false,
             }
-            Expr::Attribute(_) => self.model.callee(call).is_some_and(|callee| !is_library(&callee)),
-            _ => false,
         })
     }
 
@@ -1302,15 +1304,7 @@ impl<'a> Checker<'a> {
     /// Records a call's sites, one per project function it may call (analysing those of this
     /// file first, with the kinds the call passes, so their return kinds are known).
     fn record_call_sites(&mut self, call: &ast::ExprCall, callees: Vec<Callee>, context: HotContext) {
-        let arguments = self.argument_kinds(call);
-        for callee in &callees {
-            if let Some((id, skip)) = self.local_target(callee) {
-                let passed = arguments
-                    .as_deref()
-                    .map(|arguments| PassedArguments { arguments, skip });
-                self.ensure_analyzed_with(id, passed);
-            }
-        }
+        let arguments = self.analyse_local_callees(call, &callees);
         let line = self.line(call.start());
         // Arguments matter only where the call may run every step.
         let arguments = arguments.filter(|_| context != HotContext::Cold);
@@ -1328,6 +1322,21 @@ impl<'a> Checker<'a> {
             });
         }
         self.model.note_sites_of(call, first_site);
+    }
+
+    /// Analyses the functions of this file among `callees` (those not analysed yet), with the
+    /// kinds `call` passes, so their return kinds are known; returns those kinds.
+    fn analyse_local_callees(&mut self, call: &ast::ExprCall, callees: &[Callee]) -> Option<Box<CallArguments>> {
+        let arguments = self.argument_kinds(call);
+        for callee in callees {
+            if let Some((id, skip)) = self.local_target(callee) {
+                let passed = arguments
+                    .as_deref()
+                    .map(|arguments| PassedArguments { arguments, skip });
+                self.ensure_analyzed_with(id, passed);
+            }
+        }
+        arguments
     }
 
     /// What a call calls in the project, where the source states it: a function of this file or
@@ -2036,8 +2045,6 @@ fn runs_backward(body: &[Stmt]) -> bool {
     calls_any(body, |receiver, method| method == "backward" && receiver.is_some())
 }
 
-/// Does this code train: call `.backward()` or step an optimizer (`opt.step()`,
-/// `self._optimizer.step()`, `scaler.step(opt)`)?
 /// A lazy initialisation: the test asks whether an attribute of `self` is still unset
 /// (`self._index is None`, `not hasattr(self, "_index")`, `getattr(self, "_index", None) is
 /// None`, also first in an `or`: `self._grid is None or self._grid.shape != x.shape`) and the
@@ -2191,52 +2198,36 @@ fn calls_collectives(body: &[Stmt]) -> bool {
 
 /// Does this code (outside nested definitions) `yield`?
 fn yields(body: &[Stmt]) -> bool {
-    struct Yields {
-        found: bool,
-    }
-    impl<'b> Visitor<'b> for Yields {
-        fn visit_stmt(&mut self, stmt: &'b Stmt) {
-            if !self.found && !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
-                visitor::walk_stmt(self, stmt);
-            }
-        }
-        fn visit_expr(&mut self, expr: &'b Expr) {
-            if matches!(expr, Expr::Yield(_) | Expr::YieldFrom(_)) {
-                self.found = true;
-            } else if !self.found && !matches!(expr, Expr::Lambda(_)) {
-                visitor::walk_expr(self, expr);
-            }
-        }
-    }
-    let mut finder = Yields { found: false };
-    finder.visit_body(body);
-    finder.found
+    any_expr(body, |expr| matches!(expr, Expr::Yield(_) | Expr::YieldFrom(_)))
 }
 
-/// The calls in this code, outside nested definitions and lambdas.
-fn calls_in(body: &[Stmt]) -> Vec<&ast::ExprCall> {
-    struct Calls<'b> {
-        found: Vec<&'b ast::ExprCall>,
+/// Does any expression of this code (outside nested definitions and lambdas, visited before
+/// its parts) satisfy `found`?
+fn any_expr<'b>(body: &'b [Stmt], found: impl FnMut(&'b Expr) -> bool) -> bool {
+    struct Finder<F> {
+        found: F,
+        done: bool,
     }
-    impl<'b> Visitor<'b> for Calls<'b> {
+    impl<'b, F: FnMut(&'b Expr) -> bool> Visitor<'b> for Finder<F> {
         fn visit_stmt(&mut self, stmt: &'b Stmt) {
-            if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+            if !self.done && !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
                 visitor::walk_stmt(self, stmt);
             }
         }
         fn visit_expr(&mut self, expr: &'b Expr) {
-            if matches!(expr, Expr::Lambda(_)) {
+            if self.done || matches!(expr, Expr::Lambda(_)) {
                 return;
             }
-            if let Expr::Call(call) = expr {
-                self.found.push(call);
+            if (self.found)(expr) {
+                self.done = true;
+                return;
             }
             visitor::walk_expr(self, expr);
         }
     }
-    let mut calls = Calls { found: Vec::new() };
-    calls.visit_body(body);
-    calls.found
+    let mut finder = Finder { found, done: false };
+    finder.visit_body(body);
+    finder.done
 }
 
 /// Does this code do a step's work: train (backward, an optimizer step) or call a network
@@ -2251,6 +2242,8 @@ fn does_step_work(body: &[Stmt]) -> bool {
         })
 }
 
+/// Does this code train: call `.backward()` or step an optimizer (`opt.step()`,
+/// `self._optimizer.step()`, `scaler.step(opt)`)?
 fn trains(body: &[Stmt]) -> bool {
     calls_any(body, |receiver, method| match method {
         "backward" => receiver.is_some(),
@@ -2266,44 +2259,23 @@ fn trains(body: &[Stmt]) -> bool {
 /// last name, if it is a name or an attribute; the method), or a function by name (no receiver:
 /// `matches(None, name)`)?
 fn calls_any(body: &[Stmt], matches: impl Fn(Option<&str>, &str) -> bool) -> bool {
-    struct CallFinder<F> {
-        matches: F,
-        found: bool,
-    }
-    impl<'b, F: Fn(Option<&str>, &str) -> bool> Visitor<'b> for CallFinder<F> {
-        fn visit_stmt(&mut self, stmt: &'b Stmt) {
-            if !self.found && !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
-                visitor::walk_stmt(self, stmt);
-            }
-        }
-        fn visit_expr(&mut self, expr: &'b Expr) {
-            if self.found || matches!(expr, Expr::Lambda(_)) {
-                return;
-            }
-            if let Expr::Call(call) = expr {
-                let called = match call.func.as_ref() {
-                    Expr::Attribute(attribute) => {
-                        let receiver = match attribute.value.as_ref() {
-                            Expr::Name(name) => Some(name.id.as_str()),
-                            Expr::Attribute(inner) => Some(inner.attr.as_str()),
-                            _ => Some(""),
-                        };
-                        Some((receiver, attribute.attr.as_str()))
-                    }
-                    Expr::Name(name) => Some((None, name.id.as_str())),
-                    _ => None,
+    any_expr(body, |expr| {
+        let Expr::Call(call) = expr else {
+            return false;
+        };
+        match call.func.as_ref() {
+            Expr::Attribute(attribute) => {
+                let receiver = match attribute.value.as_ref() {
+                    Expr::Name(name) => Some(name.id.as_str()),
+                    Expr::Attribute(inner) => Some(inner.attr.as_str()),
+                    _ => Some(""),
                 };
-                if called.is_some_and(|(receiver, method)| (self.matches)(receiver, method)) {
-                    self.found = true;
-                    return;
-                }
+                matches(receiver, attribute.attr.as_str())
             }
-            visitor::walk_expr(self, expr);
+            Expr::Name(name) => matches(None, name.id.as_str()),
+            _ => false,
         }
-    }
-    let mut finder = CallFinder { matches, found: false };
-    finder.visit_body(body);
-    finder.found
+    })
 }
 
 /// A subclass of `torch.autograd.Function`.
@@ -2498,7 +2470,8 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 let mut targets = Vec::new();
                 collect_names(&for_stmt.target, &mut targets);
                 self.note_loop();
-                let epoch = self.runs_epochs(&for_stmt.body, self.iterates_batches(&for_stmt.iter, &[]));
+                let over_batches = self.iterates_batches(&for_stmt.iter, &[]);
+                let epoch = self.runs_epochs(&for_stmt.body, over_batches);
                 // `keys = list(sd.keys()); for k in keys:` iterates what the name was bound to.
                 let iterated = match for_stmt.iter.as_ref() {
                     Expr::Name(name) => self.model.lookup(name.id.as_str()).and_then(|b| b.value),
@@ -2509,9 +2482,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 let starts_hotness = if fixed {
                     does_step_work(&for_stmt.body)
                 } else {
-                    self.iterates_batches(&for_stmt.iter, &[])
-                        || names_steps(&for_stmt.target)
-                        || self.reaches_step_work(&for_stmt.body, 0)
+                    over_batches || names_steps(&for_stmt.target) || self.reaches_step_work(&for_stmt.body, 0)
                 };
                 self.model.flow.loops.push(crate::semantic::LoopInfo {
                     line,

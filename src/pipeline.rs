@@ -638,7 +638,7 @@ impl Analyser<'_> {
             }
         };
         let rules = settings.rules_for(path);
-        let key = FileKey::new(&text, rules, &settings.hot_functions, self.options.every_call);
+        let key = self.file_key(&text, path, settings);
         let cached = cache.and_then(|cache| cache.get(path, key, stat, facts));
         let mut lint = match cached {
             Some(lint) => lint,
@@ -686,12 +686,16 @@ impl Analyser<'_> {
             return Some(key);
         }
         let text = decode(std::fs::read(path).ok()?).ok()?;
-        let rules = settings.rules_for(path);
-        Some(FileKey::new(
-            &text,
-            rules,
+        Some(self.file_key(&text, path, settings))
+    }
+
+    /// The cache's key of a file's text under its settings.
+    fn file_key(&self, text: &str, path: &Path, settings: &Settings) -> FileKey {
+        FileKey::new(
+            text,
+            settings.rules_for(path),
             &settings.hot_functions,
             self.options.every_call,
-        ))
+        )
     }
 }

@@ -399,9 +399,8 @@ pub struct LoopInfo {
     pub targets: Vec<Name>,
     /// An epoch loop: it holds a step loop, so the lines outside that loop run once per epoch.
     pub epoch: bool,
-    /// Whether the loop makes its body hot. A loop over a fixed collection (a dict's items, a
-    /// module's parameters) that does no step's work does not: its body runs as often as the
-    /// code around it.
+    /// Whether the loop makes its body hot: a step loop (it iterates batches, counts steps or
+    /// reaches a step's work). Any other loop's body runs as often as the code around it.
     pub starts_hotness: bool,
 }
 
@@ -2120,6 +2119,16 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
+    /// The dtype a call names among its positional arguments or as `dtype=` (`t.to(x.device,
+    /// torch.float16)`, `t.type(torch.bool)`).
+    fn dtype_argument(&self, call: &ast::ExprCall) -> Option<String> {
+        call.arguments
+            .args
+            .iter()
+            .chain(call.arguments.find_keyword("dtype").map(|k| &k.value))
+            .find_map(|arg| self.qualified_name(arg).filter(|q| api::is_dtype(q)))
+    }
+
     fn tensor_method_kind(&self, facts: TensorFacts, method: &str, call: &ast::ExprCall) -> Kind {
         let keyword_true = |name: &str| {
             call.arguments
@@ -2136,13 +2145,7 @@ impl<'a> SemanticModel<'a> {
             "cpu" => Kind::Tensor(facts.with_device(Device::Cpu)),
             "cuda" => Kind::Tensor(facts.with_device(Device::Cuda)),
             "to" => {
-                let dtype = call
-                    .arguments
-                    .args
-                    .iter()
-                    .chain(call.arguments.find_keyword("dtype").map(|k| &k.value))
-                    .find_map(|arg| self.qualified_name(arg).filter(|q| api::is_dtype(q)));
-                let facts = dtype.map_or(facts, |dtype| of_dtype(facts, &dtype));
+                let facts = self.dtype_argument(call).map_or(facts, |dtype| of_dtype(facts, &dtype));
                 match self.target_device_of_to(call) {
                     Some(device) => Kind::Tensor(facts.with_device(device)),
                     None => Kind::Tensor(facts),
@@ -2160,18 +2163,8 @@ impl<'a> SemanticModel<'a> {
                 }))
             }
             // `m.type(torch.bool)`: the dtype named (without one it returns a type name).
-            "type" => match call
-                .arguments
-                .args
-                .first()
-                .or(call.arguments.find_keyword("dtype").map(|k| &k.value))
-            {
-                Some(arg) => match self.qualified_name(arg).filter(|q| api::is_dtype(q)) {
-                    Some(dtype) => Kind::Tensor(of_dtype(facts, &dtype)),
-                    None => Kind::Tensor(facts),
-                },
-                None => Kind::Str,
-            },
+            "type" if call.arguments.is_empty() => Kind::Str,
+            "type" => Kind::Tensor(self.dtype_argument(call).map_or(facts, |dtype| of_dtype(facts, &dtype))),
             "pin_memory" => Kind::Tensor(TensorFacts {
                 pinned: true,
                 ..facts.with_device(Device::Cpu)

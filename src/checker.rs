@@ -20,7 +20,7 @@ use crate::rules;
 use crate::semantic::facts;
 use crate::semantic::model::{Analysis, ArmOutcome, Flow, ScopeKind, StoredCallable, is_library};
 use crate::semantic::names::{
-    contains_ignoring_ascii_case, last_name, names_a_loader, names_a_network, names_a_progress_wrapper,
+    calls_a_network, contains_ignoring_ascii_case, last_name, names_a_loader, names_a_network, names_a_progress_wrapper,
 };
 use crate::semantic::torch_api as api;
 use crate::semantic::{
@@ -74,6 +74,9 @@ pub struct Checker<'a> {
     loaders_copied: Vec<(BatchSource, HotContext)>,
     /// Qualified names of the project names the file calls.
     project_imports: Vec<ImportedCall>,
+    /// Qualified names of project functions in other files whose step work decides whether a
+    /// loop of this file is a step loop.
+    step_work_asked: Vec<Box<str>>,
 }
 
 /// Everything checking a file produced.
@@ -102,6 +105,7 @@ pub fn check_module<'a>(
         unpinned_loaders: Vec::new(),
         loaders_copied: Vec::new(),
         project_imports: Vec::new(),
+        step_work_asked: Vec::new(),
     };
     checker.model.test_code = options.test_code;
     checker.visit_body(&module.body);
@@ -285,6 +289,7 @@ impl<'a> Checker<'a> {
                 demand: f.demand,
                 return_depends: f.return_depends.take(),
                 has_hot_lines: f.intrinsic.is_some() || f.has_loops,
+                step_work: f.step_work || f.intrinsic.is_some(),
                 params: std::mem::take(&mut f.params).into_boxed_slice(),
                 returns: returns.0,
                 returns_tuple: returns.1,
@@ -322,6 +327,9 @@ impl<'a> Checker<'a> {
             .map(|(site, kind)| (site, model.to_project(kind)))
             .collect();
         results_seen.sort_unstable_by_key(|(site, _)| *site);
+        let mut step_work_asked = std::mem::take(&mut self.step_work_asked);
+        step_work_asked.sort_unstable();
+        step_work_asked.dedup();
         CheckResult {
             diagnostics: self.diagnostics,
             semantics: FileSemantics {
@@ -331,6 +339,7 @@ impl<'a> Checker<'a> {
                 classes,
                 imports: imports.into_boxed_slice(),
                 results_seen: results_seen.into_boxed_slice(),
+                step_work_asked: step_work_asked.into_boxed_slice(),
             },
         }
     }
@@ -667,6 +676,7 @@ impl<'a> Checker<'a> {
             demand: Demand::default(),
             return_depends: None,
             has_loops: false,
+            step_work: false,
             parent_scope: self.model.flow.scope,
             analysis: Analysis::Pending,
         });
@@ -1197,16 +1207,44 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Does a loop with this body do a step's work, so that it runs once per step (see
+    /// [`Checker::reaches_step_work`])? A call of a function in another file counts where the
+    /// project has found that it does one (`FileFacts::step_work`); where the loop's answer
+    /// hangs on such calls, their names are kept for the project to answer. Until it has, the
+    /// loop runs as often as the code around it: most loops that call only other files' helpers
+    /// convert, load or save.
+    fn starts_step_loop(&mut self, body: &[Stmt]) -> bool {
+        let mut elsewhere: Vec<Rc<str>> = Vec::new();
+        if self.reaches_step_work(body, 0, &mut |callee| {
+            elsewhere.push(callee);
+            false
+        }) {
+            return true;
+        }
+        let facts = self.model.facts;
+        let reaches = elsewhere.iter().any(|callee| facts.does_step_work(callee));
+        self.step_work_asked
+            .extend(elsewhere.iter().map(|callee| Box::from(&**callee)));
+        reaches
+    }
+
     /// Does this code do a step's work (see [`does_step_work`]), itself or through the functions
-    /// of this file it calls (three calls deep)? A call of project code this file cannot see
-    /// into (an imported function, a held module) counts as step work: a loop over inputs that
-    /// calls only the library and helpers of its own file that do no step's work is no step loop.
-    fn reaches_step_work(&self, body: &[Stmt], depth: u32) -> bool {
+    /// of this file it calls (three calls deep)? A held module (`self.block(x)`) or a method of
+    /// a base in another file counts as step work; a call of project code in another file (an
+    /// imported function) counts as `elsewhere` says of its qualified name. A loop over inputs
+    /// that calls only the library and helpers that do no step's work is no step loop.
+    fn reaches_step_work(&self, body: &[Stmt], depth: u32, elsewhere: &mut dyn FnMut(Rc<str>) -> bool) -> bool {
         // A loop that yields feeds its consumer's loop one item at a time (a generator of
         // batches): it runs as often as that loop.
         if does_step_work(body) || (depth == 0 && (yields(body) || calls_collectives(body))) {
             return true;
         }
+        let in_another_file = |call: &ast::ExprCall, elsewhere: &mut dyn FnMut(Rc<str>) -> bool| {
+            self.model
+                .callee(call)
+                .filter(|callee| !is_library(callee))
+                .is_some_and(elsewhere)
+        };
         any_expr(body, |expr| {
             let Expr::Call(call) = expr else {
                 return false;
@@ -1214,11 +1252,14 @@ impl<'a> Checker<'a> {
             match call.func.as_ref() {
                 Expr::Name(name) => match self.model.lookup(name.id.as_str()).map(|binding| &binding.source) {
                     Some(BindingSource::Function(id)) => {
-                        depth < 3 && self.reaches_step_work(&self.model.functions[*id as usize].def.body, depth + 1)
+                        depth < 3
+                            && self.reaches_step_work(
+                                &self.model.functions[*id as usize].def.body,
+                                depth + 1,
+                                elsewhere,
+                            )
                     }
-                    Some(BindingSource::Import(_)) => {
-                        self.model.callee(call).is_some_and(|callee| !is_library(&callee))
-                    }
+                    Some(BindingSource::Import(_)) => in_another_file(call, elsewhere),
                     _ => false,
                 },
                 Expr::Attribute(attribute) if on_self(attribute) => {
@@ -1227,7 +1268,12 @@ impl<'a> Checker<'a> {
                     };
                     match self.model.method_of(class, attribute.attr.as_str()) {
                         Some(id) => {
-                            depth < 3 && self.reaches_step_work(&self.model.functions[id as usize].def.body, depth + 1)
+                            depth < 3
+                                && self.reaches_step_work(
+                                    &self.model.functions[id as usize].def.body,
+                                    depth + 1,
+                                    elsewhere,
+                                )
                         }
                         // A held instance (`self.block(x)`), or a method of a base in another file.
                         None => !matches!(
@@ -1236,7 +1282,7 @@ impl<'a> Checker<'a> {
                         ),
                     }
                 }
-                Expr::Attribute(_) => self.model.callee(call).is_some_and(|callee| !is_library(&callee)),
+                Expr::Attribute(_) => in_another_file(call, elsewhere),
                 _ => false,
             }
         })
@@ -2180,19 +2226,19 @@ fn names_steps(target: &Expr) -> bool {
 
 /// Does this code call a collective (`all_reduce`, `broadcast`, `all_gather`, ...) by its
 /// name? A loop of them is SYNC601's serial collectives, which cost wherever the loop runs.
+/// `gather`, `scatter` and `reduce` are also tensor methods and `functools.reduce`: they count
+/// only on a receiver that names the distributed package or a launcher (`dist.gather`,
+/// `torch.distributed.reduce`, `accelerator.gather`, `fabric.all_gather`).
 fn calls_collectives(body: &[Stmt]) -> bool {
-    calls_any(body, |_, called| {
-        matches!(
-            called,
-            "all_reduce"
-                | "broadcast"
-                | "all_gather"
-                | "reduce_scatter"
-                | "reduce"
-                | "all_to_all"
-                | "gather"
-                | "scatter"
-        )
+    calls_any(body, |receiver, called| match called {
+        "all_reduce" | "broadcast" | "all_gather" | "reduce_scatter" | "all_to_all" => true,
+        "gather" | "scatter" | "reduce" => receiver.is_some_and(|receiver| {
+            let receiver = receiver.to_ascii_lowercase();
+            ["dist", "accelerator", "fabric", "comm"]
+                .iter()
+                .any(|word| receiver.contains(word))
+        }),
+        _ => false,
     })
 }
 
@@ -2233,49 +2279,60 @@ fn any_expr<'b>(body: &'b [Stmt], found: impl FnMut(&'b Expr) -> bool) -> bool {
 /// Does this code do a step's work: train (backward, an optimizer step) or call a network
 /// (`model(x)`, `self.unet(x)`, `self.backbone.forward(x)`)?
 fn does_step_work(body: &[Stmt]) -> bool {
-    trains(body)
-        || calls_any(body, |receiver, called| {
-            names_a_network(called)
-                // A module calling itself runs its `forward` (a decoding loop's `self(x)`).
-                || (called == "self" && receiver.is_none())
-                || (called == "forward" && receiver.is_some_and(names_a_network))
-        })
+    calls_any(body, is_step_call)
+}
+
+/// A call that does a step's work: trains or runs a network (see [`does_step_work`]).
+fn is_step_call(receiver: Option<&str>, called: &str) -> bool {
+    is_training_call(receiver, called)
+        || calls_a_network(called)
+        // A module calling itself runs its `forward` (a decoding loop's `self(x)`).
+        || (called == "self" && receiver.is_none())
+        || (called == "forward" && receiver.is_some_and(names_a_network))
 }
 
 /// Does this code train: call `.backward()` or step an optimizer (`opt.step()`,
 /// `self._optimizer.step()`, `scaler.step(opt)`)?
 fn trains(body: &[Stmt]) -> bool {
-    calls_any(body, |receiver, method| match method {
+    calls_any(body, is_training_call)
+}
+
+/// `.backward()` or an optimizer's (or a gradient scaler's) `.step()`.
+fn is_training_call(receiver: Option<&str>, method: &str) -> bool {
+    match method {
         "backward" => receiver.is_some(),
         "step" => receiver.is_some_and(|name| {
             let name = name.trim_start_matches('_').to_ascii_lowercase();
             name.contains("optim") || name == "opt" || name.ends_with("_opt") || name.ends_with("scaler")
         }),
         _ => false,
-    })
+    }
 }
 
 /// Does this code (outside nested definitions) call a method that `matches` (the receiver's
 /// last name, if it is a name or an attribute; the method), or a function by name (no receiver:
 /// `matches(None, name)`)?
 fn calls_any(body: &[Stmt], matches: impl Fn(Option<&str>, &str) -> bool) -> bool {
-    any_expr(body, |expr| {
-        let Expr::Call(call) = expr else {
-            return false;
-        };
-        match call.func.as_ref() {
-            Expr::Attribute(attribute) => {
-                let receiver = match attribute.value.as_ref() {
-                    Expr::Name(name) => Some(name.id.as_str()),
-                    Expr::Attribute(inner) => Some(inner.attr.as_str()),
-                    _ => Some(""),
-                };
-                matches(receiver, attribute.attr.as_str())
-            }
-            Expr::Name(name) => matches(None, name.id.as_str()),
-            _ => false,
+    any_expr(
+        body,
+        |expr| matches!(expr, Expr::Call(call) if call_matches(call, &matches)),
+    )
+}
+
+/// Does the call call a method that `matches` (see [`calls_any`])?
+fn call_matches(call: &ast::ExprCall, matches: impl Fn(Option<&str>, &str) -> bool) -> bool {
+    match call.func.as_ref() {
+        Expr::Attribute(attribute) => {
+            let receiver = match attribute.value.as_ref() {
+                Expr::Name(name) => Some(name.id.as_str()),
+                Expr::Attribute(inner) => Some(inner.attr.as_str()),
+                _ => Some(""),
+            };
+            matches(receiver, attribute.attr.as_str())
         }
-    })
+        Expr::Name(name) => matches(None, name.id.as_str()),
+        _ => false,
+    }
 }
 
 /// A subclass of `torch.autograd.Function`.
@@ -2482,7 +2539,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 let starts_hotness = if fixed {
                     does_step_work(&for_stmt.body)
                 } else {
-                    over_batches || names_steps(&for_stmt.target) || self.reaches_step_work(&for_stmt.body, 0)
+                    over_batches || names_steps(&for_stmt.target) || self.starts_step_loop(&for_stmt.body)
                 };
                 self.model.flow.loops.push(crate::semantic::LoopInfo {
                     line,
@@ -2499,11 +2556,12 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 self.note_loop();
                 let line = self.line(while_stmt.start());
                 let epoch = self.runs_epochs(&while_stmt.body, false);
+                let starts_hotness = self.starts_step_loop(&while_stmt.body);
                 self.model.flow.loops.push(crate::semantic::LoopInfo {
                     line,
                     targets: Vec::new(),
                     epoch,
-                    starts_hotness: self.reaches_step_work(&while_stmt.body, 0),
+                    starts_hotness,
                 });
                 self.visit_expr(&while_stmt.test);
                 self.run_rules(|checker| rules::check_stmt(checker, stmt));
@@ -2712,6 +2770,12 @@ impl<'a> Checker<'a> {
             Expr::Call(call) => {
                 visitor::walk_expr(self, expr);
                 self.note_call(call);
+                if let Some(id) = self.model.flow.function
+                    && !self.model.functions[id as usize].step_work
+                    && call_matches(call, is_step_call)
+                {
+                    self.model.functions[id as usize].step_work = true;
+                }
             }
             Expr::Attribute(attribute) if attribute.ctx == ast::ExprContext::Load && on_self(attribute) => {
                 self.analyse_setters(attribute.attr.as_str());

@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::semantic::model::ClassId;
+use crate::semantic::names::names_a_step;
 use crate::semantic::{
     Callee, ClassRef, Dependence, Device, Export, FileFacts, FileSemantics, FunctionId, FunctionSummary, HotContext,
     HotReason, IntrinsicHot, Kind, ModuleKind, PeriodicInner, ProjectKind, ProjectReturns, Question, Questions,
@@ -785,7 +786,70 @@ impl<'m> Project<'m> {
                 }
             }
         }
+        let step_work = self.step_work();
+        for (file, module) in modules.iter().enumerate() {
+            let step_work_elsewhere: Vec<Box<str>> = module
+                .semantics
+                .step_work_asked
+                .iter()
+                .filter(|spelled| {
+                    let Some((module_part, name)) = spelled.rsplit_once('.') else {
+                        return true;
+                    };
+                    // Constructing an instance in a loop does its `__init__`'s work.
+                    let function = match self.resolve_name(file, module_part, name, 0) {
+                        Some(Resolved::Function(function)) => Some(function),
+                        Some(Resolved::Class(class)) => self.lookup_method(class, "__init__"),
+                        // A function of the standard library or an installed package (or one
+                        // the project cannot find) does a step's work where its name says so
+                        // (`train_one_epoch`).
+                        None => return names_a_step(name),
+                    };
+                    function.is_some_and(|(file, id)| step_work[file][id as usize])
+                })
+                .cloned()
+                .collect();
+            facts[file].step_work = step_work_elsewhere.into_boxed_slice();
+        }
         facts
+    }
+
+    /// Per file and function: does it do a step's work, itself (it trains, runs a network, is
+    /// hot by itself) or through the project functions it calls? A fixpoint over the call
+    /// graph's edges, which only turns answers on.
+    fn step_work(&self) -> Vec<Vec<bool>> {
+        let mut step_work: Vec<Vec<bool>> = self
+            .modules
+            .iter()
+            .map(|module| {
+                module
+                    .semantics
+                    .functions
+                    .iter()
+                    .map(|function| function.step_work)
+                    .collect()
+            })
+            .collect();
+        loop {
+            let mut changed = false;
+            for (file, module) in self.modules.iter().enumerate() {
+                for (site, targets) in module.semantics.call_sites.iter().zip(&self.targets[file]) {
+                    let Some(caller) = site.caller else { continue };
+                    if !step_work[file][caller as usize]
+                        && targets
+                            .functions
+                            .iter()
+                            .any(|&(target, id)| step_work[target][id as usize])
+                    {
+                        step_work[file][caller as usize] = true;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                return step_work;
+            }
+        }
     }
 
     /// What `function` returns, spelled for `file`.
@@ -1202,6 +1266,7 @@ mod tests {
             demand: Default::default(),
             return_depends: None,
             has_hot_lines: false,
+            step_work: false,
         }
     }
 

@@ -1510,7 +1510,7 @@ fn source_from_stdin_is_checked_as_the_file_it_names_in_its_project() {
 fn loops_in_test_files_make_nothing_hot() {
     let project = Project::new();
     let helper = "def record_value(x):\n    return x.item()\n";
-    let looped = "import torch\nfrom pkg.helpers import record_value\n\n\ndef run():\n    for _ in range(3):\n        x = torch.ones(2, device=\"cuda\").sum()\n        record_value(x)\n        assert x.item() > 0\n";
+    let looped = "import torch\nfrom pkg.helpers import record_value\n\n\ndef run():\n    for step in range(3):\n        x = torch.ones(2, device=\"cuda\").sum()\n        record_value(x)\n        assert x.item() > 0\n";
     project
         .write("pyproject.toml", "")
         .write("pkg/__init__.py", "")

@@ -111,6 +111,17 @@ pub struct FileFacts {
     /// `self.assigner(x)` running `forward`, overrides joined), by the call's offset in the
     /// file.
     pub results: FxHashMap<u32, ProjectReturns>,
+    /// The functions in other files (by the qualified name the file spells, sorted) that do a
+    /// step's work, themselves or through what they call, or may (the project cannot find
+    /// them): a loop of this file that calls one is a step loop.
+    pub step_work: Box<[Box<str>]>,
+}
+
+impl FileFacts {
+    /// The project found that the function the file spells `callee` does a step's work.
+    pub fn does_step_work(&self, callee: &str) -> bool {
+        self.step_work.binary_search_by(|name| (**name).cmp(callee)).is_ok()
+    }
 }
 
 /// In a stable order (the maps' own order varies), for the cache's key.
@@ -124,5 +135,6 @@ impl Hash for FileFacts {
         sorted(&self.parameters, state);
         sorted(&self.returns, state);
         sorted(&self.results, state);
+        self.step_work.hash(state);
     }
 }

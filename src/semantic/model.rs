@@ -187,6 +187,8 @@ pub struct FunctionInfo<'a> {
     pub return_depends: Option<Box<Dependence>>,
     /// Holds a loop (whose lines are hot by themselves).
     pub has_loops: bool,
+    /// Trains or runs a network itself (see `does_step_work`).
+    pub step_work: bool,
     pub(crate) parent_scope: ScopeId,
     pub(crate) analysis: Analysis,
 }
@@ -273,6 +275,9 @@ pub struct FileSemantics {
     /// What the file made of the results of calls through objects a question reached, by site
     /// (sorted): the project tells a result only where it answers a question differently.
     pub results_seen: Box<[(u32, ProjectKind)]>,
+    /// The project functions in other files (qualified names as spelled, sorted) whose step
+    /// work decides whether a loop of this file is a step loop.
+    pub step_work_asked: Box<[Box<str>]>,
 }
 
 impl FileSemantics {
@@ -374,6 +379,10 @@ pub struct FunctionSummary {
     pub return_depends: Option<Box<Dependence>>,
     /// Some of its lines are hot by themselves: it is hot by itself, or holds a loop.
     pub has_hot_lines: bool,
+    /// It does a step's work itself: trains, runs a network, or is hot by itself (a `forward`,
+    /// a loss, a step). The project adds what its callees do: a loop that calls it is a step
+    /// loop.
+    pub step_work: bool,
 }
 
 #[derive(Debug, Clone, bincode::Encode, bincode::Decode)]

@@ -76,6 +76,50 @@ pub(crate) fn names_a_network(name: &str) -> bool {
     })
 }
 
+/// A call by this name runs a network: the name has a word for one in it
+/// ([`names_a_network`]), opens with no verb that does something else with a network and ends
+/// with no word for what makes or describes one (`self.unet(x)`, `model(x)`, `self.layer1(x)`,
+/// but not `unwrap_model(m)`, `m.named_modules()`, `convert_weights(sd)`, `load_model(path)`,
+/// `layer_class(**kw)`, nor `nn.Linear(...)`).
+pub(crate) fn calls_a_network(name: &str) -> bool {
+    /// The first words of setup, conversion and bookkeeping calls, and `nn.Module`'s accessors
+    /// of its submodules.
+    #[rustfmt::skip]
+    const FIRST: &[&str] = &[
+        "add", "apply", "attach", "build", "cast", "check", "clean", "clear", "clone", "compile",
+        "convert", "copy", "count", "create", "detach", "disable", "dispatch", "dump", "enable",
+        "export", "extract", "find", "freeze", "from", "fuse", "get", "has", "import", "init", "is",
+        "load", "log", "make", "merge", "modules", "move", "named", "num", "offload", "patch",
+        "plot", "prepare", "print", "quantize", "register", "remove", "replace", "reset", "resize",
+        "save", "set", "setup", "shard", "submodules", "tie", "to", "trace", "unfreeze", "unwrap",
+        "wrap", "write",
+    ];
+    /// The last words of what makes or describes a network.
+    const LAST: &[&str] = &[
+        "args", "class", "cls", "config", "kwargs", "name", "names", "path", "type",
+    ];
+    let trimmed = name.trim_start_matches('_');
+    // A class's name (`nn.Linear(...)`, `te.LayerNorm(...)`) constructs a layer.
+    if trimmed.starts_with(|c: char| c.is_ascii_uppercase())
+        || contains_ignoring_ascii_case(name, "conver")
+        || !names_a_network(name)
+    {
+        return false;
+    }
+    let first = trimmed
+        .find(|c: char| c == '_' || c.is_ascii_uppercase())
+        .map_or(trimmed, |end| &trimmed[..end]);
+    let last = trimmed.rsplit('_').next().unwrap_or(trimmed);
+    !FIRST.iter().any(|word| first.eq_ignore_ascii_case(word))
+        && !LAST.iter().any(|word| last.eq_ignore_ascii_case(word))
+}
+
+/// A function whose name says it does a step's work: it runs a network
+/// ([`calls_a_network`]) or trains (`train_one_epoch`, `training_step`, `step`).
+pub(crate) fn names_a_step(name: &str) -> bool {
+    calls_a_network(name) || contains_ignoring_ascii_case(name, "train") || contains_ignoring_ascii_case(name, "step")
+}
+
 /// `mask`, `fg_mask`, `attention_mask`, `keep`, `valid`: the names code gives boolean masks.
 pub(crate) fn names_a_mask(name: &str) -> bool {
     matches!(name, "mask" | "keep" | "valid" | "is_valid")
@@ -119,5 +163,39 @@ mod tests {
         for name in ["", "forward", "compute", "atten", "mod", "los", "f", "tokenize"] {
             assert!(!names_a_network(name), "{name}");
         }
+    }
+
+    #[test]
+    fn calls_that_run_a_network_are_told_from_setup_calls() {
+        for name in [
+            "model",
+            "unet",
+            "text_encoder",
+            "conv1",
+            "lm_head",
+            "loss_fn",
+            "_run_model",
+        ] {
+            assert!(calls_a_network(name), "{name}");
+        }
+        for name in [
+            "unwrap_model",
+            "named_modules",
+            "modules",
+            "convert_weights",
+            "_maybe_convert_to_cpu",
+            "load_model",
+            "getModel",
+            "Linear",
+            "LayerNorm",
+            "register_module",
+            "import_module",
+            "layer_class",
+            "model_config",
+        ] {
+            assert!(!calls_a_network(name), "{name}");
+        }
+        assert!(names_a_step("train_one_epoch") && names_a_step("training_step") && names_a_step("model"));
+        assert!(!names_a_step("rmtree") && !names_a_step("safe_open"));
     }
 }

@@ -283,7 +283,7 @@ impl<'a> Checker<'a> {
                 qualname: std::mem::take(&mut f.qualname),
                 line: f.line,
                 intrinsic: f.intrinsic,
-                setup: f.setup,
+                never_hot: f.never_hot,
                 class: f.class,
                 takes_self: f.takes_self,
                 demand: f.demand,
@@ -653,7 +653,12 @@ impl<'a> Checker<'a> {
             (None, Some(outer)) => joined(&[&outer.qualname, ".<locals>.", name]),
             (None, None) => name.into(),
         };
-        let intrinsic = self.intrinsic_hotness(def, class.map(|id| &self.model.classes[id as usize]));
+        // A fallback the default dispatch replaces runs on no step: no hotness of its own, and
+        // none through callers either (they reach the replacement).
+        let replaced = name == "forward" && class.is_some_and(|id| self.model.classes[id as usize].forward_replaced);
+        let intrinsic = self
+            .intrinsic_hotness(def, class.map(|id| &self.model.classes[id as usize]))
+            .filter(|_| !replaced);
         let id = self.model.functions.len() as u32;
         let takes_self = class.is_some()
             && !def
@@ -667,7 +672,7 @@ impl<'a> Checker<'a> {
             def,
             line: self.line(def.name.range.start()),
             intrinsic,
-            setup: api::is_setup_function(def.name.id.as_str()),
+            never_hot: replaced || api::is_setup_function(def.name.id.as_str()),
             runs_epochs: self.runs_epochs(&def.body, false),
             returns: None,
             returns_tuple: None,
@@ -724,6 +729,15 @@ impl<'a> Checker<'a> {
                 let last = base.rsplit('.').next().unwrap_or(base);
                 last.ends_with("Loss") || local_base(base).is_some_and(|c| c.is_loss)
             });
+        let forward_replaced = class_def.decorator_list.iter().any(|decorator| {
+            let decorator = match &decorator.expression {
+                Expr::Call(call) => call.func.as_ref(),
+                expression => expression,
+            };
+            self.model
+                .qualified_name(decorator)
+                .is_some_and(|qualified| api::replaces_forward(&qualified))
+        });
         let id = self.model.classes.len() as u32;
         let (stored_callables, attribute_setters) = class_attributes(&class_def.body);
         self.model.classes.push(ClassInfo {
@@ -731,6 +745,7 @@ impl<'a> Checker<'a> {
             bases,
             is_module,
             is_loss,
+            forward_replaced,
             methods: Default::default(),
             attrs: Default::default(),
             stored_callables,
@@ -1731,10 +1746,10 @@ impl<'a> Checker<'a> {
         let narrowed = self
             .isinstance_narrowing(test)
             .or_else(|| self.device_narrowing(test, true));
-        let lazy = initialises_lazily(test, body);
-        self.model.flow.lazy_init_depth += u32::from(lazy);
+        let off_step = initialises_lazily(test, body) || runs_off_cuda(test, true);
+        self.model.flow.off_step_arm_depth += u32::from(off_step);
         let arm = self.visit_narrowed_arm(body, narrowed);
-        self.model.flow.lazy_init_depth -= u32::from(lazy);
+        self.model.flow.off_step_arm_depth -= u32::from(off_step);
         self.model.flow.periodic_guard = saved;
         arm
     }
@@ -2089,6 +2104,103 @@ fn is_range_call(iter: &Expr) -> bool {
 /// Does this code call `.backward()` (outside nested definitions)?
 fn runs_backward(body: &[Stmt]) -> bool {
     calls_any(body, |receiver, method| method == "backward" && receiver.is_some())
+}
+
+/// Does the arm where `test` comes out `holds` run on no CUDA step? It never runs (`if False:`,
+/// `if 0:`, `if TYPE_CHECKING:`), or only on another backend: a device compared with one
+/// (`x.device.type == "mps"`, `device.type in ("npu", "xla")`, `str(device).startswith("mps")`,
+/// `x.device.type != "cuda"`), a flag or check named for one (`x.is_mps`, `is_torch_npu_available()`,
+/// `torch.backends.mps.is_available()`, `if self.is_tpu:`). Syncs there cost nothing on a GPU.
+fn runs_off_cuda(test: &Expr, holds: bool) -> bool {
+    let string = |expr: &Expr| match expr {
+        Expr::StringLiteral(literal) => Some(literal.value.to_str().to_ascii_lowercase()),
+        _ => None,
+    };
+    match test {
+        Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => runs_off_cuda(&unary.operand, !holds),
+        // `a and b` holds only where both do; `a or b` fails only where both do.
+        Expr::BoolOp(bool_op) => match (bool_op.op, holds) {
+            (ast::BoolOp::And, true) | (ast::BoolOp::Or, false) => {
+                bool_op.values.iter().any(|value| runs_off_cuda(value, holds))
+            }
+            _ => bool_op.values.iter().all(|value| runs_off_cuda(value, holds)),
+        },
+        Expr::BooleanLiteral(literal) => literal.value != holds,
+        Expr::NumberLiteral(number) => matches!(&number.value, ast::Number::Int(n) if *n == 0u8) == holds,
+        Expr::Name(name) if name.id.as_str() == "TYPE_CHECKING" => holds,
+        Expr::Name(name) => holds && mentions_another_backend(name.id.as_str()),
+        Expr::Attribute(attribute) => holds && mentions_another_backend(attribute.attr.as_str()),
+        Expr::Call(call) => {
+            let (Expr::Attribute(attribute), true) = (call.func.as_ref(), holds) else {
+                return holds && matches!(call.func.as_ref(), Expr::Name(name) if is_backend_check(name.id.as_str()));
+            };
+            match attribute.attr.as_str() {
+                // `str(device).startswith("mps")`
+                "startswith" => call
+                    .arguments
+                    .args
+                    .first()
+                    .and_then(string)
+                    .is_some_and(|s| names_another_backend(&s)),
+                // `torch.backends.mps.is_available()`, `torch.npu.is_available()`
+                "is_available" => {
+                    matches!(attribute.value.as_ref(), Expr::Attribute(module) if names_another_backend(module.attr.as_str()))
+                }
+                method => is_backend_check(method),
+            }
+        }
+        Expr::Compare(compare) => {
+            let ([op], [right]) = (&*compare.ops, &*compare.comparators) else {
+                return false;
+            };
+            let (literal, equal) = match (string(&compare.left), string(right), op) {
+                // `"mps" in str(device)`
+                (Some(left), None, ast::CmpOp::In) => return holds && names_another_backend(&left),
+                (None, Some(right), ast::CmpOp::Eq) => (right, holds),
+                (None, Some(right), ast::CmpOp::NotEq) => (right, !holds),
+                (None, None, ast::CmpOp::In | ast::CmpOp::NotIn) => {
+                    let inside = (*op == ast::CmpOp::In) == holds;
+                    let elements = match right {
+                        Expr::Tuple(tuple) => &tuple.elts,
+                        Expr::List(list) => &list.elts,
+                        Expr::Set(set) => &set.elts,
+                        _ => return false,
+                    };
+                    let names: Option<Vec<String>> = elements.iter().map(string).collect();
+                    return inside
+                        && names
+                            .is_some_and(|names| !names.is_empty() && names.iter().all(|n| names_another_backend(n)));
+                }
+                _ => return false,
+            };
+            if equal {
+                names_another_backend(&literal)
+            } else {
+                // Anywhere but CUDA: another backend or the CPU.
+                literal == "cuda"
+            }
+        }
+        _ => false,
+    }
+}
+
+/// `is_torch_npu_available`, `is_xla_available`, `is_mps_available`: a check that another
+/// backend is present.
+fn is_backend_check(name: &str) -> bool {
+    let name = name.trim_start_matches('_');
+    name.starts_with("is_") && name.ends_with("_available") && mentions_another_backend(name)
+}
+
+/// A name with a word for another backend in it: `is_mps`, `IS_NPU`, `use_xla`.
+fn mentions_another_backend(name: &str) -> bool {
+    name.split('_').any(names_another_backend)
+}
+
+/// A backend other than CUDA that a branch may be written for.
+fn names_another_backend(word: &str) -> bool {
+    ["mps", "npu", "xla", "tpu", "hpu", "mlu"]
+        .iter()
+        .any(|backend| word.eq_ignore_ascii_case(backend))
 }
 
 /// A lazy initialisation: the test asks whether an attribute of `self` is still unset
@@ -2583,7 +2695,10 @@ impl<'a> Visitor<'a> for Checker<'a> {
                         // `else` after a single `if t.is_cuda:` knows the opposite.
                         None if if_stmt.elif_else_clauses.len() == 1 => {
                             let narrowed = self.device_narrowing(&if_stmt.test, false);
+                            let off_step = runs_off_cuda(&if_stmt.test, false);
+                            self.model.flow.off_step_arm_depth += u32::from(off_step);
                             arms.push(self.visit_narrowed_arm(&clause.body, narrowed));
+                            self.model.flow.off_step_arm_depth -= u32::from(off_step);
                         }
                         None => arms.push(self.visit_arm(&clause.body)),
                     }

@@ -534,7 +534,7 @@ impl<'m> Project<'m> {
         for mut queue in [loop_roots, function_roots] {
             while let Some((node, root, caller)) = queue.pop_front() {
                 let summary = &modules[node.0].semantics.functions[node.1 as usize];
-                if summary.setup || hot.reached.contains_key(&node) {
+                if summary.never_hot || hot.reached.contains_key(&node) {
                     continue;
                 }
                 hot.reached.insert(node, (root, caller));
@@ -1257,7 +1257,7 @@ mod tests {
             name_at: 0,
             line,
             intrinsic: None,
-            setup: false,
+            never_hot: false,
             class: None,
             takes_self: false,
             params: Box::default(),

@@ -35,6 +35,8 @@ const TOPICS: &[&str] = &[
     "passed_functions",
     "lazy_init",
     "fixed_collections",
+    "backends",
+    "replaced_forward",
 ];
 
 /// (code, row) of every line `marker` marks in `source`.

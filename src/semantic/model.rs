@@ -89,6 +89,9 @@ pub struct ClassInfo {
     /// A direct or indirect `nn.Module` subclass (or any class with bases, for `forward`).
     pub is_module: bool,
     pub is_loss: bool,
+    /// Decorated to replace its `forward` with a dispatch to other implementations by default
+    /// ([`replaces_forward`](super::torch_api::replaces_forward)): its own is a fallback.
+    pub forward_replaced: bool,
     pub methods: FxHashMap<Name, FunctionId>,
     /// Kinds of `self.<attr>` as assigned in any method.
     pub attrs: FxHashMap<Name, Kind>,
@@ -167,8 +170,9 @@ pub struct FunctionInfo<'a> {
     pub def: &'a ast::StmtFunctionDef,
     pub line: u32,
     pub intrinsic: Option<IntrinsicHot>,
-    /// Runs once (`__init__`, `configure_optimizers`, ...): never hot, even with loops.
-    pub setup: bool,
+    /// Never hot, even with loops: it runs once (`__init__`, `configure_optimizers`, ...), or is
+    /// a fallback that a dispatch replaces by default.
+    pub never_hot: bool,
     /// Its body loops over a data loader: it runs whole epochs, so the lines outside its loops
     /// run once per call (even when a loop calls it, or it is named `train_one_epoch`).
     pub runs_epochs: bool,
@@ -358,7 +362,8 @@ pub struct FunctionSummary {
     pub name_at: u32,
     pub line: u32,
     pub intrinsic: Option<IntrinsicHot>,
-    pub setup: bool,
+    /// See [`FunctionInfo::never_hot`].
+    pub never_hot: bool,
     /// The class it is a method of.
     pub class: Option<ClassId>,
     /// Its first parameter is the instance (a method that is not a `staticmethod`); it is not
@@ -426,9 +431,10 @@ pub(crate) struct Flow {
     pub all_reduced: Vec<(Name, TextRange)>,
     pub periodic_guard: Option<u32>,
     pub except_depth: u32,
-    /// Inside the body of a lazy initialisation (`if self._index is None: self._index = ...`):
-    /// it runs on the first call only.
-    pub lazy_init_depth: u32,
+    /// Inside an arm that runs on no CUDA step: the body of a lazy initialisation (`if
+    /// self._index is None: self._index = ...`, the first call only), a branch for another
+    /// backend (`if x.device.type == "mps":`) or one that never runs (`if False:`).
+    pub off_step_arm_depth: u32,
     /// `Distribution.set_default_validate_args(False)` was called earlier in this function.
     pub validation_disabled: bool,
     pub default_device_stack: Vec<Device>,
@@ -919,11 +925,11 @@ impl<'a> SemanticModel<'a> {
 
     /// Where the node being visited runs.
     pub fn context(&self) -> HotContext {
-        if self.flow.except_depth > 0 || self.flow.lazy_init_depth > 0 || self.test_code {
+        if self.flow.except_depth > 0 || self.flow.off_step_arm_depth > 0 || self.test_code {
             return HotContext::Cold;
         }
         let function = self.current_function();
-        if function.is_some_and(|f| f.setup) {
+        if function.is_some_and(|f| f.never_hot) {
             return HotContext::Cold;
         }
         let hot_loop = self.flow.loops.iter().rev().find(|hot| hot.starts_hotness);

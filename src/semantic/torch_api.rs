@@ -492,6 +492,14 @@ pub fn is_lightning_step_hook(name: &str) -> bool {
     ) || (name.starts_with("on_") && name.contains("_batch_"))
 }
 
+/// A class decorator that replaces the class's `forward` with a dispatch to other
+/// implementations by default: transformers' `@use_experts_implementation` runs a mixture of
+/// experts through grouped matrix multiplies unless eager experts are asked for, so the class's
+/// own per-expert loop (a boolean mask and `nonzero` per expert) is a fallback.
+pub fn replaces_forward(decorator: &str) -> bool {
+    decorator.rsplit('.').next() == Some("use_experts_implementation")
+}
+
 /// Methods that run once: constructors and setup, even when they contain loops.
 pub fn is_setup_function(name: &str) -> bool {
     runs_off_the_step(name)
@@ -524,7 +532,7 @@ pub fn is_setup_function(name: &str) -> bool {
 /// their name's start (leading underscores aside): whatever calls them, they are not a training
 /// step's work.
 fn runs_off_the_step(name: &str) -> bool {
-    const STARTS: [&str; 14] = [
+    const STARTS: [&str; 16] = [
         "visualize",
         "visualise",
         "plot",
@@ -532,6 +540,8 @@ fn runs_off_the_step(name: &str) -> bool {
         "debug",
         "save_checkpoint",
         "load_checkpoint",
+        "save_state",
+        "load_state",
         "save_pretrained",
         "from_pretrained",
         "save_model",

@@ -944,6 +944,8 @@ impl<'a> Checker<'a> {
                             let element_kind = self.model.kind_of(value);
                             self.bind_target(element, element_kind, Some(value));
                         }
+                        // `b, n, c = x.shape` whatever `x` is: sizes are host numbers.
+                        (None, Some(whole)) if is_a_size(whole) => self.bind_target(element, Kind::Number, None),
                         (None, Some(whole)) => self.bind_unpacked(element, element_kind(kind), whole),
                         (None, None) => self.bind_target(element, element_kind(kind), None),
                     }
@@ -2531,6 +2533,19 @@ fn names_a_logging_switch(test: &Expr) -> bool {
             || word.eq_ignore_ascii_case("profile")
             || word.eq_ignore_ascii_case("profiling")
     })
+}
+
+/// `x.shape`, `x.shape[1:]`, `x.size()`: a `torch.Size`, whose elements are host numbers.
+fn is_a_size(expr: &Expr) -> bool {
+    match expr {
+        Expr::Attribute(attribute) => attribute.attr.as_str() == "shape",
+        Expr::Subscript(subscript) => matches!(subscript.slice.as_ref(), Expr::Slice(_)) && is_a_size(&subscript.value),
+        Expr::Call(call) => {
+            call.arguments.is_empty()
+                && matches!(call.func.as_ref(), Expr::Attribute(method) if method.attr.as_str() == "size")
+        }
+        _ => false,
+    }
 }
 
 /// The kind of one element of an iterable or unpacked value.

@@ -1224,6 +1224,116 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Does the arm where `test` comes out `holds` run on no CUDA step? It never runs (`if False:`,
+    /// `if 0:`, `if TYPE_CHECKING:`), or only on another backend: a device compared with one
+    /// (`x.device.type == "mps"`, `device.type in ("npu", "xla")`, `str(device).startswith("mps")`,
+    /// `x.device.type != "cuda"`), a flag or check named for one (`x.is_mps`, `is_torch_npu_available()`,
+    /// `torch.backends.mps.is_available()`, `if self.is_tpu:`), or only while a model is traced for
+    /// export (`torch.jit.is_tracing()`, `torch.onnx.is_in_onnx_export()`), or what it tests is
+    /// decided by what the value is (`if not torch.is_tensor(t):` of a tensor, `if isinstance(t,
+    /// torch.Tensor):` of a number). Syncs there cost nothing on a GPU step.
+    fn runs_on_no_cuda_step(&self, test: &Expr, holds: bool) -> bool {
+        let string = |expr: &Expr| match expr {
+            Expr::StringLiteral(literal) => Some(literal.value.to_str().to_ascii_lowercase()),
+            _ => None,
+        };
+        match test {
+            Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => self.runs_on_no_cuda_step(&unary.operand, !holds),
+            // `a and b` holds only where both do; `a or b` fails only where both do.
+            Expr::BoolOp(bool_op) => match (bool_op.op, holds) {
+                (ast::BoolOp::And, true) | (ast::BoolOp::Or, false) => bool_op
+                    .values
+                    .iter()
+                    .any(|value| self.runs_on_no_cuda_step(value, holds)),
+                _ => bool_op
+                    .values
+                    .iter()
+                    .all(|value| self.runs_on_no_cuda_step(value, holds)),
+            },
+            Expr::BooleanLiteral(literal) => literal.value != holds,
+            Expr::NumberLiteral(number) => matches!(&number.value, ast::Number::Int(n) if *n == 0u8) == holds,
+            Expr::Name(name) if name.id.as_str() == "TYPE_CHECKING" => holds,
+            Expr::Name(name) => holds && mentions_another_backend(name.id.as_str()),
+            Expr::Attribute(attribute) => holds && mentions_another_backend(attribute.attr.as_str()),
+            Expr::Call(call) if let Some(tensor) = self.tests_for_a_tensor(call) => tensor != holds,
+            Expr::Call(call) if last_name(&call.func).is_some_and(is_trace_check) => holds,
+            Expr::Call(call) => {
+                let (Expr::Attribute(attribute), true) = (call.func.as_ref(), holds) else {
+                    return holds
+                        && matches!(call.func.as_ref(), Expr::Name(name) if is_backend_check(name.id.as_str()));
+                };
+                match attribute.attr.as_str() {
+                    // `str(device).startswith("mps")`
+                    "startswith" => call
+                        .arguments
+                        .args
+                        .first()
+                        .and_then(string)
+                        .is_some_and(|s| names_another_backend(&s)),
+                    // `torch.backends.mps.is_available()`, `torch.npu.is_available()`
+                    "is_available" => {
+                        matches!(attribute.value.as_ref(), Expr::Attribute(module) if names_another_backend(module.attr.as_str()))
+                    }
+                    method => is_backend_check(method),
+                }
+            }
+            Expr::Compare(compare) => {
+                let ([op], [right]) = (&*compare.ops, &*compare.comparators) else {
+                    return false;
+                };
+                let (literal, equal) = match (string(&compare.left), string(right), op) {
+                    // `"mps" in str(device)`
+                    (Some(left), None, ast::CmpOp::In) => return holds && names_another_backend(&left),
+                    (None, Some(right), ast::CmpOp::Eq) => (right, holds),
+                    (None, Some(right), ast::CmpOp::NotEq) => (right, !holds),
+                    (None, None, ast::CmpOp::In | ast::CmpOp::NotIn) => {
+                        let inside = (*op == ast::CmpOp::In) == holds;
+                        let elements = match right {
+                            Expr::Tuple(tuple) => &tuple.elts,
+                            Expr::List(list) => &list.elts,
+                            Expr::Set(set) => &set.elts,
+                            _ => return false,
+                        };
+                        let names: Option<Vec<String>> = elements.iter().map(string).collect();
+                        return inside
+                            && names.is_some_and(|names| {
+                                !names.is_empty() && names.iter().all(|n| names_another_backend(n))
+                            });
+                    }
+                    _ => return false,
+                };
+                if equal {
+                    names_another_backend(&literal)
+                } else {
+                    // Anywhere but CUDA: another backend or the CPU.
+                    literal == "cuda"
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// What a test for a tensor (`torch.is_tensor(t)`, `isinstance(t, torch.Tensor)`) comes out
+    /// as, where what `t` is tells: `None` where it does not.
+    fn tests_for_a_tensor(&self, call: &ast::ExprCall) -> Option<bool> {
+        let subject = match (call.func.as_ref(), &*call.arguments.args) {
+            (Expr::Name(name), [subject, class])
+                if name.id.as_str() == "isinstance"
+                    && self.model.is_builtin("isinstance")
+                    && self.model.qualified_name(class).as_deref() == Some("torch.Tensor") =>
+            {
+                subject
+            }
+            (func, [subject]) if self.model.qualified_name(func).as_deref() == Some("torch.is_tensor") => subject,
+            _ => return None,
+        };
+        match self.model.kind_of(subject) {
+            Kind::Tensor(_) => Some(true),
+            Kind::Number | Kind::Str | Kind::NoneValue | Kind::NumberList => Some(false),
+            _ => None,
+        }
+    }
+
     /// Does a loop with this body do a step's work, so that it runs once per step (see
     /// [`Checker::reaches_step_work`])? A call of a function in another file counts where the
     /// project has found that it does one (`FileFacts::step_work`); where the loop's answer
@@ -1748,7 +1858,7 @@ impl<'a> Checker<'a> {
         let narrowed = self
             .isinstance_narrowing(test)
             .or_else(|| self.device_narrowing(test, true));
-        let off_step = initialises_lazily(test, body) || runs_off_cuda(test, true);
+        let off_step = initialises_lazily(test, body) || self.runs_on_no_cuda_step(test, true);
         self.model.flow.off_step_arm_depth += u32::from(off_step);
         let arm = self.visit_narrowed_arm(body, narrowed);
         self.model.flow.off_step_arm_depth -= u32::from(off_step);
@@ -2108,82 +2218,10 @@ fn runs_backward(body: &[Stmt]) -> bool {
     calls_any(body, |receiver, method| method == "backward" && receiver.is_some())
 }
 
-/// Does the arm where `test` comes out `holds` run on no CUDA step? It never runs (`if False:`,
-/// `if 0:`, `if TYPE_CHECKING:`), or only on another backend: a device compared with one
-/// (`x.device.type == "mps"`, `device.type in ("npu", "xla")`, `str(device).startswith("mps")`,
-/// `x.device.type != "cuda"`), a flag or check named for one (`x.is_mps`, `is_torch_npu_available()`,
-/// `torch.backends.mps.is_available()`, `if self.is_tpu:`). Syncs there cost nothing on a GPU.
-fn runs_off_cuda(test: &Expr, holds: bool) -> bool {
-    let string = |expr: &Expr| match expr {
-        Expr::StringLiteral(literal) => Some(literal.value.to_str().to_ascii_lowercase()),
-        _ => None,
-    };
-    match test {
-        Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => runs_off_cuda(&unary.operand, !holds),
-        // `a and b` holds only where both do; `a or b` fails only where both do.
-        Expr::BoolOp(bool_op) => match (bool_op.op, holds) {
-            (ast::BoolOp::And, true) | (ast::BoolOp::Or, false) => {
-                bool_op.values.iter().any(|value| runs_off_cuda(value, holds))
-            }
-            _ => bool_op.values.iter().all(|value| runs_off_cuda(value, holds)),
-        },
-        Expr::BooleanLiteral(literal) => literal.value != holds,
-        Expr::NumberLiteral(number) => matches!(&number.value, ast::Number::Int(n) if *n == 0u8) == holds,
-        Expr::Name(name) if name.id.as_str() == "TYPE_CHECKING" => holds,
-        Expr::Name(name) => holds && mentions_another_backend(name.id.as_str()),
-        Expr::Attribute(attribute) => holds && mentions_another_backend(attribute.attr.as_str()),
-        Expr::Call(call) => {
-            let (Expr::Attribute(attribute), true) = (call.func.as_ref(), holds) else {
-                return holds && matches!(call.func.as_ref(), Expr::Name(name) if is_backend_check(name.id.as_str()));
-            };
-            match attribute.attr.as_str() {
-                // `str(device).startswith("mps")`
-                "startswith" => call
-                    .arguments
-                    .args
-                    .first()
-                    .and_then(string)
-                    .is_some_and(|s| names_another_backend(&s)),
-                // `torch.backends.mps.is_available()`, `torch.npu.is_available()`
-                "is_available" => {
-                    matches!(attribute.value.as_ref(), Expr::Attribute(module) if names_another_backend(module.attr.as_str()))
-                }
-                method => is_backend_check(method),
-            }
-        }
-        Expr::Compare(compare) => {
-            let ([op], [right]) = (&*compare.ops, &*compare.comparators) else {
-                return false;
-            };
-            let (literal, equal) = match (string(&compare.left), string(right), op) {
-                // `"mps" in str(device)`
-                (Some(left), None, ast::CmpOp::In) => return holds && names_another_backend(&left),
-                (None, Some(right), ast::CmpOp::Eq) => (right, holds),
-                (None, Some(right), ast::CmpOp::NotEq) => (right, !holds),
-                (None, None, ast::CmpOp::In | ast::CmpOp::NotIn) => {
-                    let inside = (*op == ast::CmpOp::In) == holds;
-                    let elements = match right {
-                        Expr::Tuple(tuple) => &tuple.elts,
-                        Expr::List(list) => &list.elts,
-                        Expr::Set(set) => &set.elts,
-                        _ => return false,
-                    };
-                    let names: Option<Vec<String>> = elements.iter().map(string).collect();
-                    return inside
-                        && names
-                            .is_some_and(|names| !names.is_empty() && names.iter().all(|n| names_another_backend(n)));
-                }
-                _ => return false,
-            };
-            if equal {
-                names_another_backend(&literal)
-            } else {
-                // Anywhere but CUDA: another backend or the CPU.
-                literal == "cuda"
-            }
-        }
-        _ => false,
-    }
+/// `torch.jit.is_tracing()`, `torchvision._is_tracing()`, `torch.onnx.is_in_onnx_export()`:
+/// true only while a model is traced for export.
+fn is_trace_check(name: &str) -> bool {
+    name.trim_start_matches('_') == "is_tracing" || name == "is_in_onnx_export"
 }
 
 /// `is_torch_npu_available`, `is_xla_available`, `is_mps_available`: a check that another
@@ -2200,7 +2238,7 @@ fn mentions_another_backend(name: &str) -> bool {
 
 /// A backend other than CUDA that a branch may be written for.
 fn names_another_backend(word: &str) -> bool {
-    ["mps", "npu", "xla", "tpu", "hpu", "mlu"]
+    ["mps", "npu", "xla", "tpu", "hpu", "mlu", "neuron"]
         .iter()
         .any(|backend| word.eq_ignore_ascii_case(backend))
 }
@@ -2209,9 +2247,10 @@ fn names_another_backend(word: &str) -> bool {
 /// (`self._index is None`, `not hasattr(self, "_index")`, `getattr(self, "_index", None) is
 /// None`, also first in an `or`: `self._grid is None or self._grid.shape != x.shape`) and the
 /// body sets it (`self._index = ...`, `self.register_buffer("_index", ...)`, `setattr(self,
-/// "_index", ...)`), or whether a container is still empty (`len(state) == 0`, `not state`) and
-/// the body fills it (`state["step"] = ...`, an optimizer's per-parameter state): the body runs
-/// on the first call, not on every step.
+/// "_index", ...)`, a method of `self` named for initialising: `if self.step_index is None:
+/// self._init_step_index(t)`), or whether a container is still empty (`len(state) == 0`, `not
+/// state`) and the body fills it (`state["step"] = ...`, an optimizer's per-parameter state):
+/// the body runs on the first call, not on every step.
 fn initialises_lazily(test: &Expr, body: &[Stmt]) -> bool {
     /// What a test finds unset: an attribute of `self`, or an empty container by name.
     enum Unset<'e> {
@@ -2274,7 +2313,10 @@ fn initialises_lazily(test: &Expr, body: &[Stmt]) -> bool {
                 let registers = matches!(call.func.as_ref(), Expr::Attribute(f)
                     if on_self(f) && f.attr.as_str() == "register_buffer")
                     && matches!(call.arguments.args.first(), Some(Expr::StringLiteral(name)) if name.value.to_str() == *attribute);
-                registers || named_on_self(call, "setattr") == Some(*attribute)
+                // `self._init_step_index(t)`: a method that initialises it.
+                let initialises = matches!(call.func.as_ref(), Expr::Attribute(f)
+                    if on_self(f) && contains_ignoring_ascii_case(f.attr.as_str(), "init"));
+                registers || initialises || named_on_self(call, "setattr") == Some(*attribute)
             }
             _ => false,
         },
@@ -2710,7 +2752,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                         // `else` after a single `if t.is_cuda:` knows the opposite.
                         None if if_stmt.elif_else_clauses.len() == 1 => {
                             let narrowed = self.device_narrowing(&if_stmt.test, false);
-                            let off_step = runs_off_cuda(&if_stmt.test, false);
+                            let off_step = self.runs_on_no_cuda_step(&if_stmt.test, false);
                             self.model.flow.off_step_arm_depth += u32::from(off_step);
                             arms.push(self.visit_narrowed_arm(&clause.body, narrowed));
                             self.model.flow.off_step_arm_depth -= u32::from(off_step);

@@ -818,38 +818,35 @@ impl<'m> Project<'m> {
     /// hot by itself) or through the project functions it calls? A fixpoint over the call
     /// graph's edges, which only turns answers on.
     fn step_work(&self) -> Vec<Vec<bool>> {
-        let mut step_work: Vec<Vec<bool>> = self
-            .modules
-            .iter()
-            .map(|module| {
-                module
-                    .semantics
-                    .functions
-                    .iter()
-                    .map(|function| function.step_work)
-                    .collect()
-            })
-            .collect();
-        loop {
-            let mut changed = false;
-            for (file, module) in self.modules.iter().enumerate() {
-                for (site, targets) in module.semantics.call_sites.iter().zip(&self.targets[file]) {
-                    let Some(caller) = site.caller else { continue };
-                    if !step_work[file][caller as usize]
-                        && targets
-                            .functions
-                            .iter()
-                            .any(|&(target, id)| step_work[target][id as usize])
-                    {
-                        step_work[file][caller as usize] = true;
-                        changed = true;
-                    }
+        let mut step_work: Vec<Vec<bool>> = Vec::with_capacity(self.modules.len());
+        let mut found: Vec<ProjectFunction> = Vec::new();
+        for (file, module) in self.modules.iter().enumerate() {
+            let functions = &module.semantics.functions;
+            step_work.push(functions.iter().map(|function| function.step_work).collect());
+            let itself = functions.iter().enumerate().filter(|(_, function)| function.step_work);
+            found.extend(itself.map(|(id, _)| (file, id as FunctionId)));
+        }
+        // Backwards along the edges: who calls what.
+        let mut callers: FxHashMap<ProjectFunction, Vec<ProjectFunction>> = FxHashMap::default();
+        for (file, module) in self.modules.iter().enumerate() {
+            for (site, targets) in module.semantics.call_sites.iter().zip(&self.targets[file]) {
+                let Some(caller) = site.caller else { continue };
+                if step_work[file][caller as usize] {
+                    continue;
+                }
+                for &target in &targets.functions {
+                    callers.entry(target).or_default().push((file, caller));
                 }
             }
-            if !changed {
-                return step_work;
+        }
+        while let Some(function) = found.pop() {
+            for &(file, caller) in callers.get(&function).into_iter().flatten() {
+                if !std::mem::replace(&mut step_work[file][caller as usize], true) {
+                    found.push((file, caller));
+                }
             }
         }
+        step_work
     }
 
     /// What `function` returns, spelled for `file`.

@@ -673,7 +673,7 @@ impl<'a> Checker<'a> {
             line: self.line(def.name.range.start()),
             intrinsic,
             never_hot: replaced || api::is_setup_function(def.name.id.as_str()),
-            runs_epochs: self.runs_epochs(&def.body, false),
+            runs_whole_loops: self.runs_epochs(&def.body, false) || (intrinsic.is_none() && decodes(name, &def.body)),
             returns: None,
             returns_tuple: None,
             takes_self,
@@ -1332,6 +1332,13 @@ impl<'a> Checker<'a> {
             Kind::Number | Kind::Str | Kind::NoneValue | Kind::NumberList => Some(false),
             _ => None,
         }
+    }
+
+    /// Inside a `generate`: its loops over steps or new tokens decode (see [`decodes`]).
+    fn in_generate(&self) -> bool {
+        self.model
+            .current_function()
+            .is_some_and(|function| function.name.as_str() == "generate")
     }
 
     /// Does a loop with this body do a step's work, so that it runs once per step (see
@@ -2380,6 +2387,52 @@ fn names_steps(target: &Expr) -> bool {
     })
 }
 
+/// Does a function of this name and body run a whole decode: is it a `generate`, or does its
+/// body loop over timesteps or new tokens calling a network without training (`for i, t in
+/// enumerate(timesteps): noise = self.unet(x, t)`, `while not done: logits = self(ids)`)? Its
+/// setup before the loop and the output's handling after it run once per call.
+fn decodes(name: &str, body: &[Stmt]) -> bool {
+    name == "generate" || body.iter().any(holds_a_decoding_loop)
+}
+
+/// Is this statement, or one it holds (outside nested definitions), a decoding loop (see
+/// [`decodes`])?
+fn holds_a_decoding_loop(stmt: &Stmt) -> bool {
+    let decodes = |body: &[Stmt]| does_step_work(body) && !trains(body);
+    match stmt {
+        Stmt::For(for_stmt) => {
+            (decodes(&for_stmt.body) && (names_steps(&for_stmt.target) || iterates_steps(&for_stmt.iter)))
+                || for_stmt.body.iter().chain(&for_stmt.orelse).any(holds_a_decoding_loop)
+        }
+        Stmt::While(while_stmt) => decodes(&while_stmt.body) || while_stmt.body.iter().any(holds_a_decoding_loop),
+        Stmt::If(if_stmt) => if_stmt
+            .body
+            .iter()
+            .chain(if_stmt.elif_else_clauses.iter().flat_map(|clause| &clause.body))
+            .any(holds_a_decoding_loop),
+        Stmt::With(with_stmt) => with_stmt.body.iter().any(holds_a_decoding_loop),
+        Stmt::Try(try_stmt) => try_stmt.body.iter().any(holds_a_decoding_loop),
+        _ => false,
+    }
+}
+
+/// An iterable that names steps: `timesteps`, `enumerate(self.scheduler.timesteps)`,
+/// `reversed(range(num_inference_steps))`, or a range of new tokens: `range(max_new_tokens)`,
+/// `range(max_generated_tokens - 1)`, `range(max_length)`.
+fn iterates_steps(iter: &Expr) -> bool {
+    fn names(expr: &Expr, words: &[&str]) -> bool {
+        match expr {
+            Expr::Call(call) => call.arguments.args.iter().any(|argument| names(argument, words)),
+            Expr::BinOp(operation) => names(&operation.left, words) || names(&operation.right, words),
+            expr => {
+                last_name(expr).is_some_and(|name| words.iter().any(|word| contains_ignoring_ascii_case(name, word)))
+            }
+        }
+    }
+    let counts_tokens = matches!(iter, Expr::Call(call) if matches!(call.func.as_ref(), Expr::Name(range) if range.id.as_str() == "range"));
+    names(iter, &["step"]) || (counts_tokens && names(iter, &["token", "max_len"]))
+}
+
 /// Does this code call a collective (`all_reduce`, `broadcast`, `all_gather`, ...) by its
 /// name? A loop of them is SYNC601's serial collectives, which cost wherever the loop runs.
 /// `gather`, `scatter` and `reduce` are also tensor methods and `functools.reduce`: they count
@@ -2708,7 +2761,10 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 let starts_hotness = if fixed {
                     does_step_work(&for_stmt.body)
                 } else {
-                    over_batches || names_steps(&for_stmt.target) || self.starts_step_loop(&for_stmt.body)
+                    over_batches
+                        || names_steps(&for_stmt.target)
+                        || (self.in_generate() && iterates_steps(&for_stmt.iter))
+                        || self.starts_step_loop(&for_stmt.body)
                 };
                 self.model.flow.loops.push(crate::semantic::LoopInfo {
                     line,

@@ -37,6 +37,7 @@ const TOPICS: &[&str] = &[
     "fixed_collections",
     "backends",
     "replaced_forward",
+    "decoding",
 ];
 
 /// (code, row) of every line `marker` marks in `source`.

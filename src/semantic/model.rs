@@ -173,9 +173,11 @@ pub struct FunctionInfo<'a> {
     /// Never hot, even with loops: it runs once (`__init__`, `configure_optimizers`, ...), or is
     /// a fallback that a dispatch replaces by default.
     pub never_hot: bool,
-    /// Its body loops over a data loader: it runs whole epochs, so the lines outside its loops
-    /// run once per call (even when a loop calls it, or it is named `train_one_epoch`).
-    pub runs_epochs: bool,
+    /// It runs whole loops of steps: its body loops over a data loader (whole epochs) or
+    /// decodes (a `generate`, or a loop of a network's calls over timesteps or new tokens), so
+    /// the lines outside its loops run once per call (even when a loop calls it, or it is named
+    /// `train_one_epoch`).
+    pub runs_whole_loops: bool,
     /// The join of its `return` values' kinds (`None` until analyzed).
     pub returns: Option<Kind>,
     /// The kinds of the elements of the tuple it returns, where every `return` gives a tuple
@@ -944,7 +946,7 @@ impl<'a> SemanticModel<'a> {
             }
             PeriodicInner::Hot(HotReason::Loop { line: innermost.line })
         } else if let Some(id) = self.flow.function {
-            if self.functions[id as usize].runs_epochs {
+            if self.functions[id as usize].runs_whole_loops {
                 return HotContext::Cold;
             }
             match self.functions[id as usize].intrinsic {

@@ -391,12 +391,13 @@ impl<'m> Project<'m> {
                     .into_iter()
                     .collect(),
             ),
-            Callee::Method { class, method, bound } => match self.class_of(file, class) {
-                Some(class) => Targets {
-                    functions: self.methods(class, method),
-                    unbound: !bound,
-                },
-                None => Targets::default(),
+            Callee::Method { class, method, bound } => Targets {
+                functions: self
+                    .classes_of(file, class)
+                    .into_iter()
+                    .flat_map(|class| self.methods(class, method))
+                    .collect(),
+                unbound: !bound,
             },
         }
     }
@@ -415,11 +416,15 @@ impl<'m> Project<'m> {
         }
     }
 
-    /// The class a file's reference names.
-    fn class_of(&self, file: usize, class: &ClassRef) -> Option<ProjectClass> {
+    /// The classes a file's reference names: one, or each of a union (`A|.beam.B`, an instance
+    /// of either).
+    fn classes_of(&self, file: usize, class: &ClassRef) -> Vec<ProjectClass> {
         match class {
-            ClassRef::Local(id) => Some((file, *id)),
-            ClassRef::Imported(spelled) => self.class_named(file, spelled),
+            ClassRef::Local(id) => vec![(file, *id)],
+            ClassRef::Imported(spelled) => spelled
+                .split('|')
+                .filter_map(|spelled| self.class_named(file, spelled))
+                .collect(),
         }
     }
 
@@ -943,7 +948,12 @@ impl<'m> Project<'m> {
         let Some(spelled) = &kind.class else {
             return kind.clone();
         };
-        let Some((file, id)) = self.class_named(from, spelled) else {
+        // Each class of a union respelled; those the project does not have are left out.
+        let classes: Vec<ProjectClass> = spelled
+            .split('|')
+            .filter_map(|spelled| self.class_named(from, spelled))
+            .collect();
+        if classes.is_empty() {
             return match kind.kind {
                 Kind::Module(module, _) => ProjectKind {
                     kind: Kind::Module(module, None),
@@ -951,20 +961,25 @@ impl<'m> Project<'m> {
                 },
                 _ => ProjectKind::UNKNOWN,
             };
-        };
-        if from == to {
+        }
+        if from == to && classes.len() == spelled.split('|').count() {
             return kind.clone();
         }
-        let module = &self.modules[file].module;
-        let name = &self.modules[file].semantics.classes[id as usize].name;
-        let class = Box::from(if module.is_empty() {
-            name.to_string()
-        } else {
-            format!("{module}.{name}")
-        });
+        let absolute: Vec<String> = classes
+            .iter()
+            .map(|&(file, id)| {
+                let module = &self.modules[file].module;
+                let name = &self.modules[file].semantics.classes[id as usize].name;
+                if module.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{module}.{name}")
+                }
+            })
+            .collect();
         ProjectKind {
             kind: kind.kind,
-            class: Some(class),
+            class: Some(absolute.join("|").into_boxed_str()),
         }
     }
 }

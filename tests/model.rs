@@ -274,6 +274,9 @@ fn graph_of_the_project_fixture() {
         ("project.model.Net.forward", "project.heads.Head.assign"),
         ("project.base.BaseBlock.forward", "project.heads.Block.compute"),
         ("project.train.train", "project.model.Net.forward"),
+        // An instance of either class: both methods.
+        ("project.decode.run", "project.search.Beam.advance"),
+        ("project.decode.run", "project.search.Greedy.advance"),
         ("project.train.score", "project.heads.Head.assign"),
         ("project.heads.Head.assign", "project.heads.select"),
         (

@@ -7,7 +7,7 @@ use std::hash::{Hash, Hasher};
 
 use rustc_hash::FxHashMap;
 
-use super::kinds::Kind;
+use super::kinds::{Kind, ModuleKind};
 use super::model::Returned;
 
 /// A kind as it crosses files: the class of an instance spelled out as an absolute dotted path
@@ -42,17 +42,31 @@ impl ProjectKind {
         self.join(other)
     }
 
-    /// Kinds joined; the class kept where both name the same one.
+    /// Kinds joined; instances of different classes are instances of either (spelled with
+    /// each, see [`spelled_union`]).
     pub fn join(&self, other: &ProjectKind) -> ProjectKind {
-        ProjectKind {
-            kind: self.kind.join(other.kind),
-            class: if self.class == other.class {
-                self.class.clone()
-            } else {
-                None
-            },
-        }
+        let class = match (&self.class, &other.class) {
+            (Some(a), Some(b)) if a != b => spelled_union(a, b),
+            (a, b) if a == b => a.clone(),
+            _ => None,
+        };
+        let kind = match (self.kind, other.kind) {
+            (Kind::Object(_), Kind::Object(_)) if class.is_some() => Kind::Object(0),
+            (Kind::Module(m, _), Kind::Module(n, _)) => Kind::Module(if m == n { m } else { ModuleKind::Plain }, None),
+            (a, b) => a.join(b),
+        };
+        ProjectKind { kind, class }
     }
+}
+
+/// The classes of two class references spelled as a file spells them (`.beam.BeamSearch`, a
+/// local class's name), each once, in order, separated by `|`: an instance of either. More
+/// than four say nothing.
+pub fn spelled_union(a: &str, b: &str) -> Option<Box<str>> {
+    let mut classes: Vec<&str> = a.split('|').chain(b.split('|')).collect();
+    classes.sort_unstable();
+    classes.dedup();
+    (classes.len() <= 4).then(|| classes.join("|").into_boxed_str())
 }
 
 /// What a parameter is, given what it was without callers (its annotation, default or name) and

@@ -9,7 +9,7 @@ use ruff_text_size::{Ranged, TextRange};
 use rustc_hash::FxHashMap;
 
 use super::demand::{Demand, Dependence, Question, Questions};
-use super::facts::{FileFacts, ProjectKind, ProjectReturns};
+use super::facts::{FileFacts, ProjectKind, ProjectReturns, spelled_union};
 use super::hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
 use super::kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
 use super::torch_api as api;
@@ -825,7 +825,9 @@ impl<'a> SemanticModel<'a> {
                 .filter(|(arm, _)| arm.falls_through)
                 .map(|(_, after)| after.map_or(before, Option::as_ref))
                 .chain((!exhaustive).then_some(before));
-            let merged = join_bindings(reached.flatten(), &mut self.joined);
+            let (class_refs, classes) = (&self.class_refs, &self.classes);
+            let join = |a: Kind, b: Kind| join_instances(class_refs, classes, a, b);
+            let merged = join_bindings(reached.flatten(), &mut self.joined, join);
             self.bind_in(scope, name, merged);
         }
     }
@@ -1203,7 +1205,12 @@ impl<'a> SemanticModel<'a> {
                 },
             },
             Expr::Compare(compare) => self.compare_kind(compare),
-            Expr::If(if_expr) => self.kind_of(&if_expr.body).join(self.kind_of(&if_expr.orelse)),
+            Expr::If(if_expr) => join_instances(
+                &self.class_refs,
+                &self.classes,
+                self.kind_of(&if_expr.body),
+                self.kind_of(&if_expr.orelse),
+            ),
             // `limit or lengths.max()` is one of its operands.
             Expr::BoolOp(bool_op) => bool_op
                 .values
@@ -2413,11 +2420,38 @@ fn note_question<K: PartialEq>(asked: &mut Vec<(K, Questions)>, key: K, question
     }
 }
 
+/// Kinds joined, where instances of different project classes stay instances of either (`s =
+/// BeamSearch(...) if beam else GreedySearch(...)`: `s.advance(x)` may run either's `advance`),
+/// as a reference spelled with each class (see [`spelled_union`]).
+fn join_instances(class_refs: &std::cell::RefCell<Vec<ClassRef>>, classes: &[ClassInfo], a: Kind, b: Kind) -> Kind {
+    let union = |x: ClassRefId, y: ClassRefId| -> Option<ClassRefId> {
+        let spelled = |id: ClassRefId| match &class_refs.borrow()[id as usize] {
+            ClassRef::Local(local) => Box::<str>::from(classes[*local as usize].name.as_str()),
+            ClassRef::Imported(spelled) => spelled.clone(),
+        };
+        let union = ClassRef::Imported(spelled_union(&spelled(x), &spelled(y))?);
+        let mut refs = class_refs.borrow_mut();
+        let id = refs.iter().position(|known| *known == union).unwrap_or_else(|| {
+            refs.push(union);
+            refs.len() - 1
+        });
+        Some(id as ClassRefId)
+    };
+    match (a, b) {
+        (Kind::Object(x), Kind::Object(y)) if x != y => union(x, y).map_or(Kind::Unknown, Kind::Object),
+        (Kind::Module(m, Some(x)), Kind::Module(n, Some(y))) if x != y => {
+            Kind::Module(if m == n { m } else { ModuleKind::Plain }, union(x, y))
+        }
+        _ => a.join(b),
+    }
+}
+
 /// The binding a name holds after paths that left different bindings: kinds joined, the
 /// defining expression kept only when every path has the same one.
 fn join_bindings<'a, 'b>(
     bindings: impl Iterator<Item = &'b Binding<'a>>,
     joined: &mut Vec<Box<[Origin<'a>]>>,
+    join: impl Fn(Kind, Kind) -> Kind,
 ) -> Option<Binding<'a>>
 where
     'a: 'b,
@@ -2426,7 +2460,7 @@ where
     let (first, rest) = bindings.split_first()?;
     let mut merged = (*first).clone();
     for binding in rest {
-        merged.kind = merged.kind.join(binding.kind);
+        merged.kind = join(merged.kind, binding.kind);
         merged.value = match (merged.value, binding.value) {
             (Some(a), Some(b)) if std::ptr::eq(a, b) => Some(a),
             _ => None,

@@ -38,6 +38,9 @@ pub enum BatchSource {
     /// What a tokenizer or processor returns with `return_tensors="pt"`: tensors it made on the
     /// CPU, by name (`inputs.input_ids`, `inputs["pixel_values"]`).
     Encoded,
+    /// What a network returns: a tensor, or an output whose fields are tensors on its device
+    /// (`outputs.logits`, `out["loss"]`).
+    Output,
 }
 
 impl BatchSource {
@@ -80,7 +83,13 @@ impl TensorFacts {
     }
 
     /// A host batch from a DataLoader.
+    /// A loader's batch or an encoding: host data read by field.
     pub fn is_batch(self) -> bool {
+        !matches!(self.batch, BatchSource::NotABatch | BatchSource::Output)
+    }
+
+    /// Its fields are tensors like it (`batch.input_ids`, `outputs.logits`).
+    pub fn has_tensor_fields(self) -> bool {
         self.batch != BatchSource::NotABatch
     }
 

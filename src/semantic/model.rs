@@ -1421,8 +1421,16 @@ impl<'a> SemanticModel<'a> {
                 "device" => Kind::Device(facts.device),
                 "dtype" => Kind::Dtype,
                 "ndim" | "is_cuda" | "requires_grad" | "is_leaf" | "itemsize" | "nbytes" => Kind::Number,
-                // A field of a batch or an encoding (`batch.input_ids`): one of its tensors.
-                _ if facts.is_batch() => Kind::Tensor(facts),
+                // Flags: `t.is_quantized`, `out.has_mask`.
+                _ if attr.starts_with("is_") || attr.starts_with("has_") => Kind::Number,
+                // A network's output holds per-layer tuples and sizes beside its tensors.
+                _ if facts.batch == BatchSource::Output && api::is_per_layer_output(attr) => {
+                    Kind::TensorSequence(facts)
+                }
+                _ if facts.batch == BatchSource::Output && api::names_sizes(attr) => Kind::Unknown,
+                // A field of a batch, an encoding or a network's output (`batch.input_ids`,
+                // `outputs.logits`): one of its tensors.
+                _ if facts.has_tensor_fields() => Kind::Tensor(facts),
                 _ => Kind::Unknown,
             },
             Kind::TensorSequence(facts) => match attr {
@@ -1671,7 +1679,14 @@ impl<'a> SemanticModel<'a> {
             return (self.kind_from_project(&returns.kind), callee);
         }
         if matches!(callee, Kind::Module(..)) || (callee.is_opaque() && self.looks_like_model_call(call)) {
-            return (Kind::Tensor(self.device_of_inputs(call).numeric()), callee);
+            // Its shape follows its inputs', whose data-dependent sizes synced where they were
+            // made.
+            let output = TensorFacts {
+                batch: BatchSource::Output,
+                data_dependent: false,
+                ..self.device_of_inputs(call).numeric()
+            };
+            return (Kind::Tensor(output), callee);
         }
         let result = match call.func.as_ref() {
             Expr::Attribute(attribute) => {
@@ -2193,8 +2208,8 @@ impl<'a> SemanticModel<'a> {
                 pinned: true,
                 ..facts.with_device(Device::Cpu)
             }),
-            "items" | "values" if facts.is_batch() => Kind::TensorSequence(facts),
-            "get" | "pop" if facts.is_batch() => Kind::Tensor(facts),
+            "items" | "values" if facts.has_tensor_fields() => Kind::TensorSequence(facts),
+            "get" | "pop" if facts.has_tensor_fields() => Kind::Tensor(facts),
             "nonzero" if keyword_true("as_tuple") => Kind::TensorSequence(TensorFacts {
                 data_dependent: true,
                 ..facts.integer()

@@ -492,6 +492,20 @@ pub fn is_lightning_step_hook(name: &str) -> bool {
     ) || (name.starts_with("on_") && name.contains("_batch_"))
 }
 
+/// A field of a network's output that holds one tensor per layer (transformers' `ModelOutput`:
+/// `outputs.hidden_states`, `outputs.attentions`) or a cache (`past_key_values`).
+pub fn is_per_layer_output(field: &str) -> bool {
+    field.ends_with("hidden_states") || field.ends_with("attentions") || field == "past_key_values"
+}
+
+/// A field that holds sizes rather than tensors: `spatial_dimensions`, `image_sizes`,
+/// `feature_shapes`.
+pub fn names_sizes(field: &str) -> bool {
+    ["dimensions", "sizes", "shapes", "_size", "_shape"]
+        .iter()
+        .any(|suffix| field.ends_with(suffix))
+}
+
 /// A class decorator that replaces the class's `forward` with a dispatch to other
 /// implementations by default: transformers' `@use_experts_implementation` runs a mixture of
 /// experts through grouped matrix multiplies unless eager experts are asked for, so the class's

@@ -1713,15 +1713,21 @@ impl<'a> SemanticModel<'a> {
         (result, callee)
     }
 
-    /// `model(xb)`, `self.backbone(x)`, `criterion(out, y)`: an unknown callable named like a
-    /// network or a loss, applied to a tensor that may be on the GPU, returns such a tensor.
+    /// `model(xb)`, `self.backbone(x)`, `criterion(out, y)`, `model(**inputs)`: an unknown
+    /// callable named like a network or a loss, applied to a tensor that may be on the GPU (or to
+    /// keywords alone), returns such a tensor.
     fn looks_like_model_call(&self, call: &ast::ExprCall) -> bool {
         let name = match call.func.as_ref() {
             Expr::Name(name) if self.lookup(name.id.as_str()).is_some() => name.id.as_str(),
             Expr::Attribute(attribute) => attribute.attr.as_str(),
             _ => return false,
         };
-        // The arguments first: most calls take no GPU tensor, and their kinds are cached.
+        // The arguments first: most calls take no GPU tensor, and their kinds are cached. A
+        // network called with keywords alone (`model(**inputs)`, `model(input_ids=ids)`) is
+        // told by its name.
+        if call.arguments.args.is_empty() && !call.arguments.keywords.is_empty() {
+            return super::names::calls_a_network(name);
+        }
         if !call
             .arguments
             .args

@@ -94,9 +94,12 @@ pub(crate) fn calls_a_network(name: &str) -> bool {
         "save", "set", "setup", "shard", "submodules", "tie", "to", "trace", "unfreeze", "unwrap",
         "wrap", "write",
     ];
-    /// The last words of what makes or describes a network.
+    /// The last words of what makes, describes or serialises a network.
+    #[rustfmt::skip]
     const LAST: &[&str] = &[
-        "args", "class", "cls", "config", "kwargs", "name", "names", "path", "type",
+        "args", "class", "cls", "config", "count", "device", "dict", "dtype", "info", "json",
+        "kwargs", "name", "names", "params", "parameters", "path", "shape", "shapes", "size",
+        "sizes", "state", "str", "summary", "type", "weights",
     ];
     let trimmed = name.trim_start_matches('_');
     // A class's name (`nn.Linear(...)`, `te.LayerNorm(...)`) constructs a layer.
@@ -192,6 +195,8 @@ mod tests {
             "import_module",
             "layer_class",
             "model_config",
+            "model_dump_json",
+            "_calculate_module_shape",
         ] {
             assert!(!calls_a_network(name), "{name}");
         }

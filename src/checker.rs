@@ -546,8 +546,12 @@ impl<'a> Checker<'a> {
         if !tensors_by_default {
             return Kind::Unknown;
         }
-        // Counters, names, modes and callables are not tensors (`batch_idx`, `layer_type`).
+        // Counters, names, modes, callables and networks are not tensors (`batch_idx`,
+        // `layer_type`, `ref_model`).
         const NON_TENSOR_SUFFIXES: &[&str] = &[
+            "model",
+            "module",
+            "criterion",
             "idx",
             "_id",
             "step",

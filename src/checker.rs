@@ -240,6 +240,24 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// A finding on a method call whose receiver spans lines (`torch.bernoulli(p)\n
+    /// .to(x.device)`) starts at the method's name: the line of the call that syncs, where a
+    /// reader (and a `# noqa`) looks for it.
+    fn start_at_the_method(&mut self, expr: &Expr, reported: usize) {
+        let Expr::Call(call) = expr else { return };
+        let Expr::Attribute(attribute) = call.func.as_ref() else {
+            return;
+        };
+        if self.line(attribute.attr.start()) == self.line(call.start()) {
+            return;
+        }
+        for diagnostic in &mut self.diagnostics[reported..] {
+            if diagnostic.range == call.range() {
+                diagnostic.range = TextRange::new(attribute.attr.start(), call.end());
+            }
+        }
+    }
+
     fn note_loop(&mut self) {
         if let Some(id) = self.model.flow.function {
             self.model.functions[id as usize].has_loops = true;
@@ -2665,6 +2683,22 @@ fn element_kind(kind: Kind) -> Kind {
 }
 
 impl<'a> Visitor<'a> for Checker<'a> {
+    fn visit_body(&mut self, body: &'a [Stmt]) {
+        let saved = self.model.flow.except_depth;
+        for stmt in body {
+            self.visit_stmt(stmt);
+            // After a `try` whose body always returns or raises, the rest of the block runs
+            // only when a handler caught something: a fallback, as the handler is.
+            if let Stmt::Try(try_stmt) = stmt
+                && !try_stmt.handlers.is_empty()
+                && matches!(try_stmt.body.last(), Some(Stmt::Return(_) | Stmt::Raise(_)))
+            {
+                self.model.flow.except_depth += 1;
+            }
+        }
+        self.model.flow.except_depth = saved;
+    }
+
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         self.model.invalidate_kinds();
         match stmt {
@@ -3019,7 +3053,9 @@ impl<'a> Checker<'a> {
             }
             _ => visitor::walk_expr(self, expr),
         }
+        let reported = self.diagnostics.len();
         self.run_rules(|checker| rules::check_expr(checker, expr));
+        self.start_at_the_method(expr, reported);
     }
 }
 

@@ -1031,6 +1031,8 @@ fn crlf_and_bom() {
     }
 }
 
+/// A method call whose receiver spans lines is reported from the method's name: the line that
+/// syncs (issue 14), where a `# noqa` goes too.
 #[test]
 fn a_finding_that_spans_lines() {
     let project = Project::new();
@@ -1038,15 +1040,21 @@ fn a_finding_that_spans_lines() {
     let concise = project.run(&["check", "--isolated", "--output-format", "concise", "-q", "a.py"]);
     assert_eq!(
         stdout(&concise),
-        "a.py:2:5: SYNC101 `model( b ).item()` waits for the GPU to finish all queued work\n"
+        "a.py:4:7: SYNC101 `model( b ).item()` waits for the GPU to finish all queued work\n"
     );
     let github = project.run(&["check", "--isolated", "--output-format", "github", "a.py"]);
     assert_eq!(stdout(&github).lines().count(), 1, "{}", stdout(&github));
     assert!(
-        stdout(&github).contains("line=2,col=5,endLine=4,endColumn=13::"),
+        stdout(&github).contains("line=4,col=7,endLine=4,endColumn=13::"),
         "{}",
         stdout(&github)
     );
+    project.write(
+        "b.py",
+        "for b in loader:\n    model(\n        b\n    ).item()  # noqa: SYNC101\n",
+    );
+    let quiet = project.run(&["check", "--isolated", "--output-format", "concise", "-q", "b.py"]);
+    assert_eq!(stdout(&quiet), "", "{}", stdout(&quiet));
     let full = project.run(&["check", "--isolated", "a.py"]);
     assert!(
         stdout(&full).starts_with("warning[SYNC101]: `model( b ).item()` waits"),

@@ -1526,6 +1526,36 @@ impl<'a> Checker<'a> {
         self.model.note_sites_of(call, first_site);
     }
 
+    /// `with timer:` of a project class's instance runs its `__enter__` and `__exit__` where the
+    /// statement runs: call-graph edges, as calls are (ultralytics' `Profile` synchronises the
+    /// device in them).
+    fn note_context_manager(&mut self, manager: &Expr) {
+        let context = self.model.context();
+        if context == HotContext::Cold && !self.options.every_call {
+            return;
+        }
+        let Some(class) = self.model.kind_of(manager).class() else {
+            return;
+        };
+        let class = self.model.class_of_ref(class);
+        let line = self.line(manager.start());
+        for method in ["__enter__", "__exit__"] {
+            self.model.call_sites.push(CallSite {
+                callee: Callee::Method {
+                    class: class.clone(),
+                    method: method.into(),
+                    bound: true,
+                },
+                context,
+                caller: self.model.flow.function,
+                line,
+                at: manager.start().to_u32(),
+                arguments: None,
+                result_asked: Questions::default(),
+            });
+        }
+    }
+
     /// Analyses the functions of this file among `callees` (those not analysed yet), with the
     /// kinds `call` passes, so their return kinds are known; returns those kinds.
     fn analyse_local_callees(&mut self, call: &ast::ExprCall, callees: &[Callee]) -> Option<Box<CallArguments>> {
@@ -2890,6 +2920,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 let mut pushed = 0;
                 for item in &with_stmt.items {
                     self.visit_expr(&item.context_expr);
+                    self.note_context_manager(&item.context_expr);
                     if let Kind::Device(device) = self.model.kind_of(&item.context_expr) {
                         self.model.flow.default_device_stack.push(device);
                         pushed += 1;

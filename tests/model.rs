@@ -38,6 +38,7 @@ const TOPICS: &[&str] = &[
     "backends",
     "replaced_forward",
     "decoding",
+    "context_managers",
 ];
 
 /// (code, row) of every line `marker` marks in `source`.

@@ -499,6 +499,9 @@ pub struct SemanticModel<'a> {
     pub(crate) facts: &'a FileFacts,
     /// A rule is asking: what the kinds it cannot tell depend on is noted in `demand`.
     pub(crate) in_rule: std::cell::Cell<bool>,
+    /// Inside the kind of an element of a tuple or list display read by index (`dt[0]`): one
+    /// level only, since the element may read the name again (`shape = (shape[0], 1)`).
+    reading_display: std::cell::Cell<bool>,
     /// What the values the function being analysed could not tell depend on.
     pub(crate) demand: std::cell::RefCell<Asked>,
     /// The kinds the file gives the results of the call sites a question reached, by site.
@@ -564,6 +567,7 @@ impl<'a> SemanticModel<'a> {
             results_seen: Default::default(),
             facts,
             in_rule: Default::default(),
+            reading_display: Default::default(),
             demand: Default::default(),
         }
     }
@@ -1462,6 +1466,20 @@ impl<'a> SemanticModel<'a> {
             && attribute.attr.as_str() == "shape"
         {
             return Kind::Number;
+        }
+        // `dt[0]` of `dt = (Profile(), Profile())`: that element.
+        if let (Expr::Name(name), Expr::NumberLiteral(index)) = (subscript.value.as_ref(), subscript.slice.as_ref())
+            && let Some(Binding {
+                value: Some(Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. })),
+                ..
+            }) = self.lookup(name.id.as_str())
+            && let ast::Number::Int(index) = &index.value
+            && let Some(element) = index.as_usize().and_then(|index| elts.get(index))
+            && !self.reading_display.replace(true)
+        {
+            let kind = self.kind_of(element);
+            self.reading_display.set(false);
+            return kind;
         }
         match self.kind_of(&subscript.value) {
             Kind::Tensor(facts) => {

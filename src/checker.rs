@@ -1185,7 +1185,8 @@ impl<'a> Checker<'a> {
     }
 
     /// `xs.append(t)`, `xs.insert(i, t)`, `xs.extend(ts)` of tensors on a list this function
-    /// made: it holds tensors from here on (`torch.stack(xs)`, `xs[i]`, `for t in xs` read them).
+    /// made: it holds tensors from here on (`torch.stack(xs)`, `xs[i]`, `for t in xs` read them);
+    /// of Python numbers on a list made empty, it holds numbers (`x[xs]` is a host index).
     fn note_list_growth(&mut self, call: &ast::ExprCall) {
         let Expr::Attribute(attribute) = call.func.as_ref() else {
             return;
@@ -1197,6 +1198,7 @@ impl<'a> Checker<'a> {
             ("append", [element]) | ("insert", [_, element]) => self.model.kind_of(element),
             ("extend", [elements]) => match self.model.kind_of(elements) {
                 Kind::TensorSequence(facts) => Kind::Tensor(facts),
+                Kind::NumberList => Kind::Number,
                 _ => return,
             },
             _ => return,
@@ -1209,10 +1211,14 @@ impl<'a> Checker<'a> {
         else {
             return;
         };
+        let made_empty = matches!(value, Some(Expr::List(display)) if display.elts.is_empty());
         let grown = match (kind, added) {
             (Kind::List, Kind::Tensor(facts)) => Kind::TensorSequence(facts),
             (Kind::TensorSequence(held), Kind::Tensor(facts)) => Kind::TensorSequence(held.join(facts)),
             (Kind::TensorSequence(_), _) => Kind::List,
+            (Kind::List, Kind::Number) if made_empty => Kind::NumberList,
+            (Kind::NumberList, Kind::Number) => Kind::NumberList,
+            (Kind::NumberList, _) => Kind::List,
             _ => return,
         };
         if grown != kind {

@@ -247,7 +247,8 @@ impl Kind {
         match (self, other) {
             _ if self == other => self,
             (Kind::NoneValue, k) | (k, Kind::NoneValue) => k,
-            (Kind::List | Kind::NumberList, Kind::List | Kind::NumberList) => Kind::List,
+            // A list made empty before a loop appends numbers to it, and after.
+            (Kind::List, Kind::NumberList) | (Kind::NumberList, Kind::List) => Kind::NumberList,
             // A list before a loop appends tensors to it, and after.
             (Kind::List, Kind::TensorSequence(facts)) | (Kind::TensorSequence(facts), Kind::List) => {
                 Kind::TensorSequence(facts)

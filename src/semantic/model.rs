@@ -750,7 +750,7 @@ impl<'a> SemanticModel<'a> {
     /// Notes the kind of a comprehension's element while its loop variables are in scope.
     pub(crate) fn note_comprehension_element(&mut self, comprehension: &Expr, element: &Expr) {
         let kind = self.kind_of(element);
-        if kind.tensor().is_some() {
+        if kind.tensor().is_some() || kind == Kind::Number {
             self.comprehension_elements.insert(node_key(comprehension), kind);
         }
     }

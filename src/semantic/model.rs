@@ -1797,6 +1797,8 @@ impl<'a> SemanticModel<'a> {
             "len" | "int" | "float" | "bool" | "round" | "abs" | "hash" | "id" | "isinstance" | "callable" => {
                 match (name, call.arguments.args.first().map(|arg| self.kind_of(arg))) {
                     ("abs", Some(kind @ Kind::Tensor(_))) => kind,
+                    // `abs(d)` of a value nothing is known of may be a tensor's.
+                    ("abs", Some(Kind::Unknown)) => Kind::Unknown,
                     _ => Kind::Number,
                 }
             }
@@ -2015,7 +2017,15 @@ impl<'a> SemanticModel<'a> {
     }
 
     fn torch_function_kind(&self, name: &str, call: &ast::ExprCall) -> Kind {
-        let inputs = self.device_of_inputs(call);
+        // Python numbers alone (`torch.div(n, k, rounding_mode="floor")`) make a tensor on the
+        // default device, the CPU unless `with torch.device(...)` says otherwise.
+        let numbers_only =
+            !call.arguments.args.is_empty() && call.arguments.args.iter().all(|arg| self.kind_of(arg) == Kind::Number);
+        let inputs = if numbers_only {
+            TensorFacts::on(self.default_device())
+        } else {
+            self.device_of_inputs(call)
+        };
         let as_tuple = call
             .arguments
             .find_keyword("as_tuple")

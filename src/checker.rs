@@ -1357,7 +1357,9 @@ impl<'a> Checker<'a> {
         };
         match self.model.kind_of(subject) {
             Kind::Tensor(_) => Some(true),
-            Kind::Number | Kind::Str | Kind::NoneValue | Kind::NumberList => Some(false),
+            Kind::Number | Kind::Str | Kind::NoneValue | Kind::NumberList | Kind::List | Kind::Tuple | Kind::Dict => {
+                Some(false)
+            }
             _ => None,
         }
     }

@@ -72,13 +72,19 @@ pub fn spelled_union(a: &str, b: &str) -> Option<Box<str>> {
 /// What a parameter is, given what it was without callers (its annotation, default or name) and
 /// what the callers pass. Callers refine a tensor (device, dtype) and fill in an unknown; a
 /// tensor guessed from the parameter's name in a `forward` gives way to a known non-tensor
-/// argument; an annotation that is not a tensor's stands.
+/// argument, and so does a tensor annotation to a host value (a number, a tuple); any other
+/// annotation stands.
 pub fn parameter_kind(base: Kind, annotated: bool, from_callers: Kind) -> Kind {
     match (base, from_callers) {
         (_, Kind::Unknown | Kind::NoneValue) => base,
         (Kind::Unknown, callers) => callers,
         (Kind::Tensor(_), Kind::Tensor(_)) => from_callers,
         (Kind::Tensor(_), callers) if !annotated => callers,
+        // Every hot caller passes a host value where the annotation says tensor (`shape:
+        // torch.Tensor` given `x.shape`): the callers are right.
+        (Kind::Tensor(_), callers @ (Kind::Number | Kind::NumberList | Kind::Tuple | Kind::List | Kind::Str)) => {
+            callers
+        }
         _ => base,
     }
 }

@@ -2312,7 +2312,8 @@ fn names_another_backend(word: &str) -> bool {
 
 /// A lazy initialisation: the test asks whether an attribute of `self` is still unset
 /// (`self._index is None`, `not hasattr(self, "_index")`, `getattr(self, "_index", None) is
-/// None`, also first in an `or`: `self._grid is None or self._grid.shape != x.shape`) and the
+/// None`, a flag not yet set: `not self._checked`, also first in an `or`: `self._grid is None
+/// or self._grid.shape != x.shape`) and the
 /// body sets it (`self._index = ...`, `self.register_buffer("_index", ...)`, `setattr(self,
 /// "_index", ...)`, a method of `self` named for initialising: `if self.step_index is None:
 /// self._init_step_index(t)`), or whether a container is still empty (`len(state) == 0`, `not
@@ -2346,7 +2347,12 @@ fn initialises_lazily(test: &Expr, body: &[Stmt]) -> bool {
                 _ => None,
             },
             Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => match unary.operand.as_ref() {
-                Expr::Call(call) => named_on_self(call, "hasattr").map(Unset::Attribute),
+                // `not hasattr(self, "_x")`, and a flag set once it is done: `not
+                // self._checked`, `not getattr(self, "_checked", False)`.
+                Expr::Call(call) => named_on_self(call, "hasattr")
+                    .or_else(|| named_on_self(call, "getattr"))
+                    .map(Unset::Attribute),
+                Expr::Attribute(attribute) if on_self(attribute) => Some(Unset::Attribute(attribute.attr.as_str())),
                 Expr::Name(container) => Some(Unset::Container(container.id.as_str())),
                 _ => None,
             },

@@ -2313,7 +2313,8 @@ fn names_another_backend(word: &str) -> bool {
 /// A lazy initialisation: the test asks whether an attribute of `self` is still unset
 /// (`self._index is None`, `not hasattr(self, "_index")`, `getattr(self, "_index", None) is
 /// None`, a flag not yet set: `not self._checked`, also first in an `or`: `self._grid is None
-/// or self._grid.shape != x.shape`) and the
+/// or self._grid.shape != x.shape`), or whether it has been outgrown (`max_pos >
+/// self.weights.size(0)`, also in an `and`) and the
 /// body sets it (`self._index = ...`, `self.register_buffer("_index", ...)`, `setattr(self,
 /// "_index", ...)`, a method of `self` named for initialising: `if self.step_index is None:
 /// self._init_step_index(t)`), or whether a container is still empty (`len(state) == 0`, `not
@@ -2328,6 +2329,9 @@ fn initialises_lazily(test: &Expr, body: &[Stmt]) -> bool {
     fn unset(test: &Expr) -> Option<Unset<'_>> {
         match test {
             Expr::BoolOp(bool_op) if bool_op.op == ast::BoolOp::Or => unset(bool_op.values.first()?),
+            // `... and max_pos > self.weights.size(0)`: the arm needs every part.
+            Expr::BoolOp(bool_op) => bool_op.values.iter().find_map(outgrown).map(Unset::Attribute),
+            test @ Expr::Compare(_) if let Some(attribute) = outgrown(test) => Some(Unset::Attribute(attribute)),
             Expr::Compare(compare) => match (&*compare.ops, &*compare.comparators, compare.left.as_ref()) {
                 ([ast::CmpOp::Is], [Expr::NoneLiteral(_)], Expr::Attribute(attribute)) if on_self(attribute) => {
                     Some(Unset::Attribute(attribute.attr.as_str()))
@@ -2359,6 +2363,17 @@ fn initialises_lazily(test: &Expr, body: &[Stmt]) -> bool {
             _ => None,
         }
     }
+    /// `max_pos > self.weights.size(0)`, `n > len(self._cache)`: a cache outgrown, rebuilt
+    /// larger (then it fits again): the attribute.
+    fn outgrown(test: &Expr) -> Option<&str> {
+        let Expr::Compare(compare) = test else { return None };
+        let ([ast::CmpOp::Gt | ast::CmpOp::GtE | ast::CmpOp::Lt | ast::CmpOp::LtE], [right]) =
+            (&*compare.ops, &*compare.comparators)
+        else {
+            return None;
+        };
+        size_of_self_attribute(right).or_else(|| size_of_self_attribute(&compare.left))
+    }
     /// `builtin(self, "name", ...)`: the name.
     fn named_on_self<'e>(call: &'e ast::ExprCall, builtin: &str) -> Option<&'e str> {
         let (Expr::Name(func), [Expr::Name(receiver), Expr::StringLiteral(name), ..]) =
@@ -2386,15 +2401,38 @@ fn initialises_lazily(test: &Expr, body: &[Stmt]) -> bool {
                 let registers = matches!(call.func.as_ref(), Expr::Attribute(f)
                     if on_self(f) && f.attr.as_str() == "register_buffer")
                     && matches!(call.arguments.args.first(), Some(Expr::StringLiteral(name)) if name.value.to_str() == *attribute);
-                // `self._init_step_index(t)`: a method that initialises it.
+                // `self._init_step_index(t)`, `self.make_weights(n)`: a method that initialises
+                // it, or one named for it.
                 let initialises = matches!(call.func.as_ref(), Expr::Attribute(f)
-                    if on_self(f) && contains_ignoring_ascii_case(f.attr.as_str(), "init"));
+                    if on_self(f) && (contains_ignoring_ascii_case(f.attr.as_str(), "init")
+                        || f.attr.as_str().contains(attribute.trim_start_matches('_'))));
                 registers || initialises || named_on_self(call, "setattr") == Some(*attribute)
             }
             _ => false,
         },
         _ => false,
     })
+}
+
+/// The attribute of `self` whose size `expr` reads: `self.weights.size(0)`,
+/// `self.pe.shape[1]`, `len(self._cache)`.
+fn size_of_self_attribute(expr: &Expr) -> Option<&str> {
+    let sized = match expr {
+        Expr::Call(call) => match call.func.as_ref() {
+            Expr::Attribute(method) if method.attr.as_str() == "size" => method.value.as_ref(),
+            Expr::Name(len) if len.id.as_str() == "len" => call.arguments.args.first()?,
+            _ => return None,
+        },
+        Expr::Subscript(subscript) => match subscript.value.as_ref() {
+            Expr::Attribute(shape) if shape.attr.as_str() == "shape" => shape.value.as_ref(),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    match sized {
+        Expr::Attribute(attribute) if on_self(attribute) => Some(attribute.attr.as_str()),
+        _ => None,
+    }
 }
 
 /// A loop over a fixed collection of the program: a dict's items, keys or values, a module's

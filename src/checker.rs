@@ -244,6 +244,10 @@ impl<'a> Checker<'a> {
     /// .to(x.device)`) starts at the method's name: the line of the call that syncs, where a
     /// reader (and a `# noqa`) looks for it.
     fn start_at_the_method(&mut self, expr: &Expr, reported: usize) {
+        // Most expressions report nothing: no line is looked up for them.
+        if self.diagnostics.len() == reported {
+            return;
+        }
         let Expr::Call(call) = expr else { return };
         let Expr::Attribute(attribute) = call.func.as_ref() else {
             return;
@@ -1521,17 +1525,29 @@ impl<'a> Checker<'a> {
         // This call's sites, one after another (the functions analysed above recorded theirs).
         let first_site = self.model.call_sites.len();
         for callee in callees {
-            self.model.call_sites.push(CallSite {
-                callee,
-                context,
-                caller: self.model.flow.function,
-                line,
-                at: call.start().to_u32(),
-                arguments: arguments.clone(),
-                result_asked: Questions::default(),
-            });
+            self.push_call_site(callee, context, line, call.start(), arguments.clone());
         }
         self.model.note_sites_of(call, first_site);
+    }
+
+    /// A call-graph edge from the function being analysed, at `at` in the file.
+    fn push_call_site(
+        &mut self,
+        callee: Callee,
+        context: HotContext,
+        line: u32,
+        at: TextSize,
+        arguments: Option<Box<CallArguments>>,
+    ) {
+        self.model.call_sites.push(CallSite {
+            callee,
+            context,
+            caller: self.model.flow.function,
+            line,
+            at: at.to_u32(),
+            arguments,
+            result_asked: Questions::default(),
+        });
     }
 
     /// `with timer:` of a project class's instance runs its `__enter__` and `__exit__` where the
@@ -1548,19 +1564,12 @@ impl<'a> Checker<'a> {
         let class = self.model.class_of_ref(class);
         let line = self.line(manager.start());
         for method in ["__enter__", "__exit__"] {
-            self.model.call_sites.push(CallSite {
-                callee: Callee::Method {
-                    class: class.clone(),
-                    method: method.into(),
-                    bound: true,
-                },
-                context,
-                caller: self.model.flow.function,
-                line,
-                at: manager.start().to_u32(),
-                arguments: None,
-                result_asked: Questions::default(),
-            });
+            let callee = Callee::Method {
+                class: class.clone(),
+                method: method.into(),
+                bound: true,
+            };
+            self.push_call_site(callee, context, line, manager.start(), None);
         }
     }
 

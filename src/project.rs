@@ -95,13 +95,14 @@ impl<'m> Reach<'_, 'm> {
     /// The result of `spelled` called in `file` is asked about.
     fn call(&mut self, file: usize, spelled: &'m str) {
         let project = self.project;
-        let callee = *self.resolved.entry((file, spelled)).or_insert_with(|| {
-            let (module, name) = spelled.rsplit_once('.')?;
-            match project.resolve_name(file, module, name, 0)? {
-                Resolved::Function(function) => Some(function),
-                Resolved::Class(_) => None,
-            }
-        });
+        let callee =
+            *self
+                .resolved
+                .entry((file, spelled))
+                .or_insert_with(|| match project.resolve_spelled(file, spelled)? {
+                    Resolved::Function(function) => Some(function),
+                    Resolved::Class(_) => None,
+                });
         if let Some(callee) = callee {
             self.returned(callee);
         }
@@ -400,6 +401,12 @@ impl<'m> Project<'m> {
                 unbound: !bound,
             },
         }
+    }
+
+    /// What a qualified name as `file` spells it names (`.losses.f`, `pkg.heads.Head`).
+    fn resolve_spelled(&self, file: usize, spelled: &str) -> Option<Resolved> {
+        let (module, name) = spelled.rsplit_once('.')?;
+        self.resolve_name(file, module, name, 0)
     }
 
     /// A module's name `name`: a function, a class, or what it re-exports.
@@ -738,10 +745,7 @@ impl<'m> Project<'m> {
                 }
             }
             for (spelled, questions) in asked {
-                let Some((module_part, name)) = spelled.rsplit_once('.') else {
-                    continue;
-                };
-                if let Some(Resolved::Function(target)) = self.resolve_name(file, module_part, name, 0) {
+                if let Some(Resolved::Function(target)) = self.resolve_spelled(file, spelled) {
                     let returns = self.returns_of(target, file);
                     let passed_on = wanted.calls.get(&file).is_some_and(|calls| calls.contains(spelled));
                     let questions =
@@ -798,11 +802,11 @@ impl<'m> Project<'m> {
                 .step_work_asked
                 .iter()
                 .filter(|spelled| {
-                    let Some((module_part, name)) = spelled.rsplit_once('.') else {
+                    let Some((_, name)) = spelled.rsplit_once('.') else {
                         return true;
                     };
                     // Constructing an instance in a loop does its `__init__`'s work.
-                    let function = match self.resolve_name(file, module_part, name, 0) {
+                    let function = match self.resolve_spelled(file, spelled) {
                         Some(Resolved::Function(function)) => Some(function),
                         Some(Resolved::Class(class)) => self.lookup_method(class, "__init__"),
                         // A function of the standard library or an installed package (or one

@@ -7,7 +7,7 @@ use std::hash::{Hash, Hasher};
 
 use rustc_hash::FxHashMap;
 
-use super::kinds::{Kind, ModuleKind};
+use super::kinds::Kind;
 use super::model::Returned;
 
 /// A kind as it crosses files: the class of an instance spelled out as an absolute dotted path
@@ -50,12 +50,12 @@ impl ProjectKind {
             (a, b) if a == b => a.clone(),
             _ => None,
         };
-        let kind = match (self.kind, other.kind) {
-            (Kind::Object(_), Kind::Object(_)) if class.is_some() => Kind::Object(0),
-            (Kind::Module(m, _), Kind::Module(n, _)) => Kind::Module(if m == n { m } else { ModuleKind::Plain }, None),
-            (a, b) => a.join(b),
-        };
-        ProjectKind { kind, class }
+        // Across files a kind holds no class reference (`Object(0)`, `Module(kind, None)`): the
+        // kinds join as they are.
+        ProjectKind {
+            kind: self.kind.join(other.kind),
+            class,
+        }
     }
 }
 

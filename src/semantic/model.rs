@@ -1,6 +1,7 @@
 //! The model's state: scopes and bindings, classes and functions, and the flow context of the
 //! node being visited. The [`Checker`](crate::checker::Checker) updates it; rules query it.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use ruff_python_ast::name::Name;
@@ -488,7 +489,7 @@ pub struct SemanticModel<'a> {
     callees: std::cell::RefCell<FxHashMap<NodeKey, Option<Rc<str>>>>,
     /// The project classes this file refers to, numbered for [`Kind::Module`] and
     /// [`Kind::Object`].
-    class_refs: std::cell::RefCell<Vec<ClassRef>>,
+    class_refs: RefCell<Vec<ClassRef>>,
     /// Where the bindings joined after conditionals came from ([`BindingSource::Joined`]).
     joined: Vec<Box<[Origin<'a>]>>,
     /// The kind of each list comprehension's or generator's element, as its loop variables were
@@ -576,12 +577,7 @@ impl<'a> SemanticModel<'a> {
 
     /// The number of a class reference, given one on first use.
     pub(crate) fn class_ref(&self, class: ClassRef) -> ClassRefId {
-        let mut refs = self.class_refs.borrow_mut();
-        if let Some(index) = refs.iter().position(|known| *known == class) {
-            return index as ClassRefId;
-        }
-        refs.push(class);
-        (refs.len() - 1) as ClassRefId
+        intern_class_ref(&self.class_refs, class)
     }
 
     /// The number of the imported class `spelled`, allocating its name only the first time.
@@ -677,10 +673,9 @@ impl<'a> SemanticModel<'a> {
     /// A kind in the project's terms: a class reference spelled out as the file spells it
     /// (a local class by its name).
     pub(crate) fn to_project(&self, kind: Kind) -> ProjectKind {
-        let class = kind.class().map(|id| match &self.class_refs.borrow()[id as usize] {
-            ClassRef::Local(local) => Box::from(self.classes[*local as usize].name.as_str()),
-            ClassRef::Imported(spelled) => spelled.clone(),
-        });
+        let class = kind
+            .class()
+            .map(|id| spelled_class(&self.class_refs, &self.classes, id));
         let kind = match kind {
             Kind::Module(module, _) => Kind::Module(module, None),
             Kind::Object(_) => Kind::Object(0),
@@ -2472,26 +2467,37 @@ fn note_question<K: PartialEq>(asked: &mut Vec<(K, Questions)>, key: K, question
 /// Kinds joined, where instances of different project classes stay instances of either (`s =
 /// BeamSearch(...) if beam else GreedySearch(...)`: `s.advance(x)` may run either's `advance`),
 /// as a reference spelled with each class (see [`spelled_union`]).
-fn join_instances(class_refs: &std::cell::RefCell<Vec<ClassRef>>, classes: &[ClassInfo], a: Kind, b: Kind) -> Kind {
-    let union = |x: ClassRefId, y: ClassRefId| -> Option<ClassRefId> {
-        let spelled = |id: ClassRefId| match &class_refs.borrow()[id as usize] {
-            ClassRef::Local(local) => Box::<str>::from(classes[*local as usize].name.as_str()),
-            ClassRef::Imported(spelled) => spelled.clone(),
-        };
-        let union = ClassRef::Imported(spelled_union(&spelled(x), &spelled(y))?);
-        let mut refs = class_refs.borrow_mut();
-        let id = refs.iter().position(|known| *known == union).unwrap_or_else(|| {
-            refs.push(union);
-            refs.len() - 1
-        });
-        Some(id as ClassRefId)
+fn join_instances(class_refs: &RefCell<Vec<ClassRef>>, classes: &[ClassInfo], a: Kind, b: Kind) -> Kind {
+    let union = |x: ClassRefId, y: ClassRefId| {
+        let spelled = |id| spelled_class(class_refs, classes, id);
+        let union = spelled_union(&spelled(x), &spelled(y))?;
+        Some(intern_class_ref(class_refs, ClassRef::Imported(union)))
     };
     match (a, b) {
         (Kind::Object(x), Kind::Object(y)) if x != y => union(x, y).map_or(Kind::Unknown, Kind::Object),
-        (Kind::Module(m, Some(x)), Kind::Module(n, Some(y))) if x != y => {
-            Kind::Module(if m == n { m } else { ModuleKind::Plain }, union(x, y))
-        }
+        (Kind::Module(_, Some(x)), Kind::Module(_, Some(y))) if x != y => match a.join(b) {
+            Kind::Module(module, _) => Kind::Module(module, union(x, y)),
+            other => other,
+        },
         _ => a.join(b),
+    }
+}
+
+/// The number of a class reference in the file's list of them, given one on first use.
+fn intern_class_ref(class_refs: &RefCell<Vec<ClassRef>>, class: ClassRef) -> ClassRefId {
+    let mut refs = class_refs.borrow_mut();
+    if let Some(index) = refs.iter().position(|known| *known == class) {
+        return index as ClassRefId;
+    }
+    refs.push(class);
+    (refs.len() - 1) as ClassRefId
+}
+
+/// A class reference spelled as the file spells it: a local class by its name.
+fn spelled_class(class_refs: &RefCell<Vec<ClassRef>>, classes: &[ClassInfo], id: ClassRefId) -> Box<str> {
+    match &class_refs.borrow()[id as usize] {
+        ClassRef::Local(local) => Box::from(classes[*local as usize].name.as_str()),
+        ClassRef::Imported(spelled) => spelled.clone(),
     }
 }
 

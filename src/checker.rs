@@ -1016,6 +1016,10 @@ impl<'a> Checker<'a> {
                 batch: BatchSource::UnknownLoader,
                 ..TensorFacts::on(Device::Cpu)
             }),
+            // The rows of a parameter named as a mask are masks too.
+            Kind::Tensor(facts) if self.model.is_mask_parameter(iter) => {
+                Kind::Tensor(TensorFacts { boolean: true, ..facts })
+            }
             kind => element_kind(kind),
         }
     }

@@ -1504,7 +1504,7 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
-    fn is_mask_parameter(&self, expr: &Expr) -> bool {
+    pub fn is_mask_parameter(&self, expr: &Expr) -> bool {
         let Expr::Name(name) = expr else {
             return false;
         };

@@ -39,6 +39,7 @@ const TOPICS: &[&str] = &[
     "replaced_forward",
     "decoding",
     "context_managers",
+    "annotations",
 ];
 
 /// (code, row) of every line `marker` marks in `source`.

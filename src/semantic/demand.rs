@@ -47,6 +47,16 @@ impl Question {
         Question::Instance,
     ];
 
+    /// Whether a parameter the file sees as `kind` (a tensor, by its annotation or default) may
+    /// still answer this question differently once callers say more: a tensor of unknown dtype
+    /// may be a mask.
+    pub fn left_open_by(self, kind: Kind) -> bool {
+        match (self, kind) {
+            (Question::Mask, Kind::Tensor(facts)) => !facts.boolean && !facts.integer,
+            _ => false,
+        }
+    }
+
     fn bit(self) -> u8 {
         1 << self as u8
     }

@@ -85,6 +85,8 @@ pub fn parameter_kind(base: Kind, annotated: bool, from_callers: Kind) -> Kind {
         (Kind::Tensor(_), callers @ (Kind::Number | Kind::NumberList | Kind::Tuple | Kind::List | Kind::Str)) => {
             callers
         }
+        // And `list[Tensor]` to a tensor: a stacked batch iterates and indexes alike.
+        (Kind::TensorSequence(_), callers @ Kind::Tensor(_)) => callers,
         _ => base,
     }
 }

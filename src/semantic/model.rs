@@ -1003,8 +1003,19 @@ impl<'a> SemanticModel<'a> {
         // Inferred and traced with rules off, so nothing on the way asks again.
         let asking = self.in_rule.replace(false);
         let kind = self.infer_kind(expr);
-        if kind.is_opaque() && asking {
-            self.note_demand_of(expr, 0, question);
+        if asking {
+            if kind.is_opaque() {
+                self.note_demand_of(expr, 0, question);
+            } else if question.left_open_by(kind)
+                && let Expr::Name(name) = expr
+                && let Some(Binding {
+                    source: BindingSource::Parameter(slot),
+                    ..
+                }) = self.lookup(name.id.as_str())
+            {
+                // `masks: torch.Tensor` indexing: the callers may pass a mask.
+                self.demand.borrow_mut().parameters.note(question, *slot as usize);
+            }
         }
         self.in_rule.set(asking);
         kind
@@ -2320,6 +2331,25 @@ impl<'a> SemanticModel<'a> {
             },
             // Optional[Tensor], Tensor | None
             Expr::Subscript(subscript) if names_optional(&subscript.value) => self.annotation_kind(&subscript.slice),
+            // `list[int]`, `List[Tensor]`, `tuple[Tensor, Tensor]` (tensors, unpacked or
+            // indexed), `dict[str, Tensor]`.
+            Expr::Subscript(subscript) if let Some(container) = container_annotation(&subscript.value) => {
+                let elements = match subscript.slice.as_ref() {
+                    Expr::Tuple(tuple) => tuple.elts.iter().filter(|e| !e.is_ellipsis_literal_expr()).collect(),
+                    element => vec![element],
+                };
+                let element_kinds: Vec<Kind> = elements.iter().map(|e| self.annotation_kind(e)).collect();
+                let all = |kind: fn(Kind) -> bool| !element_kinds.is_empty() && element_kinds.iter().all(|k| kind(*k));
+                match container {
+                    Container::Dict => Kind::Dict,
+                    _ if all(|k| matches!(k, Kind::Tensor(_))) => {
+                        Kind::TensorSequence(TensorFacts::on(Device::Unknown))
+                    }
+                    Container::Sequence if all(|k| k == Kind::Number) => Kind::NumberList,
+                    Container::Sequence => Kind::List,
+                    Container::Tuple => Kind::Tuple,
+                }
+            }
             Expr::BinOp(binop) if matches!(&*binop.right, Expr::NoneLiteral(_)) => self.annotation_kind(&binop.left),
             _ => self.qualified_annotation(annotation),
         }
@@ -2687,6 +2717,28 @@ fn canonicalize(qualified: &mut String) {
 /// A name, attribute or call named like a dtype (`dtype`, `self.compute_dtype`,
 /// `torch.get_default_dtype()`).
 /// `Optional` / `typing.Optional`.
+/// A container type an annotation subscripts.
+enum Container {
+    /// `list`, `List`, `Sequence`: elements of one kind (not `Iterable`: a loader is one).
+    Sequence,
+    Tuple,
+    Dict,
+}
+
+fn container_annotation(expr: &Expr) -> Option<Container> {
+    let name = match expr {
+        Expr::Name(name) => name.id.as_str(),
+        Expr::Attribute(attribute) => attribute.attr.as_str(),
+        _ => return None,
+    };
+    match name {
+        "list" | "List" | "Sequence" | "MutableSequence" => Some(Container::Sequence),
+        "tuple" | "Tuple" => Some(Container::Tuple),
+        "dict" | "Dict" | "Mapping" | "MutableMapping" => Some(Container::Dict),
+        _ => None,
+    }
+}
+
 fn names_optional(expr: &Expr) -> bool {
     match expr {
         Expr::Name(name) => name.id.as_str() == "Optional",

@@ -1350,7 +1350,8 @@ impl<'a> Checker<'a> {
     }
 
     /// What a test for a tensor (`torch.is_tensor(t)`, `isinstance(t, torch.Tensor)`) comes out
-    /// as, where what `t` is tells: `None` where it does not.
+    /// as: by what `t` is, a value the code does not show counting as a tensor; `None` for
+    /// instances and other objects.
     fn tests_for_a_tensor(&self, call: &ast::ExprCall) -> Option<bool> {
         let subject = match (call.func.as_ref(), &*call.arguments.args) {
             (Expr::Name(name), [subject, class])
@@ -1364,6 +1365,14 @@ impl<'a> Checker<'a> {
             _ => return None,
         };
         match self.model.kind_of(subject) {
+            // A value the code does not show is taken for the tensor a step passes: the arm for
+            // anything else (`if not torch.is_tensor(timesteps): timesteps = torch.tensor(...)`)
+            // converts other inputs, as hot parameters are taken for tensors.
+            Kind::Unknown => {
+                // Callers may say it is a number after all.
+                self.model.note_demand(subject);
+                Some(true)
+            }
             Kind::Tensor(_) => Some(true),
             Kind::Number | Kind::Str | Kind::NoneValue | Kind::NumberList | Kind::List | Kind::Tuple | Kind::Dict => {
                 Some(false)
@@ -2761,6 +2770,19 @@ fn is_a_size(expr: &Expr) -> bool {
 }
 
 /// The kind of one element of an iterable or unpacked value.
+/// A string built from values: an f-string, `"..." % args`, `"...".format(...)`, a sum of strings.
+fn builds_a_message(expr: &Expr) -> bool {
+    match expr {
+        Expr::FString(_) | Expr::StringLiteral(_) => true,
+        Expr::BinOp(binop) => {
+            matches!(binop.op, ast::Operator::Mod | ast::Operator::Add) && builds_a_message(&binop.left)
+        }
+        Expr::Call(call) => matches!(call.func.as_ref(), Expr::Attribute(format)
+            if format.attr.as_str() == "format" && format.value.is_string_literal_expr()),
+        _ => false,
+    }
+}
+
 fn element_kind(kind: Kind) -> Kind {
     match kind {
         Kind::Tensor(facts) | Kind::TensorSequence(facts) => Kind::Tensor(facts),
@@ -3102,7 +3124,12 @@ impl<'a> Checker<'a> {
                         self.model.bind_value(&parameter.name().id, Kind::Unknown, None);
                     }
                 }
+                // `lambda: f"got {int(n)} tokens"` handed to a check builds its message only
+                // when the check fails, as an assertion's message is.
+                let message = lambda.parameters.is_none() && builds_a_message(&lambda.body);
+                self.model.flow.except_depth += u32::from(message);
                 self.visit_expr(&lambda.body);
+                self.model.flow.except_depth -= u32::from(message);
                 self.model.flow.scope = saved;
                 self.model.invalidate_kinds();
             }

@@ -18,7 +18,7 @@ use crate::lines::Lines;
 use crate::registry::{Rule, RuleSet};
 use crate::rules;
 use crate::semantic::facts;
-use crate::semantic::model::{Analysis, ArmOutcome, Flow, ScopeKind, StoredCallable, is_library};
+use crate::semantic::model::{Analysis, ArmOutcome, Flow, ParamDefault, ScopeKind, StoredCallable, is_library};
 use crate::semantic::names::{
     calls_a_network, contains_ignoring_ascii_case, last_name, names_a_loader, names_a_network, names_a_progress_wrapper,
 };
@@ -28,7 +28,7 @@ use crate::semantic::{
     Device, FileFacts, FileSemantics, FunctionId, FunctionInfo, HotContext, ImportedCall, IntrinsicHot, Kind,
     ModuleKind, ParamSummary, ProjectKind, SemanticModel, TensorFacts,
 };
-use crate::semantic::{Demand, Dependence, FunctionSummary, Question, Questions, Returned, slot_bit};
+use crate::semantic::{Demand, Dependence, FunctionSummary, Given, Question, Questions, Returned, slot_bit};
 
 /// What the checker needs from the settings.
 pub struct CheckOptions<'s> {
@@ -77,6 +77,9 @@ pub struct Checker<'a> {
     /// Qualified names of project functions in other files whose step work decides whether a
     /// loop of this file is a step loop.
     step_work_asked: Vec<Box<str>>,
+    /// The parameters (slot bits) whose callers' arguments a test consulted (see
+    /// [`Checker::given_parameter`]).
+    consulted_given: std::cell::Cell<u64>,
 }
 
 /// Everything checking a file produced.
@@ -106,6 +109,7 @@ pub fn check_module<'a>(
         loaders_copied: Vec::new(),
         project_imports: Vec::new(),
         step_work_asked: Vec::new(),
+        consulted_given: Default::default(),
     };
     checker.model.test_code = options.test_code;
     checker.visit_body(&module.body);
@@ -169,8 +173,18 @@ impl<'a> Checker<'a> {
         if context == HotContext::Cold || !self.enabled(diagnostic.rule) {
             return;
         }
+        self.note_given_guards();
         diagnostic.context = context;
         self.diagnostics.push(diagnostic);
+    }
+
+    /// What hot code reports or calls in an arm that callers' arguments decide runs would go
+    /// if they decided otherwise: the project is asked to keep telling them.
+    fn note_given_guards(&self) {
+        let guards = self.model.flow.given_guards;
+        if guards != 0 {
+            self.model.demand.borrow_mut().parameters.given |= guards;
+        }
     }
 
     /// The qualified name of what `call` calls (`torch.nn.functional.cross_entropy`).
@@ -530,6 +544,7 @@ impl<'a> Checker<'a> {
                 name: name.as_str().into(),
                 kind: self.model.to_project(kind),
                 annotated: annotation.is_some(),
+                default: param_default(parameter.default.as_deref()),
             });
             let binding = Binding {
                 kind,
@@ -538,7 +553,11 @@ impl<'a> Checker<'a> {
             };
             self.model.bind(name, binding);
         }
-        self.model.functions[id as usize].params = params;
+        let function = &mut self.model.functions[id as usize];
+        function.params = params;
+        if let Some(given) = self.options.facts.given.get(&*function.qualname) {
+            function.given = given.clone();
+        }
         for variadic in [&parameters.vararg, &parameters.kwarg].into_iter().flatten() {
             let kind = if std::ptr::eq(variadic.as_ref(), parameters.vararg.as_deref().unwrap_or(variadic)) {
                 Kind::Tuple
@@ -704,6 +723,7 @@ impl<'a> Checker<'a> {
             returns_tuple: None,
             takes_self,
             params: Vec::new(),
+            given: Box::default(),
             demand: Demand::default(),
             return_depends: None,
             has_loops: false,
@@ -1289,9 +1309,31 @@ impl<'a> Checker<'a> {
             Expr::BooleanLiteral(literal) => literal.value != holds,
             Expr::NumberLiteral(number) => matches!(&number.value, ast::Number::Int(n) if *n == 0u8) == holds,
             Expr::Name(name) if name.id.as_str() == "TYPE_CHECKING" => holds,
-            Expr::Name(name) => holds && mentions_another_backend(name.id.as_str()),
+            Expr::Name(name) => {
+                holds
+                    && (mentions_another_backend(name.id.as_str())
+                        || matches!(
+                            self.given_parameter(name.id.as_str()),
+                            Some((Given::Never, ParamDefault::None | ParamDefault::Falsy))
+                        ))
+            }
             Expr::Attribute(attribute) => holds && mentions_another_backend(attribute.attr.as_str()),
             Expr::Call(call) if let Some(tensor) = self.tests_for_a_tensor(call) => tensor != holds,
+            // `if mask is None:` where every hot caller passes a mask; `if guidance is not
+            // None:` (or `if guidance:`, above) where none passes it.
+            Expr::Compare(compare)
+                if let (Expr::Name(name), [op @ (ast::CmpOp::Is | ast::CmpOp::IsNot)], [Expr::NoneLiteral(_)]) =
+                    (compare.left.as_ref(), &*compare.ops, &*compare.comparators)
+                    && let Some((given, default)) = self.given_parameter(name.id.as_str()) =>
+            {
+                let is_none = (*op == ast::CmpOp::Is) == holds;
+                match given {
+                    Given::Always => is_none,
+                    Given::Never => !is_none && default == ParamDefault::None,
+                    _ => false,
+                }
+            }
+
             Expr::Call(call) if last_name(&call.func).is_some_and(is_trace_check) => holds,
             Expr::Call(call) => {
                 let (Expr::Attribute(attribute), true) = (call.func.as_ref(), holds) else {
@@ -1347,6 +1389,23 @@ impl<'a> Checker<'a> {
             }
             _ => false,
         }
+    }
+
+    /// Whether the hot callers of the function analysed give its parameter `name` a value (as
+    /// the project found), and its default; noted as consulted (see [`Checker::arm_off_step`]).
+    fn given_parameter(&self, name: &str) -> Option<(Given, ParamDefault)> {
+        let Some(Binding {
+            source: BindingSource::Parameter(slot),
+            ..
+        }) = self.model.lookup(name)
+        else {
+            return None;
+        };
+        let slot = *slot as usize;
+        let function = self.model.current_function()?;
+        let default = function.params.get(slot)?.default;
+        self.consulted_given.set(self.consulted_given.get() | slot_bit(slot));
+        Some((function.given.get(slot).copied().unwrap_or_default(), default))
     }
 
     /// What a test for a tensor (`torch.is_tensor(t)`, `isinstance(t, torch.Tensor)`) comes out
@@ -1552,6 +1611,9 @@ impl<'a> Checker<'a> {
         at: TextSize,
         arguments: Option<Box<CallArguments>>,
     ) {
+        if context != HotContext::Cold {
+            self.note_given_guards();
+        }
         self.model.call_sites.push(CallSite {
             callee,
             context,
@@ -1594,6 +1656,7 @@ impl<'a> Checker<'a> {
             if let Some((id, skip)) = self.local_target(callee) {
                 let passed = arguments
                     .as_deref()
+                    .filter(|arguments| arguments.informative)
                     .map(|arguments| PassedArguments { arguments, skip });
                 self.ensure_analyzed_with(id, passed);
             }
@@ -1778,6 +1841,7 @@ impl<'a> Checker<'a> {
             };
             Argument {
                 kind: self.model.to_project(kind),
+                given: self.model.given_by(expr),
                 parameter,
                 depends,
             }
@@ -1806,10 +1870,18 @@ impl<'a> Checker<'a> {
                 )
         };
         let informative = positional.iter().any(says) || keywords.iter().any(|(_, argument)| says(argument));
-        informative.then(|| {
+        // Also kept where it tells which parameters the call gives a value (or `None`), for the
+        // arms that test them (`if mask is None:`); a call not kept may give any.
+        let gives = |argument: &Argument| argument.given != Given::Sometimes;
+        let spread = arguments.args.iter().any(Expr::is_starred_expr)
+            || arguments.keywords.iter().any(|keyword| keyword.arg.is_none());
+        let tells_given = positional.iter().any(gives) || keywords.iter().any(|(_, argument)| gives(argument));
+        (informative || tells_given).then(|| {
             Box::new(CallArguments {
                 positional: positional.into_boxed_slice(),
                 keywords: keywords.into_boxed_slice(),
+                spread,
+                informative,
             })
         })
     }
@@ -1947,11 +2019,36 @@ impl<'a> Checker<'a> {
         let narrowed = self
             .isinstance_narrowing(test)
             .or_else(|| self.device_narrowing(test, true));
-        let off_step = initialises_lazily(test, body) || self.runs_on_no_cuda_step(test, true);
-        self.model.flow.off_step_arm_depth += u32::from(off_step);
-        let arm = self.visit_narrowed_arm(body, narrowed);
-        self.model.flow.off_step_arm_depth -= u32::from(off_step);
+        let (off_step, guards) = self.arm_off_step(test, true);
+        let off_step = off_step || initialises_lazily(test, body);
+        let arm = self.visit_off_step_arm(off_step, guards, |checker| checker.visit_narrowed_arm(body, narrowed));
         self.model.flow.periodic_guard = saved;
+        arm
+    }
+
+    /// [`Checker::runs_on_no_cuda_step`], with the parameters whose callers' arguments the
+    /// answer consulted (slot bits).
+    fn arm_off_step(&self, test: &Expr, holds: bool) -> (bool, u64) {
+        self.consulted_given.set(0);
+        let off_step = self.runs_on_no_cuda_step(test, holds);
+        (off_step, self.consulted_given.replace(0))
+    }
+
+    /// Visits an arm, off the step or not. Where callers' arguments decided it (`guards`), the
+    /// project is asked to keep telling them: always where they made it dead, else where the
+    /// arm reports or calls something.
+    fn visit_off_step_arm<T>(&mut self, off_step: bool, guards: u64, visit: impl FnOnce(&mut Self) -> T) -> T {
+        if off_step && guards != 0 {
+            self.model.demand.borrow_mut().parameters.given |= guards;
+        }
+        let saved_guards = self.model.flow.given_guards;
+        if !off_step {
+            self.model.flow.given_guards |= guards;
+        }
+        self.model.flow.off_step_arm_depth += u32::from(off_step);
+        let arm = visit(self);
+        self.model.flow.off_step_arm_depth -= u32::from(off_step);
+        self.model.flow.given_guards = saved_guards;
         arm
     }
 
@@ -2770,6 +2867,19 @@ fn is_a_size(expr: &Expr) -> bool {
 }
 
 /// The kind of one element of an iterable or unpacked value.
+fn param_default(default: Option<&Expr>) -> ParamDefault {
+    match default {
+        None => ParamDefault::Required,
+        Some(Expr::NoneLiteral(_)) => ParamDefault::None,
+        Some(Expr::BooleanLiteral(literal)) if !literal.value => ParamDefault::Falsy,
+        Some(Expr::NumberLiteral(number)) if matches!(&number.value, ast::Number::Int(n) if *n == 0u8) => {
+            ParamDefault::Falsy
+        }
+        Some(Expr::StringLiteral(string)) if string.value.is_empty() => ParamDefault::Falsy,
+        Some(_) => ParamDefault::Other,
+    }
+}
+
 /// A string built from values: an f-string, `"..." % args`, `"...".format(...)`, a sum of strings.
 fn builds_a_message(expr: &Expr) -> bool {
     match expr {
@@ -2963,10 +3073,11 @@ impl<'a> Visitor<'a> for Checker<'a> {
                         // `else` after a single `if t.is_cuda:` knows the opposite.
                         None if if_stmt.elif_else_clauses.len() == 1 => {
                             let narrowed = self.device_narrowing(&if_stmt.test, false);
-                            let off_step = self.runs_on_no_cuda_step(&if_stmt.test, false);
-                            self.model.flow.off_step_arm_depth += u32::from(off_step);
-                            arms.push(self.visit_narrowed_arm(&clause.body, narrowed));
-                            self.model.flow.off_step_arm_depth -= u32::from(off_step);
+                            let (off_step, guards) = self.arm_off_step(&if_stmt.test, false);
+                            let arm = self.visit_off_step_arm(off_step, guards, |checker| {
+                                checker.visit_narrowed_arm(&clause.body, narrowed)
+                            });
+                            arms.push(arm);
                         }
                         None => arms.push(self.visit_arm(&clause.body)),
                     }

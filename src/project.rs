@@ -10,9 +10,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::semantic::model::ClassId;
 use crate::semantic::names::names_a_step;
 use crate::semantic::{
-    Callee, ClassRef, Dependence, Device, Export, FileFacts, FileSemantics, FunctionId, FunctionSummary, HotContext,
-    HotReason, IntrinsicHot, Kind, ModuleKind, PeriodicInner, ProjectKind, ProjectReturns, Question, Questions,
-    TensorFacts, refines_passed_on,
+    CallArguments, Callee, ClassRef, Dependence, Device, Export, FileFacts, FileSemantics, FunctionId, FunctionSummary,
+    Given, HotContext, HotReason, IntrinsicHot, Kind, ModuleKind, PeriodicInner, ProjectKind, ProjectReturns, Question,
+    Questions, TensorFacts, refines_passed_on, slot_bit,
 };
 
 /// One linted file, as the call graph sees it.
@@ -601,6 +601,46 @@ impl<'m> Project<'m> {
         graph
     }
 
+    /// Per function its hot calls reach, whether they give each parameter a value (see
+    /// [`Given`]): a value the caller made gives one; leaving it to its default or passing
+    /// `None` gives none; what the caller was given, or spreading `*args` or `**kwargs`, may.
+    fn given(&self, sites: &[(usize, usize)]) -> FxHashMap<ProjectFunction, Vec<Given>> {
+        let mut given: FxHashMap<ProjectFunction, Vec<Given>> = FxHashMap::default();
+        let unknown = CallArguments {
+            spread: true,
+            ..CallArguments::default()
+        };
+        for &(file, index) in sites {
+            // A call whose arguments were not kept may give any parameter.
+            let arguments = self.modules[file].semantics.call_sites[index]
+                .arguments
+                .as_deref()
+                .unwrap_or(&unknown);
+            let targets = &self.targets[file][index];
+            for &target in &targets.functions {
+                let callee = &self.modules[target.0].semantics.functions[target.1 as usize];
+                let skip = usize::from(targets.unbound && callee.takes_self);
+                let slots = given
+                    .entry(target)
+                    .or_insert_with(|| vec![Given::Unseen; callee.params.len()]);
+                for (slot, param) in callee.params.iter().enumerate() {
+                    let argument = arguments.positional.get(slot + skip).or_else(|| {
+                        let keyword = arguments.keywords.iter().find(|(name, _)| *name == param.name);
+                        keyword.map(|(_, argument)| argument)
+                    });
+                    // `**kwargs` cannot give again what a keyword gave.
+                    let this = match argument {
+                        Some(argument) => argument.given,
+                        None if arguments.spread => Given::Sometimes,
+                        None => Given::Never,
+                    };
+                    slots[slot] = slots[slot].join(this);
+                }
+            }
+        }
+        given
+    }
+
     /// `pkg.model.Net.forward`; a nested function's `<locals>` step is left out.
     pub fn dotted_name(&self, (file, id): ProjectFunction) -> String {
         let module = &self.modules[file].module;
@@ -620,8 +660,8 @@ impl<'m> Project<'m> {
     /// they change.
     pub fn facts(&self, hot: &HotFunctions, applied: &[&FileFacts]) -> Vec<FileFacts> {
         let modules = self.modules;
-        // The hot call sites that pass something: (file, site index).
-        let mut sites: Vec<(usize, usize)> = Vec::new();
+        // The hot call sites: (file, site index).
+        let mut hot_sites: Vec<(usize, usize)> = Vec::new();
         for (file, module) in modules.iter().enumerate() {
             for (index, site) in module.semantics.call_sites.iter().enumerate() {
                 let runs_hot = match site.context {
@@ -629,11 +669,20 @@ impl<'m> Project<'m> {
                     HotContext::InFunction(caller) => hot.reached.contains_key(&(file, caller)),
                     _ => false,
                 };
-                if runs_hot && site.arguments.is_some() && !self.targets[file][index].functions.is_empty() {
-                    sites.push((file, index));
+                if runs_hot && !self.targets[file][index].functions.is_empty() {
+                    hot_sites.push((file, index));
                 }
             }
         }
+        // Those that pass something a callee can use.
+        let sites: Vec<(usize, usize)> = hot_sites
+            .iter()
+            .copied()
+            .filter(|&(file, index)| {
+                let arguments = modules[file].semantics.call_sites[index].arguments.as_deref();
+                arguments.is_some_and(|arguments| arguments.informative)
+            })
+            .collect();
         // Per hot function: the join of what its hot callers pass each parameter, spelled in the
         // callee's file. An argument that is the caller's own parameter also passes on what the
         // caller's callers pass: those edges are followed to a fixpoint (kinds only grow).
@@ -699,6 +748,31 @@ impl<'m> Project<'m> {
         }
         let wanted = self.wanted(hot, &forwards, &passed_on);
         let mut facts: Vec<FileFacts> = vec![FileFacts::default(); modules.len()];
+        for ((file, id), given) in self.given(&hot_sites) {
+            let function = &modules[file].semantics.functions[id as usize];
+            // What was told stays while it holds: the arm it made dead asks nothing now.
+            let told_before = applied[file].given.get(&*function.qualname).map_or(0, |told| {
+                told.iter()
+                    .enumerate()
+                    .filter(|(_, given)| **given != Given::Unseen)
+                    .fold(0, |bits, (slot, _)| bits | slot_bit(slot))
+            });
+            let asked = function.demand.given | told_before;
+            let told: Box<[Given]> = given
+                .iter()
+                .enumerate()
+                .map(|(slot, &given)| {
+                    if asked & slot_bit(slot) != 0 {
+                        given
+                    } else {
+                        Given::Unseen
+                    }
+                })
+                .collect();
+            if told.iter().any(|&given| matches!(given, Given::Always | Given::Never)) {
+                facts[file].given.insert(function.qualname.clone(), told);
+            }
+        }
         for ((file, id), slots) in passed {
             let function = &modules[file].semantics.functions[id as usize];
             // Given once, kept while they hold, so the file is not checked again for nothing.

@@ -40,6 +40,7 @@ const TOPICS: &[&str] = &[
     "decoding",
     "context_managers",
     "annotations",
+    "arguments",
 ];
 
 /// (code, row) of every line `marker` marks in `source`.

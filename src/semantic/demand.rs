@@ -165,6 +165,9 @@ pub struct Demand {
     number: u64,
     data_dependent: u64,
     instance: u64,
+    /// The parameters tested for `None` or truth in an arm whose hotness hangs on what the
+    /// callers give them.
+    pub given: u64,
 }
 
 impl Demand {

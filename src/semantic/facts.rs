@@ -120,6 +120,30 @@ impl ProjectReturns {
     }
 }
 
+/// Whether the hot callers of a function give a parameter a value, joined over them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, bincode::Encode, bincode::Decode)]
+pub enum Given {
+    /// No hot call seen.
+    #[default]
+    Unseen,
+    /// Every one passes a value known not to be `None` (a tensor, a number, an instance).
+    Always,
+    /// Every one leaves it to its default or passes `None`.
+    Never,
+    /// Some do, some do not, or some pass what they cannot tell.
+    Sometimes,
+}
+
+impl Given {
+    pub fn join(self, other: Given) -> Given {
+        match (self, other) {
+            (Given::Unseen, other) | (other, Given::Unseen) => other,
+            (a, b) if a == b => a,
+            _ => Given::Sometimes,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Default, bincode::Encode, bincode::Decode)]
 pub struct FileFacts {
     /// Parameter kinds of the file's functions (by qualified name, one per parameter in the
@@ -137,6 +161,9 @@ pub struct FileFacts {
     /// step's work, themselves or through what they call, or may (the project cannot find
     /// them): a loop of this file that calls one is a step loop.
     pub step_work: Box<[Box<str>]>,
+    /// Whether hot callers give the parameters the file tests for `None` or truth a value (by
+    /// the function's qualified name, per parameter), where every one does or none does.
+    pub given: FxHashMap<Box<str>, Box<[Given]>>,
 }
 
 impl FileFacts {
@@ -158,5 +185,6 @@ impl Hash for FileFacts {
         sorted(&self.returns, state);
         sorted(&self.results, state);
         self.step_work.hash(state);
+        sorted(&self.given, state);
     }
 }

@@ -10,7 +10,7 @@ use ruff_text_size::{Ranged, TextRange};
 use rustc_hash::FxHashMap;
 
 use super::demand::{Demand, Dependence, Question, Questions};
-use super::facts::{FileFacts, ProjectKind, ProjectReturns, spelled_union};
+use super::facts::{FileFacts, Given, ProjectKind, ProjectReturns, spelled_union};
 use super::hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
 use super::kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
 use super::torch_api as api;
@@ -188,6 +188,9 @@ pub struct FunctionInfo<'a> {
     pub takes_self: bool,
     /// Its parameters as analysed (after `self`), for the project pass.
     pub params: Vec<ParamSummary>,
+    /// Whether its hot callers give each parameter a value, as the project found (empty
+    /// where it found nothing).
+    pub given: Box<[Given]>,
     /// See [`FunctionSummary::demand`].
     pub demand: Demand,
     /// See [`FunctionSummary::return_depends`].
@@ -243,7 +246,8 @@ pub struct CallSite {
     pub line: u32,
     /// The call's offset in the file: what the project says it returns is keyed by it.
     pub at: u32,
-    /// The kinds of the arguments, where any says something (most calls pass nothing known).
+    /// The kinds of the arguments, where any says something or tells which parameters the call
+    /// gives a value (most calls pass nothing known).
     pub arguments: Option<Box<CallArguments>>,
     /// What a rule asked of its result, where the file could not tell.
     pub result_asked: Questions,
@@ -255,6 +259,11 @@ pub struct CallArguments {
     /// Positional arguments up to the first `*args`.
     pub positional: Box<[Argument]>,
     pub keywords: Box<[(Box<str>, Argument)]>,
+    /// It spreads `*args` or `**kwargs`: any parameter may be given.
+    pub spread: bool,
+    /// Some argument's kind can tell a callee something (else it was kept only for which
+    /// parameters it gives a value).
+    pub informative: bool,
 }
 
 /// One argument: its kind, and the caller's parameter it passes on unchanged, if it does (what
@@ -263,6 +272,9 @@ pub struct CallArguments {
 #[derive(Debug, Clone, Default, bincode::Encode, bincode::Decode)]
 pub struct Argument {
     pub kind: ProjectKind,
+    /// Whether it is a value (`Always`: made here, never `None`), `None` (`Never`), or what
+    /// the caller was given (`Sometimes`: a parameter, an attribute, may be `None`).
+    pub given: Given,
     pub parameter: Option<u16>,
     /// What it depends on, where the file cannot tell what it is.
     pub depends: Option<Box<Dependence>>,
@@ -399,6 +411,17 @@ pub struct ParamSummary {
     pub kind: ProjectKind,
     /// Its kind comes from an annotation.
     pub annotated: bool,
+    pub default: ParamDefault,
+}
+
+/// What a parameter's default is, for the arms that test it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bincode::Encode, bincode::Decode)]
+pub enum ParamDefault {
+    Required,
+    None,
+    /// `False`, `0`, `""`: false as `None` is.
+    Falsy,
+    Other,
 }
 
 #[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
@@ -438,6 +461,9 @@ pub(crate) struct Flow {
     /// self._index is None: self._index = ...`, the first call only), a branch for another
     /// backend (`if x.device.type == "mps":`) or one that never runs (`if False:`).
     pub off_step_arm_depth: u32,
+    /// The parameters (slot bits) whose hot callers' arguments decided that an arm being
+    /// visited runs: what it reports or calls asks the project to keep telling them.
+    pub given_guards: u64,
     /// `Distribution.set_default_validate_args(False)` was called earlier in this function.
     pub validation_disabled: bool,
     pub default_device_stack: Vec<Device>,
@@ -1044,6 +1070,62 @@ impl<'a> SemanticModel<'a> {
         let sites = first as u32..self.call_sites.len() as u32;
         if !sites.is_empty() {
             self.sites_of_call.insert(key, sites);
+        }
+    }
+
+    /// Whether `expr`, passed as an argument, is a value made here (`Always`), `None`
+    /// (`Never`), or may be either (`Sometimes`): what the caller was given (a parameter, an
+    /// attribute, an optional annotation's kind) may be `None` whatever its kind says.
+    pub(crate) fn given_by(&self, expr: &Expr) -> Given {
+        self.given_within(expr, 0)
+    }
+
+    fn given_within(&self, expr: &Expr, depth: u32) -> Given {
+        if depth > 4 {
+            return Given::Sometimes;
+        }
+        let made = |kind: Kind| match kind {
+            Kind::NoneValue => Given::Never,
+            Kind::Unknown => Given::Sometimes,
+            _ => Given::Always,
+        };
+        match expr {
+            Expr::NoneLiteral(_) => Given::Never,
+            Expr::NumberLiteral(_)
+            | Expr::StringLiteral(_)
+            | Expr::BooleanLiteral(_)
+            | Expr::FString(_)
+            | Expr::Tuple(_)
+            | Expr::List(_)
+            | Expr::Dict(_)
+            | Expr::Set(_)
+            | Expr::ListComp(_)
+            | Expr::DictComp(_)
+            | Expr::SetComp(_)
+            | Expr::BinOp(_)
+            | Expr::UnaryOp(_)
+            | Expr::Compare(_)
+            | Expr::Lambda(_) => Given::Always,
+            // What a call or an index makes, where its kind is known.
+            Expr::Call(_) | Expr::Subscript(_) => made(self.kind_of(expr)),
+            Expr::If(if_expr) => self
+                .given_within(&if_expr.body, depth + 1)
+                .join(self.given_within(&if_expr.orelse, depth + 1)),
+            Expr::Name(name) => match self.lookup(name.id.as_str()) {
+                Some(Binding {
+                    source: BindingSource::Joined(index),
+                    ..
+                }) => self.joined[*index as usize]
+                    .iter()
+                    .map(|origin| match *origin {
+                        Origin::Parameter(_) => Given::Sometimes,
+                        Origin::Value(value) => self.given_within(value, depth + 1),
+                    })
+                    .fold(Given::Unseen, Given::join),
+                Some(Binding { value: Some(value), .. }) => self.given_within(value, depth + 1),
+                _ => Given::Sometimes,
+            },
+            _ => Given::Sometimes,
         }
     }
 
@@ -1713,6 +1795,13 @@ impl<'a> SemanticModel<'a> {
             return (Kind::Tensor(output), callee);
         }
         let result = match call.func.as_ref() {
+            // `Net.from_config(cfg)`, `Net._from_config(cfg)`: an alternative constructor.
+            Expr::Attribute(attribute)
+                if is_alternative_constructor(attribute.attr.as_str())
+                    && let Some(instance) = self.instance_of_class_named(&attribute.value) =>
+            {
+                instance
+            }
             Expr::Attribute(attribute) => {
                 let receiver = receiver.unwrap_or_else(|| self.kind_of(&attribute.value));
                 self.method_call_kind(attribute, call, receiver)
@@ -1735,6 +1824,23 @@ impl<'a> SemanticModel<'a> {
             _ => Kind::Unknown,
         };
         (result, callee)
+    }
+
+    /// An instance of the project class `expr` names (a local class, or an imported name
+    /// spelled as a class is).
+    fn instance_of_class_named(&self, expr: &Expr) -> Option<Kind> {
+        if let Expr::Name(name) = expr
+            && let Some(Binding {
+                source: BindingSource::Class(id),
+                ..
+            }) = self.lookup(name.id.as_str())
+        {
+            return Some(self.instance_of_local(*id));
+        }
+        let qualified = self.qualified_name(expr)?;
+        let name = qualified.rsplit('.').next().unwrap_or(&qualified);
+        (!is_library(&qualified) && name.starts_with(|c: char| c.is_ascii_uppercase()))
+            .then(|| self.instance_of_named(&qualified))
     }
 
     /// `model(xb)`, `self.backbone(x)`, `criterion(out, y)`, `model(**inputs)`: an unknown
@@ -2737,6 +2843,12 @@ fn container_annotation(expr: &Expr) -> Option<Container> {
         "dict" | "Dict" | "Mapping" | "MutableMapping" => Some(Container::Dict),
         _ => None,
     }
+}
+
+/// A classmethod that builds an instance by convention: `from_config`, `from_pretrained`,
+/// `_from_config`.
+fn is_alternative_constructor(method: &str) -> bool {
+    method.strip_prefix('_').unwrap_or(method).starts_with("from_")
 }
 
 fn names_optional(expr: &Expr) -> bool {

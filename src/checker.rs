@@ -2021,7 +2021,10 @@ impl<'a> Checker<'a> {
             .or_else(|| self.device_narrowing(test, true));
         let (off_step, guards) = self.arm_off_step(test, true);
         let off_step = off_step || initialises_lazily(test, body);
+        let not_none = self.model.flow.not_none.len();
+        self.model.flow.not_none.extend(names_not_none(test, true));
         let arm = self.visit_off_step_arm(off_step, guards, |checker| checker.visit_narrowed_arm(body, narrowed));
+        self.model.flow.not_none.truncate(not_none);
         self.model.flow.periodic_guard = saved;
         arm
     }
@@ -2867,6 +2870,26 @@ fn is_a_size(expr: &Expr) -> bool {
 }
 
 /// The kind of one element of an iterable or unpacked value.
+/// The names the arm where `test` comes out `holds` knows are not `None`: `x is not None`
+/// (also as a part of an `and`), or the other arm of `x is None` (of an `or`).
+fn names_not_none(test: &Expr, holds: bool) -> Vec<Name> {
+    match test {
+        Expr::Compare(compare)
+            if let (Expr::Name(name), [op @ (ast::CmpOp::Is | ast::CmpOp::IsNot)], [Expr::NoneLiteral(_)]) =
+                (compare.left.as_ref(), &*compare.ops, &*compare.comparators)
+                && (*op == ast::CmpOp::IsNot) == holds =>
+        {
+            vec![name.id.clone()]
+        }
+        Expr::BoolOp(bool_op) if (bool_op.op == ast::BoolOp::And) == holds => bool_op
+            .values
+            .iter()
+            .flat_map(|value| names_not_none(value, holds))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 fn param_default(default: Option<&Expr>) -> ParamDefault {
     match default {
         None => ParamDefault::Required,
@@ -3074,9 +3097,12 @@ impl<'a> Visitor<'a> for Checker<'a> {
                         None if if_stmt.elif_else_clauses.len() == 1 => {
                             let narrowed = self.device_narrowing(&if_stmt.test, false);
                             let (off_step, guards) = self.arm_off_step(&if_stmt.test, false);
+                            let not_none = self.model.flow.not_none.len();
+                            self.model.flow.not_none.extend(names_not_none(&if_stmt.test, false));
                             let arm = self.visit_off_step_arm(off_step, guards, |checker| {
                                 checker.visit_narrowed_arm(&clause.body, narrowed)
                             });
+                            self.model.flow.not_none.truncate(not_none);
                             arms.push(arm);
                         }
                         None => arms.push(self.visit_arm(&clause.body)),

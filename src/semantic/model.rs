@@ -464,6 +464,9 @@ pub(crate) struct Flow {
     /// The parameters (slot bits) whose hot callers' arguments decided that an arm being
     /// visited runs: what it reports or calls asks the project to keep telling them.
     pub given_guards: u64,
+    /// Names the arms being visited know are not `None` (`if mask is not None:`): passed on,
+    /// they give a value.
+    pub not_none: Vec<Name>,
     /// `Distribution.set_default_validate_args(False)` was called earlier in this function.
     pub validation_disabled: bool,
     pub default_device_stack: Vec<Device>,
@@ -1111,6 +1114,13 @@ impl<'a> SemanticModel<'a> {
             Expr::If(if_expr) => self
                 .given_within(&if_expr.body, depth + 1)
                 .join(self.given_within(&if_expr.orelse, depth + 1)),
+            // Unless bound to `None` again inside the arm.
+            Expr::Name(name) if self.flow.not_none.contains(&name.id) => {
+                match self.lookup(name.id.as_str()).and_then(|binding| binding.value) {
+                    Some(Expr::NoneLiteral(_)) => Given::Never,
+                    _ => Given::Always,
+                }
+            }
             Expr::Name(name) => match self.lookup(name.id.as_str()) {
                 Some(Binding {
                     source: BindingSource::Joined(index),

@@ -28,7 +28,9 @@ use crate::semantic::{
     Device, FileFacts, FileSemantics, FunctionId, FunctionInfo, HotContext, ImportedCall, IntrinsicHot, Kind,
     ModuleKind, ParamSummary, ProjectKind, SemanticModel, TensorFacts,
 };
-use crate::semantic::{Demand, Dependence, FunctionSummary, Given, Question, Questions, Returned, slot_bit};
+use crate::semantic::{
+    Demand, Dependence, FunctionSummary, Given, GivenAsked, Question, Questions, Returned, slot_bit,
+};
 
 /// What the checker needs from the settings.
 pub struct CheckOptions<'s> {
@@ -79,7 +81,7 @@ pub struct Checker<'a> {
     step_work_asked: Vec<Box<str>>,
     /// The parameters (slot bits) whose callers' arguments a test consulted (see
     /// [`Checker::given_parameter`]).
-    consulted_given: std::cell::Cell<u64>,
+    consulted_given: std::cell::Cell<GivenAsked>,
 }
 
 /// Everything checking a file produced.
@@ -182,8 +184,9 @@ impl<'a> Checker<'a> {
     /// if they decided otherwise: the project is asked to keep telling them.
     fn note_given_guards(&self) {
         let guards = self.model.flow.given_guards;
-        if guards != 0 {
-            self.model.demand.borrow_mut().parameters.given |= guards;
+        if !guards.is_empty() {
+            let mut demand = self.model.demand.borrow_mut();
+            demand.parameters.given = demand.parameters.given.union(guards);
         }
     }
 
@@ -1312,10 +1315,9 @@ impl<'a> Checker<'a> {
             Expr::Name(name) => {
                 holds
                     && (mentions_another_backend(name.id.as_str())
-                        || matches!(
-                            self.given_parameter(name.id.as_str()),
-                            Some((Given::Never, ParamDefault::None | ParamDefault::Falsy))
-                        ))
+                        || self.callers_never_take(name.id.as_str(), Given::Never, |default| {
+                            matches!(default, ParamDefault::None | ParamDefault::Falsy)
+                        }))
             }
             Expr::Attribute(attribute) => holds && mentions_another_backend(attribute.attr.as_str()),
             Expr::Call(call) if let Some(tensor) = self.tests_for_a_tensor(call) => tensor != holds,
@@ -1323,14 +1325,12 @@ impl<'a> Checker<'a> {
             // None:` (or `if guidance:`, above) where none passes it.
             Expr::Compare(compare)
                 if let (Expr::Name(name), [op @ (ast::CmpOp::Is | ast::CmpOp::IsNot)], [Expr::NoneLiteral(_)]) =
-                    (compare.left.as_ref(), &*compare.ops, &*compare.comparators)
-                    && let Some((given, default)) = self.given_parameter(name.id.as_str()) =>
+                    (compare.left.as_ref(), &*compare.ops, &*compare.comparators) =>
             {
-                let is_none = (*op == ast::CmpOp::Is) == holds;
-                match given {
-                    Given::Always => is_none,
-                    Given::Never => !is_none && default == ParamDefault::None,
-                    _ => false,
+                if (*op == ast::CmpOp::Is) == holds {
+                    self.callers_never_take(name.id.as_str(), Given::Always, |_| true)
+                } else {
+                    self.callers_never_take(name.id.as_str(), Given::Never, |default| default == ParamDefault::None)
                 }
             }
 
@@ -1391,21 +1391,33 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// Whether the hot callers of the function analysed give its parameter `name` a value (as
-    /// the project found), and its default; noted as consulted (see [`Checker::arm_off_step`]).
-    fn given_parameter(&self, name: &str) -> Option<(Given, ParamDefault)> {
+    /// Whether the arm being decided is dead because of what the hot callers of the function
+    /// analysed give its parameter `name` (as the project found): it is where they all give
+    /// it `dies_if` and its default passes `default_kills`. Such a parameter is noted as
+    /// consulted (see [`Checker::arm_off_step`]).
+    fn callers_never_take(&self, name: &str, dies_if: Given, default_kills: impl Fn(ParamDefault) -> bool) -> bool {
         let Some(Binding {
             source: BindingSource::Parameter(slot),
             ..
         }) = self.model.lookup(name)
         else {
-            return None;
+            return false;
         };
         let slot = *slot as usize;
-        let function = self.model.current_function()?;
-        let default = function.params.get(slot)?.default;
-        self.consulted_given.set(self.consulted_given.get() | slot_bit(slot));
-        Some((function.given.get(slot).copied().unwrap_or_default(), default))
+        let Some(function) = self.model.current_function() else {
+            return false;
+        };
+        if !function
+            .params
+            .get(slot)
+            .is_some_and(|param| default_kills(param.default))
+        {
+            return false;
+        }
+        let mut consulted = self.consulted_given.get();
+        consulted.note(dies_if, slot);
+        self.consulted_given.set(consulted);
+        function.given.get(slot) == Some(&dies_if)
     }
 
     /// What a test for a tensor (`torch.is_tensor(t)`, `isinstance(t, torch.Tensor)`) comes out
@@ -2030,23 +2042,24 @@ impl<'a> Checker<'a> {
     }
 
     /// [`Checker::runs_on_no_cuda_step`], with the parameters whose callers' arguments the
-    /// answer consulted (slot bits).
-    fn arm_off_step(&self, test: &Expr, holds: bool) -> (bool, u64) {
-        self.consulted_given.set(0);
+    /// answer consulted.
+    fn arm_off_step(&self, test: &Expr, holds: bool) -> (bool, GivenAsked) {
+        self.consulted_given.take();
         let off_step = self.runs_on_no_cuda_step(test, holds);
-        (off_step, self.consulted_given.replace(0))
+        (off_step, self.consulted_given.take())
     }
 
     /// Visits an arm, off the step or not. Where callers' arguments decided it (`guards`), the
     /// project is asked to keep telling them: always where they made it dead, else where the
     /// arm reports or calls something.
-    fn visit_off_step_arm<T>(&mut self, off_step: bool, guards: u64, visit: impl FnOnce(&mut Self) -> T) -> T {
-        if off_step && guards != 0 {
-            self.model.demand.borrow_mut().parameters.given |= guards;
+    fn visit_off_step_arm<T>(&mut self, off_step: bool, guards: GivenAsked, visit: impl FnOnce(&mut Self) -> T) -> T {
+        if off_step && !guards.is_empty() {
+            let mut demand = self.model.demand.borrow_mut();
+            demand.parameters.given = demand.parameters.given.union(guards);
         }
         let saved_guards = self.model.flow.given_guards;
         if !off_step {
-            self.model.flow.given_guards |= guards;
+            self.model.flow.given_guards = saved_guards.union(guards);
         }
         self.model.flow.off_step_arm_depth += u32::from(off_step);
         let arm = visit(self);

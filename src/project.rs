@@ -12,7 +12,7 @@ use crate::semantic::names::names_a_step;
 use crate::semantic::{
     CallArguments, Callee, ClassRef, Dependence, Device, Export, FileFacts, FileSemantics, FunctionId, FunctionSummary,
     Given, HotContext, HotReason, IntrinsicHot, Kind, ModuleKind, PeriodicInner, ProjectKind, ProjectReturns, Question,
-    Questions, TensorFacts, refines_passed_on, slot_bit,
+    Questions, TensorFacts, refines_passed_on,
 };
 
 /// One linted file, as the call graph sees it.
@@ -751,18 +751,14 @@ impl<'m> Project<'m> {
         for ((file, id), given) in self.given(&hot_sites) {
             let function = &modules[file].semantics.functions[id as usize];
             // What was told stays while it holds: the arm it made dead asks nothing now.
-            let told_before = applied[file].given.get(&*function.qualname).map_or(0, |told| {
-                told.iter()
-                    .enumerate()
-                    .filter(|(_, given)| **given != Given::Unseen)
-                    .fold(0, |bits, (slot, _)| bits | slot_bit(slot))
-            });
-            let asked = function.demand.given | told_before;
+            let told_before = applied[file].given.get(&*function.qualname);
+            let asked = function.demand.given;
             let told: Box<[Given]> = given
                 .iter()
                 .enumerate()
                 .map(|(slot, &given)| {
-                    if asked & slot_bit(slot) != 0 {
+                    let kept = told_before.is_some_and(|told| told.get(slot) == Some(&given));
+                    if kept || asked.answered_by(slot, given) {
                         given
                     } else {
                         Given::Unseen

@@ -4,7 +4,7 @@
 //! differently. Most facts answer none: a float tensor passed as `x[i]`'s index is no mask, and
 //! a tensor passed where a rule asked whether a call is a loss module is no module.
 
-use super::facts::{ProjectKind, ProjectReturns, parameter_kind};
+use super::facts::{Given, ProjectKind, ProjectReturns, parameter_kind};
 use super::kinds::{Device, Kind};
 use super::model::ParamSummary;
 
@@ -167,7 +167,46 @@ pub struct Demand {
     instance: u64,
     /// The parameters tested for `None` or truth in an arm whose hotness hangs on what the
     /// callers give them.
-    pub given: u64,
+    pub given: GivenAsked,
+}
+
+/// The parameters (slot bits) whose hot callers' arguments would make an arm dead: where every
+/// caller gives a value (`if mask is None:`), or where none does (`if guidance is not None:`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, bincode::Encode, bincode::Decode)]
+pub struct GivenAsked {
+    pub always: u64,
+    pub never: u64,
+}
+
+impl GivenAsked {
+    pub fn note(&mut self, dies_if: Given, slot: usize) {
+        match dies_if {
+            Given::Always => self.always |= slot_bit(slot),
+            Given::Never => self.never |= slot_bit(slot),
+            Given::Unseen | Given::Sometimes => {}
+        }
+    }
+
+    pub fn union(self, other: GivenAsked) -> GivenAsked {
+        GivenAsked {
+            always: self.always | other.always,
+            never: self.never | other.never,
+        }
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.always == 0 && self.never == 0
+    }
+
+    /// Whether `given` for parameter `slot` answers what was asked: it makes an arm dead.
+    pub fn answered_by(self, slot: usize, given: Given) -> bool {
+        let bits = match given {
+            Given::Always => self.always,
+            Given::Never => self.never,
+            Given::Unseen | Given::Sometimes => 0,
+        };
+        bits & slot_bit(slot) != 0
+    }
 }
 
 impl Demand {

@@ -11,7 +11,7 @@ pub(crate) mod model;
 pub(crate) mod names;
 pub mod torch_api;
 
-pub use demand::{Demand, Dependence, Question, Questions, refines_passed_on, slot_bit};
+pub use demand::{Demand, Dependence, GivenAsked, Question, Questions, refines_passed_on, slot_bit};
 pub use facts::{FileFacts, Given, ProjectKind, ProjectReturns};
 pub use hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
 pub use kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};

@@ -9,7 +9,7 @@ use ruff_python_ast::{self as ast, Expr, Operator, UnaryOp};
 use ruff_text_size::{Ranged, TextRange};
 use rustc_hash::FxHashMap;
 
-use super::demand::{Demand, Dependence, Question, Questions};
+use super::demand::{Demand, Dependence, GivenAsked, Question, Questions};
 use super::facts::{FileFacts, Given, ProjectKind, ProjectReturns, spelled_union};
 use super::hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
 use super::kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
@@ -461,9 +461,9 @@ pub(crate) struct Flow {
     /// self._index is None: self._index = ...`, the first call only), a branch for another
     /// backend (`if x.device.type == "mps":`) or one that never runs (`if False:`).
     pub off_step_arm_depth: u32,
-    /// The parameters (slot bits) whose hot callers' arguments decided that an arm being
-    /// visited runs: what it reports or calls asks the project to keep telling them.
-    pub given_guards: u64,
+    /// The parameters whose hot callers' arguments decided that an arm being visited runs:
+    /// what it reports or calls asks the project to tell them.
+    pub given_guards: GivenAsked,
     /// Names the arms being visited know are not `None` (`if mask is not None:`): passed on,
     /// they give a value.
     pub not_none: Vec<Name>,

@@ -1291,23 +1291,35 @@ impl<'a> Checker<'a> {
     /// export (`torch.jit.is_tracing()`, `torch.onnx.is_in_onnx_export()`), or what it tests is
     /// decided by what the value is (`if not torch.is_tensor(t):` of a tensor, `if isinstance(t,
     /// torch.Tensor):` of a number). Syncs there cost nothing on a GPU step.
-    fn runs_on_no_cuda_step(&self, test: &Expr, holds: bool) -> bool {
+    /// `callers`: also by what the hot callers give the function's parameters (see
+    /// [`Checker::callers_never_take`]); not where the test is read outside its function.
+    fn runs_on_no_cuda_step(&self, test: &Expr, holds: bool, callers: bool) -> bool {
+        // A string, or an enum's member (`DistributedType.XLA`, `DeviceType.MULTI_NPU`).
         let string = |expr: &Expr| match expr {
             Expr::StringLiteral(literal) => Some(literal.value.to_str().to_ascii_lowercase()),
+            Expr::Attribute(member)
+                if !member.attr.as_str().bytes().any(|b| b.is_ascii_lowercase())
+                    && last_name(&member.value)
+                        .is_some_and(|enum_name| enum_name.starts_with(|c: char| c.is_ascii_uppercase())) =>
+            {
+                Some(member.attr.as_str().to_ascii_lowercase())
+            }
             _ => None,
         };
         match test {
-            Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => self.runs_on_no_cuda_step(&unary.operand, !holds),
+            Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => {
+                self.runs_on_no_cuda_step(&unary.operand, !holds, callers)
+            }
             // `a and b` holds only where both do; `a or b` fails only where both do.
             Expr::BoolOp(bool_op) => match (bool_op.op, holds) {
                 (ast::BoolOp::And, true) | (ast::BoolOp::Or, false) => bool_op
                     .values
                     .iter()
-                    .any(|value| self.runs_on_no_cuda_step(value, holds)),
+                    .any(|value| self.runs_on_no_cuda_step(value, holds, callers)),
                 _ => bool_op
                     .values
                     .iter()
-                    .all(|value| self.runs_on_no_cuda_step(value, holds)),
+                    .all(|value| self.runs_on_no_cuda_step(value, holds, callers)),
             },
             Expr::BooleanLiteral(literal) => literal.value != holds,
             Expr::NumberLiteral(number) => matches!(&number.value, ast::Number::Int(n) if *n == 0u8) == holds,
@@ -1315,17 +1327,19 @@ impl<'a> Checker<'a> {
             Expr::Name(name) => {
                 holds
                     && (mentions_another_backend(name.id.as_str())
-                        || self.callers_never_take(name.id.as_str(), Given::Never, |default| {
-                            matches!(default, ParamDefault::None | ParamDefault::Falsy)
-                        }))
+                        || (callers
+                            && self.callers_never_take(name.id.as_str(), Given::Never, |default| {
+                                matches!(default, ParamDefault::None | ParamDefault::Falsy)
+                            })))
             }
             Expr::Attribute(attribute) => holds && mentions_another_backend(attribute.attr.as_str()),
             Expr::Call(call) if let Some(tensor) = self.tests_for_a_tensor(call) => tensor != holds,
             // `if mask is None:` where every hot caller passes a mask; `if guidance is not
             // None:` (or `if guidance:`, above) where none passes it.
             Expr::Compare(compare)
-                if let (Expr::Name(name), [op @ (ast::CmpOp::Is | ast::CmpOp::IsNot)], [Expr::NoneLiteral(_)]) =
-                    (compare.left.as_ref(), &*compare.ops, &*compare.comparators) =>
+                if callers
+                    && let (Expr::Name(name), [op @ (ast::CmpOp::Is | ast::CmpOp::IsNot)], [Expr::NoneLiteral(_)]) =
+                        (compare.left.as_ref(), &*compare.ops, &*compare.comparators) =>
             {
                 if (*op == ast::CmpOp::Is) == holds {
                     self.callers_never_take(name.id.as_str(), Given::Always, |_| true)
@@ -1361,7 +1375,7 @@ impl<'a> Checker<'a> {
                 };
                 let (literal, equal) = match (string(&compare.left), string(right), op) {
                     // `"mps" in str(device)`
-                    (Some(left), None, ast::CmpOp::In) => return holds && names_another_backend(&left),
+                    (Some(left), None, ast::CmpOp::In) => return holds && mentions_another_backend(&left),
                     (None, Some(right), ast::CmpOp::Eq) => (right, holds),
                     (None, Some(right), ast::CmpOp::NotEq) => (right, !holds),
                     (None, None, ast::CmpOp::In | ast::CmpOp::NotIn) => {
@@ -1375,13 +1389,13 @@ impl<'a> Checker<'a> {
                         let names: Option<Vec<String>> = elements.iter().map(string).collect();
                         return inside
                             && names.is_some_and(|names| {
-                                !names.is_empty() && names.iter().all(|n| names_another_backend(n))
+                                !names.is_empty() && names.iter().all(|n| mentions_another_backend(n))
                             });
                     }
                     _ => return false,
                 };
                 if equal {
-                    names_another_backend(&literal)
+                    mentions_another_backend(&literal)
                 } else {
                     // Anywhere but CUDA: another backend or the CPU.
                     literal == "cuda"
@@ -1497,7 +1511,10 @@ impl<'a> Checker<'a> {
                 .filter(|callee| !is_library(callee))
                 .is_some_and(elsewhere)
         };
-        any_expr(body, |expr| {
+        // Work in an arm for another backend (`if state.distributed_type == XLA: xm.mark_step()`)
+        // is no CUDA step's.
+        let off_step = |test: &Expr, holds: bool| self.runs_on_no_cuda_step(test, holds, false);
+        any_expr_where(body, off_step, |expr| {
             let Expr::Call(call) = expr else {
                 return false;
             };
@@ -2045,7 +2062,7 @@ impl<'a> Checker<'a> {
     /// answer consulted.
     fn arm_off_step(&self, test: &Expr, holds: bool) -> (bool, GivenAsked) {
         self.consulted_given.take();
-        let off_step = self.runs_on_no_cuda_step(test, holds);
+        let off_step = self.runs_on_no_cuda_step(test, holds, true);
         (off_step, self.consulted_given.take())
     }
 
@@ -2698,14 +2715,45 @@ fn yields(body: &[Stmt]) -> bool {
 /// Does any expression of this code (outside nested definitions and lambdas, visited before
 /// its parts) satisfy `found`?
 fn any_expr<'b>(body: &'b [Stmt], found: impl FnMut(&'b Expr) -> bool) -> bool {
-    struct Finder<F> {
+    any_expr_where(body, |_, _| false, found)
+}
+
+/// [`any_expr`], leaving out the arms of `if` statements that `skip_arm` says never run (the
+/// test, and whether it holds there).
+fn any_expr_where<'b>(
+    body: &'b [Stmt],
+    skip_arm: impl Fn(&'b Expr, bool) -> bool,
+    found: impl FnMut(&'b Expr) -> bool,
+) -> bool {
+    struct Finder<S, F> {
+        skip_arm: S,
         found: F,
         done: bool,
     }
-    impl<'b, F: FnMut(&'b Expr) -> bool> Visitor<'b> for Finder<F> {
+    impl<'b, S: Fn(&'b Expr, bool) -> bool, F: FnMut(&'b Expr) -> bool> Visitor<'b> for Finder<S, F> {
         fn visit_stmt(&mut self, stmt: &'b Stmt) {
-            if !self.done && !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
-                visitor::walk_stmt(self, stmt);
+            if self.done || matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+                return;
+            }
+            let Stmt::If(if_stmt) = stmt else {
+                return visitor::walk_stmt(self, stmt);
+            };
+            self.visit_expr(&if_stmt.test);
+            if !(self.skip_arm)(&if_stmt.test, true) {
+                self.visit_body(&if_stmt.body);
+            }
+            let single_else = if_stmt.elif_else_clauses.len() == 1;
+            for clause in &if_stmt.elif_else_clauses {
+                match &clause.test {
+                    Some(test) => {
+                        self.visit_expr(test);
+                        if !(self.skip_arm)(test, true) {
+                            self.visit_body(&clause.body);
+                        }
+                    }
+                    None if single_else && (self.skip_arm)(&if_stmt.test, false) => {}
+                    None => self.visit_body(&clause.body),
+                }
             }
         }
         fn visit_expr(&mut self, expr: &'b Expr) {
@@ -2719,7 +2767,11 @@ fn any_expr<'b>(body: &'b [Stmt], found: impl FnMut(&'b Expr) -> bool) -> bool {
             visitor::walk_expr(self, expr);
         }
     }
-    let mut finder = Finder { found, done: false };
+    let mut finder = Finder {
+        skip_arm,
+        found,
+        done: false,
+    };
     finder.visit_body(body);
     finder.done
 }

@@ -18,7 +18,9 @@ use crate::lines::Lines;
 use crate::registry::{Rule, RuleSet};
 use crate::rules;
 use crate::semantic::facts;
-use crate::semantic::model::{Analysis, ArmOutcome, Flow, ParamDefault, ScopeKind, StoredCallable, is_library};
+use crate::semantic::model::{
+    Analysis, ArmOutcome, Flow, ParamDefault, ScopeKind, StoredCallable, is_library, is_zero,
+};
 use crate::semantic::names::{
     calls_a_network, contains_ignoring_ascii_case, last_name, names_a_loader, names_a_network, names_a_progress_wrapper,
 };
@@ -82,6 +84,9 @@ pub struct Checker<'a> {
     /// The parameters (slot bits) whose callers' arguments a test consulted (see
     /// [`Checker::given_parameter`]).
     consulted_given: std::cell::Cell<GivenAsked>,
+    /// What tests of `self.<attr>` asked of the parameters of `__init__`s (by function), for
+    /// their summaries: the constructions decide them.
+    constructions_asked: std::cell::RefCell<Vec<(FunctionId, GivenAsked)>>,
 }
 
 /// Everything checking a file produced.
@@ -112,6 +117,7 @@ pub fn check_module<'a>(
         project_imports: Vec::new(),
         step_work_asked: Vec::new(),
         consulted_given: Default::default(),
+        constructions_asked: Default::default(),
     };
     checker.model.test_code = options.test_code;
     checker.visit_body(&module.body);
@@ -295,6 +301,10 @@ impl<'a> Checker<'a> {
             self.diagnostics.extend(found);
         }
         let mut model = self.model;
+        for (init, asked) in self.constructions_asked.into_inner() {
+            let demand = &mut model.functions[init as usize].demand;
+            demand.given = demand.given.union(asked);
+        }
         // Every file's call sites stay in memory until the project-wide pass: no spare room.
         model.call_sites.shrink_to_fit();
         let exports = model.module_exports();
@@ -1201,6 +1211,7 @@ impl<'a> Checker<'a> {
             {
                 self.analyse_local_callees(call, &[Callee::Local(*id)]);
             }
+            self.note_construction(call, context);
             self.note_state_change(call);
             return;
         }
@@ -1213,6 +1224,44 @@ impl<'a> Checker<'a> {
         }
         self.record_passed_functions(call, context);
         self.note_state_change(call);
+    }
+
+    /// A construction of a project class in code that runs once (`self.down =
+    /// Downsample(ch, use_conv=False)` in `__init__`, `super().__init__(...)`): an edge with the
+    /// arguments it gives, for the flags the instance's methods test. Nothing runs hot by it.
+    fn note_construction(&mut self, call: &ast::ExprCall, context: HotContext) {
+        let constructs = |callee: &Callee| match callee {
+            Callee::Method { method, .. } | Callee::Super { method, .. } => &**method == "__init__",
+            Callee::Imported { name, .. } => name.starts_with(|c: char| c.is_ascii_uppercase()),
+            Callee::Local(_) => false,
+        };
+        let Some(callee) = self.project_callee(call).filter(constructs) else {
+            return;
+        };
+        // Which parameters it gives, not what: a construction's kinds reach nothing hot.
+        let given = |expr: &Expr| Argument {
+            given: self.model.given_by(expr),
+            ..Argument::default()
+        };
+        let arguments = &call.arguments;
+        let positional = arguments
+            .args
+            .iter()
+            .take_while(|arg| !arg.is_starred_expr())
+            .map(given);
+        let keywords = arguments
+            .keywords
+            .iter()
+            .filter_map(|keyword| Some((keyword.arg.as_ref()?.as_str().into(), given(&keyword.value))));
+        let arguments = CallArguments {
+            positional: positional.collect(),
+            keywords: keywords.collect(),
+            spread: arguments.args.iter().any(Expr::is_starred_expr)
+                || arguments.keywords.iter().any(|k| k.arg.is_none()),
+            informative: false,
+        };
+        let line = self.line(call.start());
+        self.push_call_site(callee, context, line, call.start(), Some(Box::new(arguments)));
     }
 
     /// `xs.append(t)`, `xs.insert(i, t)`, `xs.extend(ts)` of tensors on a list this function
@@ -1328,23 +1377,31 @@ impl<'a> Checker<'a> {
                 holds
                     && (mentions_another_backend(name.id.as_str())
                         || (callers
-                            && self.callers_never_take(name.id.as_str(), Given::Never, |default| {
+                            && self.callers_never_take(name.id.as_str(), Given::Falsy, |default| {
                                 matches!(default, ParamDefault::None | ParamDefault::Falsy)
                             })))
             }
-            Expr::Attribute(attribute) => holds && mentions_another_backend(attribute.attr.as_str()),
+            Expr::Attribute(attribute) => {
+                holds
+                    && (mentions_another_backend(attribute.attr.as_str())
+                        || (callers && self.constructions_never_take(attribute)))
+            }
             Expr::Call(call) if let Some(tensor) = self.tests_for_a_tensor(call) => tensor != holds,
             // `if mask is None:` where every hot caller passes a mask; `if guidance is not
             // None:` (or `if guidance:`, above) where none passes it.
             Expr::Compare(compare)
                 if callers
-                    && let (Expr::Name(name), [op @ (ast::CmpOp::Is | ast::CmpOp::IsNot)], [Expr::NoneLiteral(_)]) =
-                        (compare.left.as_ref(), &*compare.ops, &*compare.comparators) =>
+                    && let ([op @ (ast::CmpOp::Is | ast::CmpOp::IsNot)], [Expr::NoneLiteral(_)]) =
+                        (&*compare.ops, &*compare.comparators) =>
             {
-                if (*op == ast::CmpOp::Is) == holds {
-                    self.callers_never_take(name.id.as_str(), Given::Always, |_| true)
+                let (dies_if, default_kills): (Given, fn(ParamDefault) -> bool) = if (*op == ast::CmpOp::Is) == holds {
+                    (Given::Always, |_| true)
                 } else {
-                    self.callers_never_take(name.id.as_str(), Given::Never, |default| default == ParamDefault::None)
+                    (Given::Never, |default| default == ParamDefault::None)
+                };
+                match compare.left.as_ref() {
+                    Expr::Name(name) => self.callers_never_take(name.id.as_str(), dies_if, default_kills),
+                    _ => false,
                 }
             }
 
@@ -1431,7 +1488,51 @@ impl<'a> Checker<'a> {
         let mut consulted = self.consulted_given.get();
         consulted.note(dies_if, slot);
         self.consulted_given.set(consulted);
-        function.given.get(slot) == Some(&dies_if)
+        function.given.get(slot).is_some_and(|&given| kills(dies_if, given))
+    }
+
+    /// Whether the arm where `self.<flag>` holds is dead: only `__init__` sets the attribute, to
+    /// its parameter as it is, whose default is false (`use_conv=False`, `drop_prob=0.0`), and
+    /// every construction of the class in the project leaves it so (`Downsample(ch)`,
+    /// `Downsample(ch, use_conv=False)`). Not for a `None` default: an optional part is often
+    /// attached after construction (`model.roi_heads.keypoint_head = ...`).
+    fn constructions_never_take(&self, attribute: &ast::ExprAttribute) -> bool {
+        let dies_if = Given::Falsy;
+        let Some(class) = self.model.flow.class.filter(|_| on_self(attribute)) else {
+            return false;
+        };
+        let attr = attribute.attr.as_str();
+        // The one class of the lineage that sets it, in its `__init__` alone.
+        let mut setting = self
+            .model
+            .lineage(class)
+            .filter(|&id| self.model.classes[id as usize].attribute_setters.contains_key(attr));
+        let (Some(owner), None) = (setting.next(), setting.next()) else {
+            return false;
+        };
+        let owner = &self.model.classes[owner as usize];
+        let only_init = matches!(&*owner.attribute_setters[attr], [setter] if setter.as_str() == "__init__");
+        let Some(&init) = owner.methods.get("__init__").filter(|_| only_init) else {
+            return false;
+        };
+        let function = &self.model.functions[init as usize];
+        let Some((slot, _)) = init_parameter_assigned(function.def, attr).filter(|(_, d)| *d == ParamDefault::Falsy)
+        else {
+            return false;
+        };
+        let mut asked = self.constructions_asked.borrow_mut();
+        match asked.iter_mut().find(|(id, _)| *id == init) {
+            Some((_, asked)) => asked.note(dies_if, slot),
+            None => {
+                let mut fresh = GivenAsked::default();
+                fresh.note(dies_if, slot);
+                asked.push((init, fresh));
+            }
+        }
+        let given = self.options.facts.given.get(&*function.qualname);
+        given
+            .and_then(|given| given.get(slot))
+            .is_some_and(|&given| kills(dies_if, given))
     }
 
     /// What a test for a tensor (`torch.is_tensor(t)`, `isinstance(t, torch.Tensor)`) comes out
@@ -2955,14 +3056,49 @@ fn names_not_none(test: &Expr, holds: bool) -> Vec<Name> {
     }
 }
 
+/// The parameter of `__init__` (its slot after `self`, and its default) that a statement of its
+/// own body assigns to `self.<attr>` as it is (`self.use_conv = use_conv`).
+fn init_parameter_assigned(init: &ast::StmtFunctionDef, attr: &str) -> Option<(usize, ParamDefault)> {
+    let assigned = init.body.iter().find_map(|stmt| {
+        let (target, value) = match stmt {
+            Stmt::Assign(assign) if assign.targets.len() == 1 => (&assign.targets[0], &*assign.value),
+            Stmt::AnnAssign(assign) => (&*assign.target, assign.value.as_deref()?),
+            _ => return None,
+        };
+        match (target, value) {
+            (Expr::Attribute(target), Expr::Name(value)) if on_self(target) && target.attr.as_str() == attr => {
+                Some(&value.id)
+            }
+            _ => None,
+        }
+    })?;
+    let parameters = &init.parameters;
+    let all = parameters
+        .posonlyargs
+        .iter()
+        .chain(&parameters.args)
+        .chain(&parameters.kwonlyargs);
+    let (index, parameter) = all.enumerate().find(|(_, p)| p.parameter.name.id == *assigned)?;
+    // Slot 0 is the first parameter after `self`.
+    let slot = index.checked_sub(1)?;
+    Some((slot, param_default(parameter.default.as_deref())))
+}
+
+/// Whether callers giving a parameter `given` make an arm dead that dies where they give it
+/// `dies_if` (`Falsy`: a test of its truth, which `None` fails too).
+fn kills(dies_if: Given, given: Given) -> bool {
+    match dies_if {
+        Given::Falsy => given.is_false(),
+        _ => given == dies_if,
+    }
+}
+
 fn param_default(default: Option<&Expr>) -> ParamDefault {
     match default {
         None => ParamDefault::Required,
         Some(Expr::NoneLiteral(_)) => ParamDefault::None,
         Some(Expr::BooleanLiteral(literal)) if !literal.value => ParamDefault::Falsy,
-        Some(Expr::NumberLiteral(number)) if matches!(&number.value, ast::Number::Int(n) if *n == 0u8) => {
-            ParamDefault::Falsy
-        }
+        Some(Expr::NumberLiteral(number)) if is_zero(&number.value) => ParamDefault::Falsy,
         Some(Expr::StringLiteral(string)) if string.value.is_empty() => ParamDefault::Falsy,
         Some(_) => ParamDefault::Other,
     }

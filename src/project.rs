@@ -660,8 +660,10 @@ impl<'m> Project<'m> {
     /// they change.
     pub fn facts(&self, hot: &HotFunctions, applied: &[&FileFacts]) -> Vec<FileFacts> {
         let modules = self.modules;
-        // The hot call sites: (file, site index).
+        // The hot call sites: (file, site index); and with constructions, also in setup code
+        // (their arguments decide the flags the instance's methods test: `if self.use_conv:`).
         let mut hot_sites: Vec<(usize, usize)> = Vec::new();
+        let mut given_sites: Vec<(usize, usize)> = Vec::new();
         for (file, module) in modules.iter().enumerate() {
             for (index, site) in module.semantics.call_sites.iter().enumerate() {
                 let runs_hot = match site.context {
@@ -669,8 +671,22 @@ impl<'m> Project<'m> {
                     HotContext::InFunction(caller) => hot.reached.contains_key(&(file, caller)),
                     _ => false,
                 };
-                if runs_hot && !self.targets[file][index].functions.is_empty() {
+                let targets = &self.targets[file][index].functions;
+                let constructs = || {
+                    targets.iter().any(|&(file, id)| {
+                        modules[file].semantics.functions[id as usize]
+                            .qualname
+                            .ends_with(".__init__")
+                    })
+                };
+                if targets.is_empty() {
+                    continue;
+                }
+                if runs_hot {
                     hot_sites.push((file, index));
+                }
+                if runs_hot || constructs() {
+                    given_sites.push((file, index));
                 }
             }
         }
@@ -748,7 +764,7 @@ impl<'m> Project<'m> {
         }
         let wanted = self.wanted(hot, &forwards, &passed_on);
         let mut facts: Vec<FileFacts> = vec![FileFacts::default(); modules.len()];
-        for ((file, id), given) in self.given(&hot_sites) {
+        for ((file, id), given) in self.given(&given_sites) {
             let function = &modules[file].semantics.functions[id as usize];
             // What was told stays while it holds: the arm it made dead asks nothing now.
             let told_before = applied[file].given.get(&*function.qualname);
@@ -765,7 +781,10 @@ impl<'m> Project<'m> {
                     }
                 })
                 .collect();
-            if told.iter().any(|&given| matches!(given, Given::Always | Given::Never)) {
+            if told
+                .iter()
+                .any(|&given| matches!(given, Given::Always | Given::Never | Given::Falsy))
+            {
                 facts[file].given.insert(function.qualname.clone(), told);
             }
         }
@@ -919,6 +938,11 @@ impl<'m> Project<'m> {
             }
         }
         while let Some(function) = found.pop() {
+            // Building an object or setting up (`__init__`, `configure_optimizers`) is no step,
+            // whatever it runs: a loop that constructs something is no step loop.
+            if self.modules[function.0].semantics.functions[function.1 as usize].never_hot {
+                continue;
+            }
             for &(file, caller) in callers.get(&function).into_iter().flatten() {
                 if !std::mem::replace(&mut step_work[file][caller as usize], true) {
                     found.push((file, caller));

@@ -171,7 +171,8 @@ pub struct Demand {
 }
 
 /// The parameters (slot bits) whose hot callers' arguments would make an arm dead: where every
-/// caller gives a value (`if mask is None:`), or where none does (`if guidance is not None:`).
+/// caller gives a value (`if mask is None:`), or where none does (`if guidance is not None:`,
+/// `if use_conv:`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, bincode::Encode, bincode::Decode)]
 pub struct GivenAsked {
     pub always: u64,
@@ -182,7 +183,7 @@ impl GivenAsked {
     pub fn note(&mut self, dies_if: Given, slot: usize) {
         match dies_if {
             Given::Always => self.always |= slot_bit(slot),
-            Given::Never => self.never |= slot_bit(slot),
+            Given::Never | Given::Falsy => self.never |= slot_bit(slot),
             Given::Unseen | Given::Sometimes => {}
         }
     }
@@ -202,7 +203,7 @@ impl GivenAsked {
     pub fn answered_by(self, slot: usize, given: Given) -> bool {
         let bits = match given {
             Given::Always => self.always,
-            Given::Never => self.never,
+            Given::Never | Given::Falsy => self.never,
             Given::Unseen | Given::Sometimes => 0,
         };
         bits & slot_bit(slot) != 0

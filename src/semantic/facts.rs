@@ -130,6 +130,9 @@ pub enum Given {
     Always,
     /// Every one leaves it to its default or passes `None`.
     Never,
+    /// Every one leaves it to its default, or passes `None` or a false literal (`False`, `0`):
+    /// false as a test, but not `None`.
+    Falsy,
     /// Some do, some do not, or some pass what they cannot tell.
     Sometimes,
 }
@@ -139,8 +142,14 @@ impl Given {
         match (self, other) {
             (Given::Unseen, other) | (other, Given::Unseen) => other,
             (a, b) if a == b => a,
+            (Given::Never | Given::Falsy, Given::Never | Given::Falsy) => Given::Falsy,
             _ => Given::Sometimes,
         }
+    }
+
+    /// Whether, so given, a parameter with a false default always tests false.
+    pub fn is_false(self) -> bool {
+        matches!(self, Given::Never | Given::Falsy)
     }
 }
 

@@ -1094,6 +1094,9 @@ impl<'a> SemanticModel<'a> {
         };
         match expr {
             Expr::NoneLiteral(_) => Given::Never,
+            Expr::BooleanLiteral(literal) if !literal.value => Given::Falsy,
+            Expr::NumberLiteral(number) if is_zero(&number.value) => Given::Falsy,
+            Expr::StringLiteral(string) if string.value.is_empty() => Given::Falsy,
             Expr::NumberLiteral(_)
             | Expr::StringLiteral(_)
             | Expr::BooleanLiteral(_)
@@ -2852,6 +2855,15 @@ fn container_annotation(expr: &Expr) -> Option<Container> {
         "tuple" | "Tuple" => Some(Container::Tuple),
         "dict" | "Dict" | "Mapping" | "MutableMapping" => Some(Container::Dict),
         _ => None,
+    }
+}
+
+/// `0`, `0.0`.
+pub(crate) fn is_zero(number: &ast::Number) -> bool {
+    match number {
+        ast::Number::Int(n) => *n == 0u8,
+        ast::Number::Float(f) => *f == 0.0,
+        ast::Number::Complex { .. } => false,
     }
 }
 

@@ -19,7 +19,7 @@ use crate::registry::{Rule, RuleSet};
 use crate::rules;
 use crate::semantic::facts;
 use crate::semantic::model::{
-    Analysis, ArmOutcome, Flow, ParamDefault, ScopeKind, StoredCallable, is_library, is_zero,
+    Analysis, ArmOutcome, Flow, ParamDefault, ScopeKind, StoredCallable, is_false_literal, is_library,
 };
 use crate::semantic::names::{
     calls_a_network, contains_ignoring_ascii_case, last_name, names_a_loader, names_a_network, names_a_progress_wrapper,
@@ -1243,23 +1243,7 @@ impl<'a> Checker<'a> {
             given: self.model.given_by(expr),
             ..Argument::default()
         };
-        let arguments = &call.arguments;
-        let positional = arguments
-            .args
-            .iter()
-            .take_while(|arg| !arg.is_starred_expr())
-            .map(given);
-        let keywords = arguments
-            .keywords
-            .iter()
-            .filter_map(|keyword| Some((keyword.arg.as_ref()?.as_str().into(), given(&keyword.value))));
-        let arguments = CallArguments {
-            positional: positional.collect(),
-            keywords: keywords.collect(),
-            spread: arguments.args.iter().any(Expr::is_starred_expr)
-                || arguments.keywords.iter().any(|k| k.arg.is_none()),
-            informative: false,
-        };
+        let arguments = describe_arguments(&call.arguments, given);
         let line = self.line(call.start());
         self.push_call_site(callee, context, line, call.start(), Some(Box::new(arguments)));
     }
@@ -1976,18 +1960,7 @@ impl<'a> Checker<'a> {
                 depends,
             }
         };
-        let arguments = &call.arguments;
-        let positional: Vec<Argument> = arguments
-            .args
-            .iter()
-            .take_while(|arg| !arg.is_starred_expr())
-            .map(argument)
-            .collect();
-        let keywords: Vec<(Box<str>, Argument)> = arguments
-            .keywords
-            .iter()
-            .filter_map(|keyword| Some((keyword.arg.as_ref()?.as_str().into(), argument(&keyword.value))))
-            .collect();
+        let mut described = describe_arguments(&call.arguments, argument);
         // Kept where a callee could use it (every file's call sites stay in memory until the
         // project pass): a tensor, an instance, a container, or a parameter passed on.
         let says = |argument: &Argument| {
@@ -1999,21 +1972,18 @@ impl<'a> Checker<'a> {
                     Kind::Tensor(_) | Kind::TensorSequence(_) | Kind::Module(..) | Kind::Dict
                 )
         };
-        let informative = positional.iter().any(says) || keywords.iter().any(|(_, argument)| says(argument));
         // Also kept where it tells which parameters the call gives a value (or `None`), for the
         // arms that test them (`if mask is None:`); a call not kept may give any.
         let gives = |argument: &Argument| argument.given != Given::Sometimes;
-        let spread = arguments.args.iter().any(Expr::is_starred_expr)
-            || arguments.keywords.iter().any(|keyword| keyword.arg.is_none());
-        let tells_given = positional.iter().any(gives) || keywords.iter().any(|(_, argument)| gives(argument));
-        (informative || tells_given).then(|| {
-            Box::new(CallArguments {
-                positional: positional.into_boxed_slice(),
-                keywords: keywords.into_boxed_slice(),
-                spread,
-                informative,
-            })
-        })
+        let all = || {
+            described
+                .positional
+                .iter()
+                .chain(described.keywords.iter().map(|(_, argument)| argument))
+        };
+        described.informative = all().any(says);
+        let tells_given = all().any(gives);
+        (described.informative || tells_given).then(|| Box::new(described))
     }
 
     /// Calls that change what later code means: the default device, module buffers, batches
@@ -3036,6 +3006,23 @@ fn is_a_size(expr: &Expr) -> bool {
 }
 
 /// The kind of one element of an iterable or unpacked value.
+/// A call's arguments as `argument` describes each (the positional ones up to the first
+/// `*args`), and whether it spreads `*args` or `**kwargs`.
+fn describe_arguments(arguments: &ast::Arguments, argument: impl Fn(&Expr) -> Argument) -> CallArguments {
+    let positional = arguments.args.iter().take_while(|arg| !arg.is_starred_expr());
+    let keywords = arguments
+        .keywords
+        .iter()
+        .filter_map(|keyword| Some((keyword.arg.as_ref()?.as_str().into(), argument(&keyword.value))));
+    CallArguments {
+        positional: positional.map(&argument).collect(),
+        keywords: keywords.collect(),
+        spread: arguments.args.iter().any(Expr::is_starred_expr)
+            || arguments.keywords.iter().any(|keyword| keyword.arg.is_none()),
+        informative: false,
+    }
+}
+
 /// The names the arm where `test` comes out `holds` knows are not `None`: `x is not None`
 /// (also as a part of an `and`), or the other arm of `x is None` (of an `or`).
 fn names_not_none(test: &Expr, holds: bool) -> Vec<Name> {
@@ -3097,9 +3084,7 @@ fn param_default(default: Option<&Expr>) -> ParamDefault {
     match default {
         None => ParamDefault::Required,
         Some(Expr::NoneLiteral(_)) => ParamDefault::None,
-        Some(Expr::BooleanLiteral(literal)) if !literal.value => ParamDefault::Falsy,
-        Some(Expr::NumberLiteral(number)) if is_zero(&number.value) => ParamDefault::Falsy,
-        Some(Expr::StringLiteral(string)) if string.value.is_empty() => ParamDefault::Falsy,
+        Some(literal) if is_false_literal(literal) => ParamDefault::Falsy,
         Some(_) => ParamDefault::Other,
     }
 }

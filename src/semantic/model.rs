@@ -1094,9 +1094,7 @@ impl<'a> SemanticModel<'a> {
         };
         match expr {
             Expr::NoneLiteral(_) => Given::Never,
-            Expr::BooleanLiteral(literal) if !literal.value => Given::Falsy,
-            Expr::NumberLiteral(number) if is_zero(&number.value) => Given::Falsy,
-            Expr::StringLiteral(string) if string.value.is_empty() => Given::Falsy,
+            _ if is_false_literal(expr) => Given::Falsy,
             Expr::NumberLiteral(_)
             | Expr::StringLiteral(_)
             | Expr::BooleanLiteral(_)
@@ -2858,12 +2856,17 @@ fn container_annotation(expr: &Expr) -> Option<Container> {
     }
 }
 
-/// `0`, `0.0`.
-pub(crate) fn is_zero(number: &ast::Number) -> bool {
-    match number {
-        ast::Number::Int(n) => *n == 0u8,
-        ast::Number::Float(f) => *f == 0.0,
-        ast::Number::Complex { .. } => false,
+/// `False`, `0`, `0.0`, `""`: false as a test, but not `None`.
+pub(crate) fn is_false_literal(expr: &Expr) -> bool {
+    match expr {
+        Expr::BooleanLiteral(literal) => !literal.value,
+        Expr::NumberLiteral(number) => match &number.value {
+            ast::Number::Int(n) => *n == 0u8,
+            ast::Number::Float(f) => *f == 0.0,
+            ast::Number::Complex { .. } => false,
+        },
+        Expr::StringLiteral(string) => string.value.is_empty(),
+        _ => false,
     }
 }
 

@@ -809,6 +809,7 @@ impl<'a> Checker<'a> {
             attrs: Default::default(),
             stored_callables,
             attribute_setters,
+            placeholders: Default::default(),
         });
         let scope = self.model.push_scope(ScopeKind::Class(id), self.model.flow.scope);
         let saved_scope = std::mem::replace(&mut self.model.flow.scope, scope);
@@ -1014,9 +1015,23 @@ impl<'a> Checker<'a> {
             Expr::Attribute(attribute) => {
                 let is_self = on_self(attribute);
                 if let (true, Some(class)) = (is_self, self.model.flow.class) {
-                    let attrs = &mut self.model.classes[class as usize].attrs;
-                    let joined = attrs.get(attribute.attr.as_str()).map_or(kind, |k| k.join(kind));
-                    attrs.insert(attribute.attr.id.clone(), joined);
+                    let placeholder = value.is_some_and(|value| self.model.is_empty_placeholder(value));
+                    let class = &mut self.model.classes[class as usize];
+                    let attr = &attribute.attr.id;
+                    let joined = match class.attrs.get(attr.as_str()) {
+                        None => {
+                            if placeholder {
+                                class.placeholders.insert(attr.clone());
+                            }
+                            kind
+                        }
+                        // An empty placeholder holds nothing later code reads: what replaces it
+                        // is what the attribute holds.
+                        Some(_) if placeholder => return,
+                        Some(_) if class.placeholders.remove(attr.as_str()) => kind,
+                        Some(earlier) => earlier.join(kind),
+                    };
+                    class.attrs.insert(attr.clone(), joined);
                     self.model.invalidate_kinds();
                 }
             }
@@ -1290,17 +1305,23 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// Before `self.<attr>` is read where nothing has assigned it yet (or only `None`), the
-    /// methods of the class that assign it are analysed: a step method defined before the
-    /// setup method that builds its scaler and optimizer still sees them.
+    /// Before `self.<attr>` is read where nothing has assigned it yet (or only `None`, or an
+    /// empty placeholder), the methods of the class that assign it are analysed: a step method
+    /// defined before the setup method that builds its scaler and optimizer still sees them.
     fn analyse_setters(&mut self, attr: &str) {
         let Some(class) = self.model.flow.class else {
             return;
         };
-        if !matches!(
-            self.model.local_class_attribute(class, attr),
-            None | Some(Kind::NoneValue | Kind::Unknown)
-        ) {
+        let placeholder = self
+            .model
+            .lineage(class)
+            .any(|id| self.model.classes[id as usize].placeholders.contains(attr));
+        if !placeholder
+            && !matches!(
+                self.model.local_class_attribute(class, attr),
+                None | Some(Kind::NoneValue | Kind::Unknown)
+            )
+        {
             return;
         }
         let setters: Vec<FunctionId> = self
@@ -2606,8 +2627,11 @@ fn initialises_lazily(test: &Expr, body: &[Stmt]) -> bool {
         };
         (func.id == builtin && receiver.id == "self").then(|| name.value.to_str())
     }
+    // `self._step_index = ...` sets what the property `self.step_index` reads.
     let sets = |target: &Expr, unset: &Unset| match (target, unset) {
-        (Expr::Attribute(a), Unset::Attribute(attribute)) => on_self(a) && a.attr.as_str() == *attribute,
+        (Expr::Attribute(a), Unset::Attribute(attribute)) => {
+            on_self(a) && a.attr.as_str().trim_start_matches('_') == attribute.trim_start_matches('_')
+        }
         (Expr::Subscript(subscript), Unset::Container(container)) => {
             matches!(subscript.value.as_ref(), Expr::Name(name) if name.id.as_str() == *container)
         }
@@ -2616,7 +2640,23 @@ fn initialises_lazily(test: &Expr, body: &[Stmt]) -> bool {
     let Some(unset) = unset(test) else {
         return false;
     };
-    body.iter().any(|stmt| match stmt {
+    // Also in every arm of a conditional (`if self.begin_index is not None: self._step_index =
+    // self.begin_index else: self._step_index = ...`).
+    fn flattened(body: &[Stmt]) -> Vec<&Stmt> {
+        body.iter()
+            .flat_map(|stmt| match stmt {
+                Stmt::If(if_stmt) => {
+                    let mut nested = flattened(&if_stmt.body);
+                    for clause in &if_stmt.elif_else_clauses {
+                        nested.extend(flattened(&clause.body));
+                    }
+                    nested
+                }
+                other => vec![other],
+            })
+            .collect()
+    }
+    flattened(body).into_iter().any(|stmt| match stmt {
         Stmt::Assign(assign) => assign.targets.iter().any(|target| sets(target, &unset)),
         Stmt::AnnAssign(assign) => sets(&assign.target, &unset),
         Stmt::Expr(expr) => match (expr.value.as_ref(), &unset) {

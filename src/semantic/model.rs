@@ -7,7 +7,7 @@ use std::rc::Rc;
 use ruff_python_ast::name::Name;
 use ruff_python_ast::{self as ast, Expr, Operator, UnaryOp};
 use ruff_text_size::{Ranged, TextRange};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::demand::{Demand, Dependence, GivenAsked, Question, Questions};
 use super::facts::{FileFacts, Given, ProjectKind, ProjectReturns, spelled_union};
@@ -103,6 +103,9 @@ pub struct ClassInfo {
     pub stored_callables: FxHashMap<Name, Vec<StoredCallable>>,
     /// The methods that assign each `self.<attr>` (by name, in the class body's order).
     pub attribute_setters: FxHashMap<Name, Vec<Name>>,
+    /// Attributes whose kind in `attrs` is still that of an empty placeholder
+    /// (`self.timesteps = torch.empty(0)` in `__init__`): the tensor set in its place replaces it.
+    pub placeholders: FxHashSet<Name>,
 }
 
 /// A function an attribute holds.
@@ -1835,6 +1838,28 @@ impl<'a> SemanticModel<'a> {
             _ => Kind::Unknown,
         };
         (result, callee)
+    }
+
+    /// An empty tensor made to hold a place (`torch.empty(0)`, `torch.zeros(0)`,
+    /// `torch.tensor([])`): what is set in its place is what the attribute holds.
+    pub(crate) fn is_empty_placeholder(&self, value: &Expr) -> bool {
+        let Expr::Call(call) = value else {
+            return false;
+        };
+        let Some(callee) = self.callee(call) else {
+            return false;
+        };
+        let empty = |expr: &Expr| match expr {
+            Expr::NumberLiteral(number) => matches!(&number.value, ast::Number::Int(n) if *n == 0u8),
+            Expr::List(list) => list.elts.is_empty(),
+            Expr::Tuple(tuple) => tuple.elts.is_empty(),
+            _ => false,
+        };
+        match (&*callee, &*call.arguments.args) {
+            ("torch.empty" | "torch.zeros" | "torch.ones" | "torch.tensor" | "torch.Tensor", [size]) => empty(size),
+            ("torch.Tensor", []) => true,
+            _ => false,
+        }
     }
 
     /// An instance of the project class `expr` names (a local class, or an imported name

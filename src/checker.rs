@@ -1378,19 +1378,21 @@ impl<'a> Checker<'a> {
             Expr::BooleanLiteral(literal) => literal.value != holds,
             Expr::NumberLiteral(number) => matches!(&number.value, ast::Number::Int(n) if *n == 0u8) == holds,
             Expr::Name(name) if name.id.as_str() == "TYPE_CHECKING" => holds,
-            Expr::Name(name) => {
-                holds
-                    && (mentions_another_backend(name.id.as_str())
-                        || (callers
-                            && self.callers_never_take(name.id.as_str(), Given::Falsy, |default| {
-                                matches!(default, ParamDefault::None | ParamDefault::Falsy)
-                            })))
+            Expr::Name(name) if holds => {
+                mentions_another_backend(name.id.as_str())
+                    || (callers
+                        && self.callers_never_take(name.id.as_str(), Given::Falsy, |default| {
+                            matches!(default, ParamDefault::None | ParamDefault::Falsy)
+                        }))
             }
-            Expr::Attribute(attribute) => {
-                holds
-                    && (mentions_another_backend(attribute.attr.as_str())
-                        || (callers && self.constructions_never_take(attribute)))
+            // The arm where `flag` is false, where every caller passes a true literal.
+            Expr::Name(name) => callers && self.callers_never_take(name.id.as_str(), Given::Truthy, |_| true),
+            Expr::Attribute(attribute) if holds => {
+                mentions_another_backend(attribute.attr.as_str())
+                    || (callers && self.constructions_never_take(attribute, Given::Falsy))
             }
+            // The `else` of `if self.scale_rope:` where every construction passes `True`.
+            Expr::Attribute(attribute) => callers && self.constructions_never_take(attribute, Given::Truthy),
             Expr::Call(call) if let Some(tensor) = self.tests_for_a_tensor(call) => tensor != holds,
             // `if mask is None:` where every hot caller passes a mask; `if guidance is not
             // None:` (or `if guidance:`, above) where none passes it.
@@ -1501,8 +1503,7 @@ impl<'a> Checker<'a> {
     /// every construction of the class in the project leaves it so (`Downsample(ch)`,
     /// `Downsample(ch, use_conv=False)`). Not for a `None` default: an optional part is often
     /// attached after construction (`model.roi_heads.keypoint_head = ...`).
-    fn constructions_never_take(&self, attribute: &ast::ExprAttribute) -> bool {
-        let dies_if = Given::Falsy;
+    fn constructions_never_take(&self, attribute: &ast::ExprAttribute, dies_if: Given) -> bool {
         let Some(class) = self.model.flow.class.filter(|_| on_self(attribute)) else {
             return false;
         };
@@ -1521,7 +1522,10 @@ impl<'a> Checker<'a> {
             return false;
         };
         let function = &self.model.functions[init as usize];
-        let Some((slot, _)) = init_parameter_assigned(function.def, attr).filter(|(_, d)| *d == ParamDefault::Falsy)
+        // A false default decides the flag where constructions leave it out; where they must
+        // all pass a true literal, any default will do.
+        let Some((slot, _)) = init_parameter_assigned(function.def, attr)
+            .filter(|(_, default)| dies_if == Given::Truthy || *default == ParamDefault::Falsy)
         else {
             return false;
         };
@@ -3112,10 +3116,12 @@ fn init_parameter_assigned(init: &ast::StmtFunctionDef, attr: &str) -> Option<(u
 }
 
 /// Whether callers giving a parameter `given` make an arm dead that dies where they give it
-/// `dies_if` (`Falsy`: a test of its truth, which `None` fails too).
+/// `dies_if` (`Falsy`: a test of its truth, which `None` fails too; `Always`: any value, a true
+/// literal too).
 fn kills(dies_if: Given, given: Given) -> bool {
     match dies_if {
         Given::Falsy => given.is_false(),
+        Given::Always => given.is_value(),
         _ => given == dies_if,
     }
 }

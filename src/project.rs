@@ -783,7 +783,7 @@ impl<'m> Project<'m> {
                 .collect();
             if told
                 .iter()
-                .any(|&given| matches!(given, Given::Always | Given::Never | Given::Falsy))
+                .any(|&given| !matches!(given, Given::Unseen | Given::Sometimes))
             {
                 facts[file].given.insert(function.qualname.clone(), told);
             }

@@ -171,8 +171,8 @@ pub struct Demand {
 }
 
 /// The parameters (slot bits) whose hot callers' arguments would make an arm dead: where every
-/// caller gives a value (`if mask is None:`), or where none does (`if guidance is not None:`,
-/// `if use_conv:`).
+/// caller gives a value (`if mask is None:`, the `else` of `if scale_rope:`), or where none does
+/// (`if guidance is not None:`, `if use_conv:`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, bincode::Encode, bincode::Decode)]
 pub struct GivenAsked {
     pub always: u64,
@@ -182,7 +182,7 @@ pub struct GivenAsked {
 impl GivenAsked {
     pub fn note(&mut self, dies_if: Given, slot: usize) {
         match dies_if {
-            Given::Always => self.always |= slot_bit(slot),
+            Given::Always | Given::Truthy => self.always |= slot_bit(slot),
             Given::Never | Given::Falsy => self.never |= slot_bit(slot),
             Given::Unseen | Given::Sometimes => {}
         }
@@ -202,7 +202,7 @@ impl GivenAsked {
     /// Whether `given` for parameter `slot` answers what was asked: it makes an arm dead.
     pub fn answered_by(self, slot: usize, given: Given) -> bool {
         let bits = match given {
-            Given::Always => self.always,
+            Given::Always | Given::Truthy => self.always,
             Given::Never | Given::Falsy => self.never,
             Given::Unseen | Given::Sometimes => 0,
         };

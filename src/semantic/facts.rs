@@ -128,6 +128,8 @@ pub enum Given {
     Unseen,
     /// Every one passes a value known not to be `None` (a tensor, a number, an instance).
     Always,
+    /// Every one passes a true literal (`True`, `1`, `"rope"`): a value, true as a test.
+    Truthy,
     /// Every one leaves it to its default or passes `None`.
     Never,
     /// Every one leaves it to its default, or passes `None` or a false literal (`False`, `0`):
@@ -143,8 +145,14 @@ impl Given {
             (Given::Unseen, other) | (other, Given::Unseen) => other,
             (a, b) if a == b => a,
             (Given::Never | Given::Falsy, Given::Never | Given::Falsy) => Given::Falsy,
+            (Given::Always | Given::Truthy, Given::Always | Given::Truthy) => Given::Always,
             _ => Given::Sometimes,
         }
+    }
+
+    /// Whether, so given, a parameter is never `None`.
+    pub fn is_value(self) -> bool {
+        matches!(self, Given::Always | Given::Truthy)
     }
 
     /// Whether, so given, a parameter with a false default always tests false.

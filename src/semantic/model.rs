@@ -1098,10 +1098,8 @@ impl<'a> SemanticModel<'a> {
         match expr {
             Expr::NoneLiteral(_) => Given::Never,
             _ if is_false_literal(expr) => Given::Falsy,
-            Expr::NumberLiteral(_)
-            | Expr::StringLiteral(_)
-            | Expr::BooleanLiteral(_)
-            | Expr::FString(_)
+            Expr::BooleanLiteral(_) | Expr::NumberLiteral(_) | Expr::StringLiteral(_) => Given::Truthy,
+            Expr::FString(_)
             | Expr::Tuple(_)
             | Expr::List(_)
             | Expr::Dict(_)

@@ -81,8 +81,8 @@ pub struct Checker<'a> {
     /// Qualified names of project functions in other files whose step work decides whether a
     /// loop of this file is a step loop.
     step_work_asked: Vec<Box<str>>,
-    /// The parameters (slot bits) whose callers' arguments a test consulted (see
-    /// [`Checker::given_parameter`]).
+    /// The parameters whose callers' arguments a test consulted (see
+    /// [`Checker::callers_never_take`]).
     consulted_given: std::cell::Cell<GivenAsked>,
     /// What tests of `self.<attr>` asked of the parameters of `__init__`s (by function), for
     /// their summaries: the constructions decide them.
@@ -535,19 +535,10 @@ impl<'a> Checker<'a> {
                     .get(slot)
                     .map_or(Kind::Unknown, |k| self.model.kind_from_project(k)),
                 (None, Some(passed)) => {
-                    let by_position = (index < positional_count)
-                        .then(|| passed.arguments.positional.get(slot + passed.skip))
-                        .flatten();
-                    let by_keyword = || {
-                        passed
-                            .arguments
-                            .keywords
-                            .iter()
-                            .find(|(keyword, _)| **keyword == *name.as_str())
-                            .map(|(_, argument)| argument)
-                    };
-                    by_position
-                        .or_else(by_keyword)
+                    let position = (index < positional_count).then_some(slot + passed.skip);
+                    passed
+                        .arguments
+                        .for_parameter(position, name.as_str())
                         .map_or(Kind::Unknown, |argument| self.model.kind_from_project(&argument.kind))
                 }
                 (None, None) => Kind::Unknown,
@@ -1344,9 +1335,10 @@ impl<'a> Checker<'a> {
     /// `torch.backends.mps.is_available()`, `if self.is_tpu:`), or only while a model is traced for
     /// export (`torch.jit.is_tracing()`, `torch.onnx.is_in_onnx_export()`), or what it tests is
     /// decided by what the value is (`if not torch.is_tensor(t):` of a tensor, `if isinstance(t,
-    /// torch.Tensor):` of a number). Syncs there cost nothing on a GPU step.
-    /// `callers`: also by what the hot callers give the function's parameters (see
-    /// [`Checker::callers_never_take`]); not where the test is read outside its function.
+    /// torch.Tensor):` of a number). Syncs there cost nothing on a GPU step. With `callers`, also
+    /// an arm decided by what the hot callers give the function's parameters or what every
+    /// construction gives a flag (see [`Checker::callers_never_take`]); not where the test is
+    /// read outside its function.
     fn runs_on_no_cuda_step(&self, test: &Expr, holds: bool, callers: bool) -> bool {
         // A string, or an enum's member (`DistributedType.XLA`, `DeviceType.MULTI_NPU`).
         let string = |expr: &Expr| match expr {
@@ -1472,7 +1464,7 @@ impl<'a> Checker<'a> {
     /// Whether the arm being decided is dead because of what the hot callers of the function
     /// analysed give its parameter `name` (as the project found): it is where they all give
     /// it `dies_if` and its default passes `default_kills`. Such a parameter is noted as
-    /// consulted (see [`Checker::arm_off_step`]).
+    /// consulted (see [`Checker::visit_tested_arm`]).
     fn callers_never_take(&self, name: &str, dies_if: Given, default_kills: impl Fn(ParamDefault) -> bool) -> bool {
         let Some(Binding {
             source: BindingSource::Parameter(slot),
@@ -1498,11 +1490,13 @@ impl<'a> Checker<'a> {
         function.given.get(slot).is_some_and(|&given| kills(dies_if, given))
     }
 
-    /// Whether the arm where `self.<flag>` holds is dead: only `__init__` sets the attribute, to
-    /// its parameter as it is, whose default is false (`use_conv=False`, `drop_prob=0.0`), and
-    /// every construction of the class in the project leaves it so (`Downsample(ch)`,
-    /// `Downsample(ch, use_conv=False)`). Not for a `None` default: an optional part is often
-    /// attached after construction (`model.roi_heads.keypoint_head = ...`).
+    /// [`Checker::callers_never_take`] of a flag on `self`, by every construction of the class
+    /// in the project, where only `__init__` sets it, to its parameter as it is: the arm where
+    /// it holds (`dies_if` `Falsy`) is dead where its default is false (`use_conv=False`,
+    /// `drop_prob=0.0`) and every construction leaves it so (`Downsample(ch)`,
+    /// `Downsample(ch, use_conv=False)`); the arm where it fails (`Truthy`), where every
+    /// construction passes a true literal (`scale_rope=True`). Not for a `None` default: an
+    /// optional part is often attached after construction (`model.roi_heads.keypoint_head = ...`).
     fn constructions_never_take(&self, attribute: &ast::ExprAttribute, dies_if: Given) -> bool {
         let Some(class) = self.model.flow.class.filter(|_| on_self(attribute)) else {
             return false;
@@ -2144,28 +2138,27 @@ impl<'a> Checker<'a> {
         let narrowed = self
             .isinstance_narrowing(test)
             .or_else(|| self.device_narrowing(test, true));
-        let (off_step, guards) = self.arm_off_step(test, true);
-        let off_step = off_step || initialises_lazily(test, body);
-        let not_none = self.model.flow.not_none.len();
-        self.model.flow.not_none.extend(names_not_none(test, true));
-        let arm = self.visit_off_step_arm(off_step, guards, |checker| checker.visit_narrowed_arm(body, narrowed));
-        self.model.flow.not_none.truncate(not_none);
+        let lazily = initialises_lazily(test, body);
+        let arm = self.visit_tested_arm(test, true, lazily, body, narrowed);
         self.model.flow.periodic_guard = saved;
         arm
     }
 
-    /// [`Checker::runs_on_no_cuda_step`], with the parameters whose callers' arguments the
-    /// answer consulted.
-    fn arm_off_step(&self, test: &Expr, holds: bool) -> (bool, GivenAsked) {
+    /// Visits the arm where `test` comes out `holds`, off the step where it runs on no CUDA step
+    /// (or `lazily`, on the first call only), knowing the names the test finds are not `None`.
+    /// Where callers' arguments decided it, the project is asked to keep telling them: always
+    /// where they made it dead, else where the arm reports or calls something.
+    fn visit_tested_arm(
+        &mut self,
+        test: &'a Expr,
+        holds: bool,
+        lazily: bool,
+        body: &'a [Stmt],
+        narrowed: Option<(Narrowed<'a>, Kind)>,
+    ) -> ArmOutcome<'a> {
         self.consulted_given.take();
-        let off_step = self.runs_on_no_cuda_step(test, holds, true);
-        (off_step, self.consulted_given.take())
-    }
-
-    /// Visits an arm, off the step or not. Where callers' arguments decided it (`guards`), the
-    /// project is asked to keep telling them: always where they made it dead, else where the
-    /// arm reports or calls something.
-    fn visit_off_step_arm<T>(&mut self, off_step: bool, guards: GivenAsked, visit: impl FnOnce(&mut Self) -> T) -> T {
+        let off_step = self.runs_on_no_cuda_step(test, holds, true) || lazily;
+        let guards = self.consulted_given.take();
         if off_step && !guards.is_empty() {
             let mut demand = self.model.demand.borrow_mut();
             demand.parameters.given = demand.parameters.given.union(guards);
@@ -2174,9 +2167,12 @@ impl<'a> Checker<'a> {
         if !off_step {
             self.model.flow.given_guards = saved_guards.union(guards);
         }
+        let not_none = self.model.flow.not_none.len();
+        self.model.flow.not_none.extend(names_not_none(test, holds));
         self.model.flow.off_step_arm_depth += u32::from(off_step);
-        let arm = visit(self);
+        let arm = self.visit_narrowed_arm(body, narrowed);
         self.model.flow.off_step_arm_depth -= u32::from(off_step);
+        self.model.flow.not_none.truncate(not_none);
         self.model.flow.given_guards = saved_guards;
         arm
     }
@@ -3049,7 +3045,6 @@ fn is_a_size(expr: &Expr) -> bool {
     }
 }
 
-/// The kind of one element of an iterable or unpacked value.
 /// A call's arguments as `argument` describes each (the positional ones up to the first
 /// `*args`), and whether it spreads `*args` or `**kwargs`.
 fn describe_arguments(arguments: &ast::Arguments, argument: impl Fn(&Expr) -> Argument) -> CallArguments {
@@ -3148,6 +3143,7 @@ fn builds_a_message(expr: &Expr) -> bool {
     }
 }
 
+/// The kind of one element of an iterable or unpacked value.
 fn element_kind(kind: Kind) -> Kind {
     match kind {
         Kind::Tensor(facts) | Kind::TensorSequence(facts) => Kind::Tensor(facts),
@@ -3328,14 +3324,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                         // `else` after a single `if t.is_cuda:` knows the opposite.
                         None if if_stmt.elif_else_clauses.len() == 1 => {
                             let narrowed = self.device_narrowing(&if_stmt.test, false);
-                            let (off_step, guards) = self.arm_off_step(&if_stmt.test, false);
-                            let not_none = self.model.flow.not_none.len();
-                            self.model.flow.not_none.extend(names_not_none(&if_stmt.test, false));
-                            let arm = self.visit_off_step_arm(off_step, guards, |checker| {
-                                checker.visit_narrowed_arm(&clause.body, narrowed)
-                            });
-                            self.model.flow.not_none.truncate(not_none);
-                            arms.push(arm);
+                            arms.push(self.visit_tested_arm(&if_stmt.test, false, false, &clause.body, narrowed));
                         }
                         None => arms.push(self.visit_arm(&clause.body)),
                     }

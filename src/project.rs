@@ -624,10 +624,7 @@ impl<'m> Project<'m> {
                     .entry(target)
                     .or_insert_with(|| vec![Given::Unseen; callee.params.len()]);
                 for (slot, param) in callee.params.iter().enumerate() {
-                    let argument = arguments.positional.get(slot + skip).or_else(|| {
-                        let keyword = arguments.keywords.iter().find(|(name, _)| *name == param.name);
-                        keyword.map(|(_, argument)| argument)
-                    });
+                    let argument = arguments.for_parameter(Some(slot + skip), &param.name);
                     // `**kwargs` cannot give again what a keyword gave.
                     let this = match argument {
                         Some(argument) => argument.given,

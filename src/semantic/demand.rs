@@ -181,10 +181,19 @@ pub struct GivenAsked {
 
 impl GivenAsked {
     pub fn note(&mut self, dies_if: Given, slot: usize) {
-        match dies_if {
-            Given::Always | Given::Truthy => self.always |= slot_bit(slot),
-            Given::Never | Given::Falsy => self.never |= slot_bit(slot),
-            Given::Unseen | Given::Sometimes => {}
+        if let Some(bits) = self.side_mut(dies_if) {
+            *bits |= slot_bit(slot);
+        }
+    }
+
+    /// The set an answer falls in: given a value, or given none.
+    fn side_mut(&mut self, given: Given) -> Option<&mut u64> {
+        if given.is_value() {
+            Some(&mut self.always)
+        } else if given.is_false() {
+            Some(&mut self.never)
+        } else {
+            None
         }
     }
 
@@ -200,13 +209,8 @@ impl GivenAsked {
     }
 
     /// Whether `given` for parameter `slot` answers what was asked: it makes an arm dead.
-    pub fn answered_by(self, slot: usize, given: Given) -> bool {
-        let bits = match given {
-            Given::Always | Given::Truthy => self.always,
-            Given::Never | Given::Falsy => self.never,
-            Given::Unseen | Given::Sometimes => 0,
-        };
-        bits & slot_bit(slot) != 0
+    pub fn answered_by(mut self, slot: usize, given: Given) -> bool {
+        self.side_mut(given).is_some_and(|bits| *bits & slot_bit(slot) != 0)
     }
 }
 

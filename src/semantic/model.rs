@@ -269,6 +269,17 @@ pub struct CallArguments {
     pub informative: bool,
 }
 
+impl CallArguments {
+    /// What the call gives the parameter `name`, at `position` among the arguments where it
+    /// can be given by position.
+    pub fn for_parameter(&self, position: Option<usize>, name: &str) -> Option<&Argument> {
+        position.and_then(|position| self.positional.get(position)).or_else(|| {
+            let keyword = self.keywords.iter().find(|(keyword, _)| **keyword == *name);
+            keyword.map(|(_, argument)| argument)
+        })
+    }
+}
+
 /// One argument: its kind, and the caller's parameter it passes on unchanged, if it does (what
 /// the caller's callers pass then reaches the callee without checking the caller again), or
 /// what it is made from.
@@ -729,8 +740,14 @@ impl<'a> SemanticModel<'a> {
         if let Some(returns) = self.facts.returns.get(qualified) {
             return Some(self.kind_from_project(&returns.kind));
         }
+        self.project_instance(qualified)
+    }
+
+    /// An instance of the project class a qualified name spells (`CamelCase` by convention; the
+    /// project pass resolves it to the class, or finds none).
+    fn project_instance(&self, qualified: &str) -> Option<Kind> {
         let name = qualified.rsplit('.').next().unwrap_or(qualified);
-        name.starts_with(|c: char| c.is_ascii_uppercase())
+        (!is_library(qualified) && name.starts_with(|c: char| c.is_ascii_uppercase()))
             .then(|| self.instance_of_named(qualified))
     }
 
@@ -1871,10 +1888,7 @@ impl<'a> SemanticModel<'a> {
         {
             return Some(self.instance_of_local(*id));
         }
-        let qualified = self.qualified_name(expr)?;
-        let name = qualified.rsplit('.').next().unwrap_or(&qualified);
-        (!is_library(&qualified) && name.starts_with(|c: char| c.is_ascii_uppercase()))
-            .then(|| self.instance_of_named(&qualified))
+        self.project_instance(&self.qualified_name(expr)?)
     }
 
     /// `model(xb)`, `self.backbone(x)`, `criterion(out, y)`, `model(**inputs)`: an unknown
@@ -2505,14 +2519,7 @@ impl<'a> SemanticModel<'a> {
             "torch.device" => Kind::Device(Device::Unknown),
             "torch.nn.Module" => Kind::Module(ModuleKind::Plain, None),
             q if q.starts_with("numpy.") => Kind::NdArray,
-            q if !is_library(q)
-                && q.rsplit('.')
-                    .next()
-                    .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_uppercase())) =>
-            {
-                self.instance_of_named(q)
-            }
-            _ => Kind::Unknown,
+            q => self.project_instance(q).unwrap_or_default(),
         }
     }
 
@@ -2856,7 +2863,6 @@ fn canonicalize(qualified: &mut String) {
 
 /// A name, attribute or call named like a dtype (`dtype`, `self.compute_dtype`,
 /// `torch.get_default_dtype()`).
-/// `Optional` / `typing.Optional`.
 /// A container type an annotation subscripts.
 enum Container {
     /// `list`, `List`, `Sequence`: elements of one kind (not `Iterable`: a loader is one).
@@ -2899,6 +2905,7 @@ fn is_alternative_constructor(method: &str) -> bool {
     method.strip_prefix('_').unwrap_or(method).starts_with("from_")
 }
 
+/// `Optional` / `typing.Optional`.
 fn names_optional(expr: &Expr) -> bool {
     match expr {
         Expr::Name(name) => name.id.as_str() == "Optional",

@@ -19,7 +19,7 @@ use crate::registry::{Rule, RuleSet};
 use crate::rules;
 use crate::semantic::facts;
 use crate::semantic::model::{
-    Analysis, ArmOutcome, Flow, ParamDefault, ScopeKind, StoredCallable, is_false_literal, is_library,
+    Analysis, ArmOutcome, Flow, ParamDefault, ScopeKind, StoredCallable, is_false_literal, is_host_library, is_library,
 };
 use crate::semantic::names::{
     calls_a_network, contains_ignoring_ascii_case, last_name, names_a_loader, names_a_network, names_a_progress_wrapper,
@@ -1585,10 +1585,20 @@ impl<'a> Checker<'a> {
     /// convert, load or save.
     fn starts_step_loop(&mut self, body: &[Stmt]) -> bool {
         let mut elsewhere: Vec<Rc<str>> = Vec::new();
-        if self.reaches_step_work(body, 0, &mut |callee| {
+        let mut ask = |callee| {
             elsewhere.push(callee);
             false
-        }) {
+        };
+        // A loop around whole decodes (a long video's chunks, each denoised to the end) runs
+        // once per decode: only its own lines' work could make it a step loop.
+        let reaches = if body.iter().any(holds_a_decoding_loop) {
+            body.iter()
+                .filter(|stmt| !holds_a_decoding_loop(stmt))
+                .any(|stmt| self.reaches_step_work(std::slice::from_ref(stmt), 0, &mut ask))
+        } else {
+            self.reaches_step_work(body, 0, &mut ask)
+        };
+        if reaches {
             return true;
         }
         let facts = self.model.facts;
@@ -1606,13 +1616,13 @@ impl<'a> Checker<'a> {
     fn reaches_step_work(&self, body: &[Stmt], depth: u32, elsewhere: &mut dyn FnMut(Rc<str>) -> bool) -> bool {
         // A loop that yields feeds its consumer's loop one item at a time (a generator of
         // batches): it runs as often as that loop.
-        if does_step_work(body) || (depth == 0 && (yields(body) || calls_collectives(body))) {
+        if self.does_step_work(body) || (depth == 0 && (yields(body) || calls_collectives(body))) {
             return true;
         }
         let in_another_file = |call: &ast::ExprCall, elsewhere: &mut dyn FnMut(Rc<str>) -> bool| {
             self.model
                 .callee(call)
-                .filter(|callee| !is_library(callee))
+                .filter(|callee| !is_library(callee) && !is_host_library(callee))
                 .is_some_and(elsewhere)
         };
         // Work in an arm for another backend (`if state.distributed_type == XLA: xm.mark_step()`)
@@ -1659,6 +1669,21 @@ impl<'a> Checker<'a> {
                 _ => false,
             }
         })
+    }
+
+    /// [`does_step_work`], where calls of host libraries (numpy, scipy) run no network
+    /// whatever their names say.
+    fn does_step_work(&self, body: &[Stmt]) -> bool {
+        any_expr(body, |expr| matches!(expr, Expr::Call(call) if self.is_step_call(call)))
+    }
+
+    /// A call that does a step's work (see [`Checker::does_step_work`]).
+    fn is_step_call(&self, call: &ast::ExprCall) -> bool {
+        call_matches(call, is_step_call)
+            && !self
+                .model
+                .qualified_name(&call.func)
+                .is_some_and(|qualified| is_host_library(&qualified))
     }
 
     /// Project functions passed to a call (`multi_apply(self._targets_single, xs)`,
@@ -3275,7 +3300,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 let fixed =
                     iterates_a_fixed_collection(&for_stmt.iter) || iterated.is_some_and(iterates_a_fixed_collection);
                 let starts_hotness = if fixed {
-                    does_step_work(&for_stmt.body)
+                    self.does_step_work(&for_stmt.body)
                 } else {
                     over_batches
                         || names_steps(&for_stmt.target)
@@ -3519,7 +3544,7 @@ impl<'a> Checker<'a> {
                 self.note_call(call);
                 if let Some(id) = self.model.flow.function
                     && !self.model.functions[id as usize].step_work
-                    && call_matches(call, is_step_call)
+                    && self.is_step_call(call)
                 {
                     self.model.functions[id as usize].step_work = true;
                 }

@@ -2792,6 +2792,16 @@ impl<K: Eq + std::hash::Hash + Clone> OrderedKeys<K> {
     }
 }
 
+/// Libraries that compute on the host alone: calling them runs no network, whatever the
+/// function's name says (`scipy.optimize.linear_sum_assignment` in a Hungarian matcher).
+pub(crate) fn is_host_library(qualified: &str) -> bool {
+    let root = qualified.split('.').next().unwrap_or(qualified);
+    matches!(
+        root,
+        "numpy" | "scipy" | "sklearn" | "pandas" | "cv2" | "PIL" | "math" | "shapely" | "pycocotools" | "skimage"
+    )
+}
+
 /// Imports of third-party libraries are not part of the project's call graph.
 pub(crate) fn is_library(qualified: &str) -> bool {
     let root = qualified.split('.').next().unwrap_or(qualified);

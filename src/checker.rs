@@ -87,6 +87,12 @@ pub struct Checker<'a> {
     /// What tests of `self.<attr>` asked of the parameters of `__init__`s (by function), for
     /// their summaries: the constructions decide them.
     constructions_asked: std::cell::RefCell<Vec<(FunctionId, GivenAsked)>>,
+    /// Attributes the file sets on objects other than `self` (`model.roi_heads.mask_head = m`,
+    /// `setattr(vq, "remap", r)`): parts attached from outside the class.
+    attributes_set_outside: Vec<Name>,
+    /// Attributes whose `None` an `__init__` left (`self.remap = remap`, `remap=None`) decides an
+    /// arm, where no code in the project may attach them from outside.
+    outside_writes_asked: std::cell::RefCell<Vec<Box<str>>>,
 }
 
 /// Everything checking a file produced.
@@ -118,6 +124,8 @@ pub fn check_module<'a>(
         step_work_asked: Vec::new(),
         consulted_given: Default::default(),
         constructions_asked: Default::default(),
+        attributes_set_outside: Vec::new(),
+        outside_writes_asked: Default::default(),
     };
     checker.model.test_code = options.test_code;
     checker.visit_body(&module.body);
@@ -379,6 +387,16 @@ impl<'a> Checker<'a> {
         let mut step_work_asked = std::mem::take(&mut self.step_work_asked);
         step_work_asked.sort_unstable();
         step_work_asked.dedup();
+        let mut attributes_set_outside: Vec<Box<str>> = self
+            .attributes_set_outside
+            .iter()
+            .map(|name| Box::from(name.as_str()))
+            .collect();
+        attributes_set_outside.sort_unstable();
+        attributes_set_outside.dedup();
+        let mut outside_writes_asked = self.outside_writes_asked.into_inner();
+        outside_writes_asked.sort_unstable();
+        outside_writes_asked.dedup();
         CheckResult {
             diagnostics: self.diagnostics,
             semantics: FileSemantics {
@@ -389,6 +407,8 @@ impl<'a> Checker<'a> {
                 imports: imports.into_boxed_slice(),
                 results_seen: results_seen.into_boxed_slice(),
                 step_work_asked: step_work_asked.into_boxed_slice(),
+                attributes_set_outside: attributes_set_outside.into_boxed_slice(),
+                outside_writes_asked: outside_writes_asked.into_boxed_slice(),
             },
         }
     }
@@ -1005,6 +1025,9 @@ impl<'a> Checker<'a> {
             Expr::Starred(starred) => self.bind_target(&starred.value, Kind::List, None),
             Expr::Attribute(attribute) => {
                 let is_self = on_self(attribute);
+                if !is_self {
+                    self.attributes_set_outside.push(attribute.attr.id.clone());
+                }
                 if let (true, Some(class)) = (is_self, self.model.flow.class) {
                     let placeholder = value.is_some_and(|value| self.model.is_empty_placeholder(value));
                     let class = &mut self.model.classes[class as usize];
@@ -1381,10 +1404,13 @@ impl<'a> Checker<'a> {
             Expr::Name(name) => callers && self.callers_never_take(name.id.as_str(), Given::Truthy, |_| true),
             Expr::Attribute(attribute) if holds => {
                 mentions_another_backend(attribute.attr.as_str())
-                    || (callers && self.constructions_never_take(attribute, Given::Falsy))
+                    || (callers
+                        && self.constructions_never_take(attribute, Given::Falsy, |default| {
+                            matches!(default, ParamDefault::None | ParamDefault::Falsy)
+                        }))
             }
             // The `else` of `if self.scale_rope:` where every construction passes `True`.
-            Expr::Attribute(attribute) => callers && self.constructions_never_take(attribute, Given::Truthy),
+            Expr::Attribute(attribute) => callers && self.constructions_never_take(attribute, Given::Truthy, |_| true),
             Expr::Call(call) if let Some(tensor) = self.tests_for_a_tensor(call) => tensor != holds,
             // `if mask is None:` where every hot caller passes a mask; `if guidance is not
             // None:` (or `if guidance:`, above) where none passes it.
@@ -1400,6 +1426,7 @@ impl<'a> Checker<'a> {
                 };
                 match compare.left.as_ref() {
                     Expr::Name(name) => self.callers_never_take(name.id.as_str(), dies_if, default_kills),
+                    Expr::Attribute(attribute) => self.constructions_never_take(attribute, dies_if, default_kills),
                     _ => false,
                 }
             }
@@ -1495,9 +1522,16 @@ impl<'a> Checker<'a> {
     /// it holds (`dies_if` `Falsy`) is dead where its default is false (`use_conv=False`,
     /// `drop_prob=0.0`) and every construction leaves it so (`Downsample(ch)`,
     /// `Downsample(ch, use_conv=False)`); the arm where it fails (`Truthy`), where every
-    /// construction passes a true literal (`scale_rope=True`). Not for a `None` default: an
-    /// optional part is often attached after construction (`model.roi_heads.keypoint_head = ...`).
-    fn constructions_never_take(&self, attribute: &ast::ExprAttribute, dies_if: Given) -> bool {
+    /// construction passes a true literal (`scale_rope=True`). `if self.remap is not None:` is
+    /// dead where every construction leaves `remap=None`, `if self.head is None:` where every
+    /// one passes a head. What `default_kills` says of the parameter's default decides where
+    /// constructions leave it out.
+    fn constructions_never_take(
+        &self,
+        attribute: &ast::ExprAttribute,
+        dies_if: Given,
+        default_kills: fn(ParamDefault) -> bool,
+    ) -> bool {
         let Some(class) = self.model.flow.class.filter(|_| on_self(attribute)) else {
             return false;
         };
@@ -1518,11 +1552,20 @@ impl<'a> Checker<'a> {
         let function = &self.model.functions[init as usize];
         // A false default decides the flag where constructions leave it out; where they must
         // all pass a true literal, any default will do.
-        let Some((slot, _)) = init_parameter_assigned(function.def, attr)
-            .filter(|(_, default)| dies_if == Given::Truthy || *default == ParamDefault::Falsy)
+        let Some((slot, _)) =
+            init_parameter_assigned(function.def, attr).filter(|&(_, default)| default_kills(default))
         else {
             return false;
         };
+        // An optional part left `None` may be attached after construction
+        // (`model.roi_heads.mask_head = head`), a flag turned on (`block.use_conv = True`): an
+        // arm that needs the value absent is dead only where no code sets it from outside.
+        if matches!(dies_if, Given::Falsy | Given::Never) {
+            self.outside_writes_asked.borrow_mut().push(Box::from(attr));
+            if self.options.facts.is_set_outside(attr) {
+                return false;
+            }
+        }
         let mut asked = self.constructions_asked.borrow_mut();
         match asked.iter_mut().find(|(id, _)| *id == init) {
             Some((_, asked)) => asked.note(dies_if, slot),
@@ -3542,6 +3585,13 @@ impl<'a> Checker<'a> {
             Expr::Call(call) => {
                 visitor::walk_expr(self, expr);
                 self.note_call(call);
+                if let (Expr::Name(func), [object, Expr::StringLiteral(attr), _]) =
+                    (call.func.as_ref(), &*call.arguments.args)
+                    && func.id.as_str() == "setattr"
+                    && !matches!(object, Expr::Name(name) if name.id.as_str() == "self")
+                {
+                    self.attributes_set_outside.push(Name::new(attr.value.to_str()));
+                }
                 if let Some(id) = self.model.flow.function
                     && !self.model.functions[id as usize].step_work
                     && self.is_step_call(call)

@@ -658,10 +658,14 @@ impl<'m> Project<'m> {
     pub fn facts(&self, hot: &HotFunctions, applied: &[&FileFacts]) -> Vec<FileFacts> {
         let modules = self.modules;
         // The hot call sites: (file, site index); and with constructions, also in setup code
-        // (their arguments decide the flags the instance's methods test: `if self.use_conv:`).
+        // (their arguments decide the flags the instance's methods test: `if self.use_conv:`)
+        // outside tests.
         let mut hot_sites: Vec<(usize, usize)> = Vec::new();
         let mut given_sites: Vec<(usize, usize)> = Vec::new();
         for (file, module) in modules.iter().enumerate() {
+            // Tests construct a library's public classes as a user might, with some options
+            // left out: the constructions that decide flags are the project's own.
+            let constructions_count = !crate::linter::is_test_path(Path::new(module.display));
             for (index, site) in module.semantics.call_sites.iter().enumerate() {
                 let runs_hot = match site.context {
                     HotContext::Hot(_) => true,
@@ -682,7 +686,7 @@ impl<'m> Project<'m> {
                 if runs_hot {
                     hot_sites.push((file, index));
                 }
-                if runs_hot || constructs() {
+                if runs_hot || (constructions_count && constructs()) {
                     given_sites.push((file, index));
                 }
             }
@@ -882,7 +886,18 @@ impl<'m> Project<'m> {
             }
         }
         let step_work = self.step_work();
+        let set_outside: FxHashSet<&str> = modules
+            .iter()
+            .flat_map(|module| module.semantics.attributes_set_outside.iter().map(|name| &**name))
+            .collect();
         for (file, module) in modules.iter().enumerate() {
+            facts[file].set_outside = module
+                .semantics
+                .outside_writes_asked
+                .iter()
+                .filter(|attr| set_outside.contains(&***attr))
+                .cloned()
+                .collect();
             let step_work_elsewhere: Vec<Box<str>> = module
                 .semantics
                 .step_work_asked

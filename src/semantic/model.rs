@@ -311,6 +311,11 @@ pub struct FileSemantics {
     /// The project functions in other files (qualified names as spelled, sorted) whose step
     /// work decides whether a loop of this file is a step loop.
     pub step_work_asked: Box<[Box<str>]>,
+    /// Attribute names the file sets on objects other than `self` (sorted).
+    pub attributes_set_outside: Box<[Box<str>]>,
+    /// Attribute names whose setting from outside a class would revive an arm the
+    /// constructions kill (sorted).
+    pub outside_writes_asked: Box<[Box<str>]>,
 }
 
 impl FileSemantics {

@@ -2224,25 +2224,45 @@ impl<'a> Checker<'a> {
         body: &'a [Stmt],
         narrowed: Option<(Narrowed<'a>, Kind)>,
     ) -> ArmOutcome<'a> {
+        let (off_step, guards) = self.arm_off_step(test, holds);
+        let entered = self.enter_arm(off_step || lazily, guards);
+        let not_none = self.model.flow.not_none.len();
+        self.model.flow.not_none.extend(names_not_none(test, holds));
+        let arm = self.visit_narrowed_arm(body, narrowed);
+        self.model.flow.not_none.truncate(not_none);
+        self.leave_arm(entered);
+        arm
+    }
+
+    /// Does the arm where `test` comes out `holds` run on no CUDA step, and which parameters'
+    /// given arguments (see [`Checker::callers_never_take`]) decided it? Where they made it
+    /// dead, the project is asked to keep telling them.
+    fn arm_off_step(&mut self, test: &Expr, holds: bool) -> (bool, GivenAsked) {
         self.consulted_given.take();
-        let off_step = self.runs_on_no_cuda_step(test, holds, true) || lazily;
+        let off_step = self.runs_on_no_cuda_step(test, holds, true);
         let guards = self.consulted_given.take();
         if off_step && !guards.is_empty() {
             let mut demand = self.model.demand.borrow_mut();
             demand.parameters.given = demand.parameters.given.union(guards);
         }
+        (off_step, guards)
+    }
+
+    /// Enters code that runs where a test decided (see [`Checker::arm_off_step`]): off the step,
+    /// or where the parameters in `guards` are given what they were; returns what
+    /// [`Checker::leave_arm`] restores.
+    fn enter_arm(&mut self, off_step: bool, guards: GivenAsked) -> (bool, GivenAsked) {
         let saved_guards = self.model.flow.given_guards;
         if !off_step {
             self.model.flow.given_guards = saved_guards.union(guards);
         }
-        let not_none = self.model.flow.not_none.len();
-        self.model.flow.not_none.extend(names_not_none(test, holds));
         self.model.flow.off_step_arm_depth += u32::from(off_step);
-        let arm = self.visit_narrowed_arm(body, narrowed);
+        (off_step, saved_guards)
+    }
+
+    fn leave_arm(&mut self, (off_step, saved_guards): (bool, GivenAsked)) {
         self.model.flow.off_step_arm_depth -= u32::from(off_step);
-        self.model.flow.not_none.truncate(not_none);
         self.model.flow.given_guards = saved_guards;
-        arm
     }
 
     /// `t.is_cuda`, `t.device.type == "cuda"` (and their negations) tell where `t` lives: in
@@ -3382,19 +3402,42 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 self.visit_expr(&if_stmt.test);
                 self.run_rules(|checker| rules::check_stmt(checker, stmt));
                 let mut arms = vec![self.visit_guarded_arm(&if_stmt.test, if_stmt.start(), &if_stmt.body)];
-                for clause in &if_stmt.elif_else_clauses {
+                // The clauses after it run where every earlier test failed: on no step where
+                // one holds on every step (`if not force_not_quantize:` that no hot caller
+                // turns off). Not by a type test that takes an unseen value for a tensor: a
+                // chain of them dispatches on types (`elif is_list_of(v, torch.Tensor):`).
+                let mut earlier = (false, GivenAsked::default());
+                for (index, clause) in if_stmt.elif_else_clauses.iter().enumerate() {
+                    let previous = match index {
+                        0 => &if_stmt.test,
+                        _ => if_stmt.elif_else_clauses[index - 1]
+                            .test
+                            .as_ref()
+                            .unwrap_or(&if_stmt.test),
+                    };
+                    let type_test = matches!(previous, Expr::Call(call) if self.tests_for_a_tensor(call).is_some());
+                    if (clause.test.is_some() || if_stmt.elif_else_clauses.len() > 1) && !type_test {
+                        let (off_step, guards) = self.arm_off_step(previous, false);
+                        earlier = (earlier.0 || off_step, earlier.1.union(guards));
+                    }
                     match &clause.test {
                         Some(test) => {
+                            let entered = self.enter_arm(earlier.0, earlier.1);
                             self.visit_expr(test);
                             self.run_rules(|checker| rules::check_elif(checker, test));
                             arms.push(self.visit_guarded_arm(test, clause.start(), &clause.body));
+                            self.leave_arm(entered);
                         }
                         // `else` after a single `if t.is_cuda:` knows the opposite.
                         None if if_stmt.elif_else_clauses.len() == 1 => {
                             let narrowed = self.device_narrowing(&if_stmt.test, false);
                             arms.push(self.visit_tested_arm(&if_stmt.test, false, false, &clause.body, narrowed));
                         }
-                        None => arms.push(self.visit_arm(&clause.body)),
+                        None => {
+                            let entered = self.enter_arm(earlier.0, earlier.1);
+                            arms.push(self.visit_arm(&clause.body));
+                            self.leave_arm(entered);
+                        }
                     }
                 }
                 let exhaustive = if_stmt

@@ -86,13 +86,11 @@ pub struct Checker<'a> {
     consulted_given: std::cell::Cell<GivenAsked>,
     /// What tests of `self.<attr>` asked of the parameters of `__init__`s (by function), for
     /// their summaries: the constructions decide them.
-    constructions_asked: std::cell::RefCell<Vec<(FunctionId, GivenAsked)>>,
+    /// Also the attributes those parameters are stored in, where an arm needs them absent.
+    constructions_asked: std::cell::RefCell<Vec<(FunctionId, GivenAsked, Vec<(u16, Box<str>)>)>>,
     /// Attributes the file sets on objects other than `self` (`model.roi_heads.mask_head = m`,
     /// `setattr(vq, "remap", r)`): parts attached from outside the class.
     attributes_set_outside: Vec<Name>,
-    /// Attributes whose `None` an `__init__` left (`self.remap = remap`, `remap=None`) decides an
-    /// arm, where no code in the project may attach them from outside.
-    outside_writes_asked: std::cell::RefCell<Vec<Box<str>>>,
 }
 
 /// Everything checking a file produced.
@@ -125,7 +123,6 @@ pub fn check_module<'a>(
         consulted_given: Default::default(),
         constructions_asked: Default::default(),
         attributes_set_outside: Vec::new(),
-        outside_writes_asked: Default::default(),
     };
     checker.model.test_code = options.test_code;
     checker.visit_body(&module.body);
@@ -309,9 +306,10 @@ impl<'a> Checker<'a> {
             self.diagnostics.extend(found);
         }
         let mut model = self.model;
-        for (init, asked) in self.constructions_asked.into_inner() {
-            let demand = &mut model.functions[init as usize].demand;
-            demand.given = demand.given.union(asked);
+        for (init, asked, stored) in self.constructions_asked.into_inner() {
+            let function = &mut model.functions[init as usize];
+            function.demand.given = function.demand.given.union(asked);
+            function.stored_absent = stored.into_boxed_slice();
         }
         // Every file's call sites stay in memory until the project-wide pass: no spare room.
         model.call_sites.shrink_to_fit();
@@ -350,6 +348,7 @@ impl<'a> Checker<'a> {
                 params: std::mem::take(&mut f.params).into_boxed_slice(),
                 returns: returns.0,
                 returns_tuple: returns.1,
+                stored_absent: std::mem::take(&mut f.stored_absent),
             })
             .collect();
         let classes = model
@@ -394,9 +393,7 @@ impl<'a> Checker<'a> {
             .collect();
         attributes_set_outside.sort_unstable();
         attributes_set_outside.dedup();
-        let mut outside_writes_asked = self.outside_writes_asked.into_inner();
-        outside_writes_asked.sort_unstable();
-        outside_writes_asked.dedup();
+
         CheckResult {
             diagnostics: self.diagnostics,
             semantics: FileSemantics {
@@ -408,7 +405,6 @@ impl<'a> Checker<'a> {
                 results_seen: results_seen.into_boxed_slice(),
                 step_work_asked: step_work_asked.into_boxed_slice(),
                 attributes_set_outside: attributes_set_outside.into_boxed_slice(),
-                outside_writes_asked: outside_writes_asked.into_boxed_slice(),
             },
         }
     }
@@ -750,6 +746,7 @@ impl<'a> Checker<'a> {
             given: Box::default(),
             demand: Demand::default(),
             return_depends: None,
+            stored_absent: Box::default(),
             has_loops: false,
             step_work: false,
             parent_scope: self.model.flow.scope,
@@ -1557,23 +1554,20 @@ impl<'a> Checker<'a> {
         else {
             return false;
         };
-        // An optional part left `None` may be attached after construction
-        // (`model.roi_heads.mask_head = head`), a flag turned on (`block.use_conv = True`): an
-        // arm that needs the value absent is dead only where no code sets it from outside.
-        if matches!(dies_if, Given::Falsy | Given::Never) {
-            self.outside_writes_asked.borrow_mut().push(Box::from(attr));
-            if self.options.facts.is_set_outside(attr) {
-                return false;
-            }
-        }
         let mut asked = self.constructions_asked.borrow_mut();
-        match asked.iter_mut().find(|(id, _)| *id == init) {
-            Some((_, asked)) => asked.note(dies_if, slot),
+        let (_, given_asked, stored) = match asked.iter().position(|(id, ..)| *id == init) {
+            Some(index) => &mut asked[index],
             None => {
-                let mut fresh = GivenAsked::default();
-                fresh.note(dies_if, slot);
-                asked.push((init, fresh));
+                asked.push((init, GivenAsked::default(), Vec::new()));
+                asked.last_mut().expect("just pushed")
             }
+        };
+        given_asked.note(dies_if, slot);
+        // An optional part left `None` may be attached after construction
+        // (`model.roi_heads.mask_head = head`), a flag turned on (`block.use_conv = True`): the
+        // project gives up an arm that needs the value absent where code sets it from outside.
+        if matches!(dies_if, Given::Falsy | Given::Never) && !stored.iter().any(|(at, _)| usize::from(*at) == slot) {
+            stored.push((slot as u16, Box::from(attr)));
         }
         let given = self.options.facts.given.get(&*function.qualname);
         given

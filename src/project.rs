@@ -765,8 +765,20 @@ impl<'m> Project<'m> {
         }
         let wanted = self.wanted(hot, &forwards, &passed_on);
         let mut facts: Vec<FileFacts> = vec![FileFacts::default(); modules.len()];
-        for ((file, id), given) in self.given(&given_sites) {
+        let set_outside: FxHashSet<&str> = modules
+            .iter()
+            .flat_map(|module| module.semantics.attributes_set_outside.iter().map(|name| &**name))
+            .collect();
+        for ((file, id), mut given) in self.given(&given_sites) {
             let function = &modules[file].semantics.functions[id as usize];
+            // What a construction left out may be set on the instance later.
+            for (slot, attr) in &function.stored_absent {
+                if set_outside.contains(&**attr)
+                    && let Some(given) = given.get_mut(usize::from(*slot))
+                {
+                    *given = Given::Sometimes;
+                }
+            }
             // What was told stays while it holds: the arm it made dead asks nothing now.
             let told_before = applied[file].given.get(&*function.qualname);
             let asked = function.demand.given;
@@ -886,18 +898,7 @@ impl<'m> Project<'m> {
             }
         }
         let step_work = self.step_work();
-        let set_outside: FxHashSet<&str> = modules
-            .iter()
-            .flat_map(|module| module.semantics.attributes_set_outside.iter().map(|name| &**name))
-            .collect();
         for (file, module) in modules.iter().enumerate() {
-            facts[file].set_outside = module
-                .semantics
-                .outside_writes_asked
-                .iter()
-                .filter(|attr| set_outside.contains(&***attr))
-                .cloned()
-                .collect();
             let step_work_elsewhere: Vec<Box<str>> = module
                 .semantics
                 .step_work_asked
@@ -1387,6 +1388,7 @@ mod tests {
             returns_tuple: None,
             demand: Default::default(),
             return_depends: None,
+            stored_absent: Box::default(),
             has_hot_lines: false,
             step_work: false,
         }

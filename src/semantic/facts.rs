@@ -181,20 +181,12 @@ pub struct FileFacts {
     /// Whether hot callers give the parameters the file tests for `None` or truth a value (by
     /// the function's qualified name, per parameter), where every one does or none does.
     pub given: FxHashMap<Box<str>, Box<[Given]>>,
-    /// The attributes the file asked of (see `FileSemantics::outside_writes_asked`) that
-    /// some file of the project sets on an object other than `self` (sorted).
-    pub set_outside: Box<[Box<str>]>,
 }
 
 impl FileFacts {
     /// The project found that the function the file spells `callee` does a step's work.
     pub fn does_step_work(&self, callee: &str) -> bool {
         self.step_work.binary_search_by(|name| (**name).cmp(callee)).is_ok()
-    }
-
-    /// Some file sets `attr` on an object other than `self` (`model.head = ...`).
-    pub fn is_set_outside(&self, attr: &str) -> bool {
-        self.set_outside.binary_search_by(|name| (**name).cmp(attr)).is_ok()
     }
 }
 
@@ -211,6 +203,5 @@ impl Hash for FileFacts {
         sorted(&self.results, state);
         self.step_work.hash(state);
         sorted(&self.given, state);
-        self.set_outside.hash(state);
     }
 }

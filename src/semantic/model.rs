@@ -198,6 +198,8 @@ pub struct FunctionInfo<'a> {
     pub demand: Demand,
     /// See [`FunctionSummary::return_depends`].
     pub return_depends: Option<Box<Dependence>>,
+    /// See [`FunctionSummary::stored_absent`].
+    pub stored_absent: Box<[(u16, Box<str>)]>,
     /// Holds a loop (whose lines are hot by themselves).
     pub has_loops: bool,
     /// Trains or runs a network itself (see `does_step_work`).
@@ -313,9 +315,6 @@ pub struct FileSemantics {
     pub step_work_asked: Box<[Box<str>]>,
     /// Attribute names the file sets on objects other than `self` (sorted).
     pub attributes_set_outside: Box<[Box<str>]>,
-    /// Attribute names whose setting from outside a class would revive an arm the
-    /// constructions kill (sorted).
-    pub outside_writes_asked: Box<[Box<str>]>,
 }
 
 impl FileSemantics {
@@ -416,6 +415,10 @@ pub struct FunctionSummary {
     pub demand: Demand,
     /// What its `return` values depend on, where the file cannot tell what they are.
     pub return_depends: Option<Box<Dependence>>,
+    /// The `self` attributes (by parameter slot) an `__init__` stores parameters in, where an
+    /// arm needs them absent (`if self.remap is not None:`, `remap=None`): code that sets one
+    /// on an instance from outside (`model.remap = table`) leaves the constructions undecided.
+    pub stored_absent: Box<[(u16, Box<str>)]>,
     /// Some of its lines are hot by themselves: it is hot by itself, or holds a loop.
     pub has_hot_lines: bool,
     /// It does a step's work itself: trains, runs a network, or is hot by itself (a `forward`,

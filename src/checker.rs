@@ -86,11 +86,19 @@ pub struct Checker<'a> {
     consulted_given: std::cell::Cell<GivenAsked>,
     /// What tests of `self.<attr>` asked of the parameters of `__init__`s (by function), for
     /// their summaries: the constructions decide them.
-    /// Also the attributes those parameters are stored in, where an arm needs them absent.
-    constructions_asked: std::cell::RefCell<Vec<(FunctionId, GivenAsked, Vec<(u16, Box<str>)>)>>,
+    constructions_asked: std::cell::RefCell<Vec<ConstructionAsked>>,
     /// Attributes the file sets on objects other than `self` (`model.roi_heads.mask_head = m`,
     /// `setattr(vq, "remap", r)`): parts attached from outside the class.
     attributes_set_outside: Vec<Name>,
+}
+
+/// What tests of `self.<attr>` asked of one `__init__`'s parameters.
+struct ConstructionAsked {
+    init: FunctionId,
+    given: GivenAsked,
+    /// The attributes those parameters are stored in, where an arm needs them absent (see
+    /// [`FunctionSummary::stored_absent`]).
+    stored_absent: Vec<(u16, Box<str>)>,
 }
 
 /// Everything checking a file produced.
@@ -306,10 +314,10 @@ impl<'a> Checker<'a> {
             self.diagnostics.extend(found);
         }
         let mut model = self.model;
-        for (init, asked, stored) in self.constructions_asked.into_inner() {
-            let function = &mut model.functions[init as usize];
-            function.demand.given = function.demand.given.union(asked);
-            function.stored_absent = stored.into_boxed_slice();
+        for asked in self.constructions_asked.into_inner() {
+            let function = &mut model.functions[asked.init as usize];
+            function.demand.given = function.demand.given.union(asked.given);
+            function.stored_absent = asked.stored_absent.into_boxed_slice();
         }
         // Every file's call sites stay in memory until the project-wide pass: no spare room.
         model.call_sites.shrink_to_fit();
@@ -1554,20 +1562,26 @@ impl<'a> Checker<'a> {
         else {
             return false;
         };
-        let mut asked = self.constructions_asked.borrow_mut();
-        let (_, given_asked, stored) = match asked.iter().position(|(id, ..)| *id == init) {
-            Some(index) => &mut asked[index],
+        let mut all_asked = self.constructions_asked.borrow_mut();
+        let asked = match all_asked.iter().position(|asked| asked.init == init) {
+            Some(index) => &mut all_asked[index],
             None => {
-                asked.push((init, GivenAsked::default(), Vec::new()));
-                asked.last_mut().expect("just pushed")
+                all_asked.push(ConstructionAsked {
+                    init,
+                    given: GivenAsked::default(),
+                    stored_absent: Vec::new(),
+                });
+                all_asked.last_mut().expect("just pushed")
             }
         };
-        given_asked.note(dies_if, slot);
+        asked.given.note(dies_if, slot);
         // An optional part left `None` may be attached after construction
         // (`model.roi_heads.mask_head = head`), a flag turned on (`block.use_conv = True`): the
         // project gives up an arm that needs the value absent where code sets it from outside.
-        if matches!(dies_if, Given::Falsy | Given::Never) && !stored.iter().any(|(at, _)| usize::from(*at) == slot) {
-            stored.push((slot as u16, Box::from(attr)));
+        if matches!(dies_if, Given::Falsy | Given::Never)
+            && !asked.stored_absent.iter().any(|(at, _)| usize::from(*at) == slot)
+        {
+            asked.stored_absent.push((slot as u16, Box::from(attr)));
         }
         let given = self.options.facts.given.get(&*function.qualname);
         given

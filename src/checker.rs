@@ -463,6 +463,10 @@ impl<'a> Checker<'a> {
         let saved_demand = std::mem::take(&mut *self.model.demand.borrow_mut());
 
         self.bind_parameters(id, def, class.is_some(), intrinsic, passed);
+        self.model.functions[id as usize].runs_whole_loops = self.runs_epochs(&def.body, false)
+            || (intrinsic.is_none() && self.decodes(def.name.id.as_str(), &def.body));
+        // The scan resolved calls before the body's own imports ran.
+        self.model.forget_callees();
         self.visit_body(&def.body);
 
         let returns = if self.yields || def.is_async {
@@ -746,7 +750,8 @@ impl<'a> Checker<'a> {
             line: self.line(def.name.range.start()),
             intrinsic,
             never_hot: replaced || api::is_setup_function(def.name.id.as_str()),
-            runs_whole_loops: self.runs_epochs(&def.body, false) || (intrinsic.is_none() && decodes(name, &def.body)),
+            // Told once the class's methods are all known (see `ensure_analyzed_with`).
+            runs_whole_loops: false,
             returns: None,
             returns_tuple: None,
             takes_self,
@@ -1033,29 +1038,37 @@ impl<'a> Checker<'a> {
                 if !is_self {
                     self.attributes_set_outside.push(attribute.attr.id.clone());
                 }
-                if let (true, Some(class)) = (is_self, self.model.flow.class) {
-                    let placeholder = value.is_some_and(|value| self.model.is_empty_placeholder(value));
-                    let class = &mut self.model.classes[class as usize];
-                    let attr = &attribute.attr.id;
-                    let joined = match class.attrs.get(attr.as_str()) {
-                        None => {
-                            if placeholder {
-                                class.placeholders.insert(attr.clone());
-                            }
-                            kind
-                        }
-                        // An empty placeholder holds nothing later code reads: what replaces it
-                        // is what the attribute holds.
-                        Some(_) if placeholder => return,
-                        Some(_) if class.placeholders.remove(attr.as_str()) => kind,
-                        Some(earlier) => earlier.join(kind),
-                    };
-                    class.attrs.insert(attr.clone(), joined);
-                    self.model.invalidate_kinds();
+                if is_self {
+                    self.bind_self_attribute(&attribute.attr.id, kind, value);
                 }
             }
             _ => {}
         }
+    }
+
+    /// `self.<attr> = value` in a method of the class being analysed: the attribute holds the
+    /// join of what its methods assign.
+    fn bind_self_attribute(&mut self, attr: &Name, kind: Kind, value: Option<&Expr>) {
+        let Some(class) = self.model.flow.class else {
+            return;
+        };
+        let placeholder = value.is_some_and(|value| self.model.is_empty_placeholder(value));
+        let class = &mut self.model.classes[class as usize];
+        let joined = match class.attrs.get(attr.as_str()) {
+            None => {
+                if placeholder {
+                    class.placeholders.insert(attr.clone());
+                }
+                kind
+            }
+            // An empty placeholder holds nothing later code reads: what replaces it is what the
+            // attribute holds.
+            Some(_) if placeholder => return,
+            Some(_) if class.placeholders.remove(attr.as_str()) => kind,
+            Some(earlier) => earlier.join(kind),
+        };
+        class.attrs.insert(attr.clone(), joined);
+        self.model.invalidate_kinds();
     }
 
     /// The kind of one element produced by iterating over `iter`.
@@ -1634,18 +1647,19 @@ impl<'a> Checker<'a> {
     /// hangs on such calls, their names are kept for the project to answer. Until it has, the
     /// loop runs as often as the code around it: most loops that call only other files' helpers
     /// convert, load or save.
-    fn starts_step_loop(&mut self, body: &[Stmt]) -> bool {
+    fn starts_step_loop(&mut self, body: &[Stmt], over_steps: bool) -> bool {
         let mut elsewhere: Vec<Rc<str>> = Vec::new();
         let mut ask = |callee| {
             elsewhere.push(callee);
             false
         };
-        // A loop around whole decodes (a long video's chunks, each denoised to the end) runs
-        // once per decode: only its own lines' work could make it a step loop.
-        let reaches = if body.iter().any(holds_a_decoding_loop) {
+        // A loop around whole decodes (a long video's chunks, each encoded, then denoised to
+        // the end) runs once per decode: a step loop only where its own lines train. Not one
+        // over steps that repeats a corrector within each (`for _ in range(correct_steps):`).
+        let reaches = if !over_steps && body.iter().any(|stmt| self.holds_a_decoding_loop(stmt)) {
             body.iter()
-                .filter(|stmt| !holds_a_decoding_loop(stmt))
-                .any(|stmt| self.reaches_step_work(std::slice::from_ref(stmt), 0, &mut ask))
+                .filter(|stmt| !self.holds_a_decoding_loop(stmt))
+                .any(|stmt| trains(std::slice::from_ref(stmt)))
         } else {
             self.reaches_step_work(body, 0, &mut ask)
         };
@@ -1722,8 +1736,49 @@ impl<'a> Checker<'a> {
         })
     }
 
-    /// [`does_step_work`], where calls of host libraries (numpy, scipy) run no network
-    /// whatever their names say.
+    /// Does a function of this name and body run a whole decode: is it a `generate`, or does its
+    /// body loop over timesteps or new tokens doing a step's work without training (`for i, t
+    /// in enumerate(timesteps): noise = self.unet(x, t)`, `while not done: logits =
+    /// self(ids)`)? Its setup before the loop and the output's handling after it run once per
+    /// call.
+    fn decodes(&self, name: &str, body: &[Stmt]) -> bool {
+        name == "generate" || body.iter().any(|stmt| self.holds_a_decoding_loop(stmt))
+    }
+
+    /// Is this statement, or one it holds (outside nested definitions), a decoding loop (see
+    /// [`Checker::decodes`])? A network runs where a call's name says so, or where it calls an
+    /// attribute holding a module (`self.prior(x)` of a pipeline's registered prior).
+    fn holds_a_decoding_loop(&self, stmt: &Stmt) -> bool {
+        let decodes = |body: &[Stmt]| !trains(body) && (self.does_step_work(body) || self.calls_a_held_module(body));
+        let any = |body: &[Stmt]| body.iter().any(|stmt| self.holds_a_decoding_loop(stmt));
+        match stmt {
+            Stmt::For(for_stmt) => {
+                ((names_steps(&for_stmt.target) || iterates_steps(&for_stmt.iter)) && decodes(&for_stmt.body))
+                    || any(&for_stmt.body)
+                    || any(&for_stmt.orelse)
+            }
+            Stmt::While(while_stmt) => decodes(&while_stmt.body) || any(&while_stmt.body),
+            Stmt::If(if_stmt) => any(&if_stmt.body) || if_stmt.elif_else_clauses.iter().any(|clause| any(&clause.body)),
+            Stmt::With(with_stmt) => any(&with_stmt.body),
+            Stmt::Try(try_stmt) => any(&try_stmt.body),
+            _ => false,
+        }
+    }
+
+    /// Does this code call an attribute of `self` that holds a module (`self.prior(x)`)?
+    fn calls_a_held_module(&self, body: &[Stmt]) -> bool {
+        let Some(class) = self.model.flow.class else {
+            return false;
+        };
+        any_expr(body, |expr| {
+            matches!(expr, Expr::Call(call) if matches!(call.func.as_ref(), Expr::Attribute(attribute)
+                if on_self(attribute)
+                    && matches!(self.model.local_class_attribute(class, attribute.attr.as_str()), Some(Kind::Module(..) | Kind::Object(_)))))
+        })
+    }
+
+    /// Does this code do a step's work (see [`is_step_call`])? Calls of host libraries (numpy,
+    /// scipy) run no network whatever their names say.
     fn does_step_work(&self, body: &[Stmt]) -> bool {
         any_expr(body, |expr| matches!(expr, Expr::Call(call) if self.is_step_call(call)))
     }
@@ -2387,16 +2442,18 @@ fn class_attributes(class_body: &[Stmt]) -> (FxHashMap<Name, Vec<StoredCallable>
         /// `self.<attr>` (also inside a tuple target) is assigned by this method.
         fn note_setter(&mut self, target: &Expr) {
             match target {
-                Expr::Attribute(attribute) if on_self(attribute) => {
-                    let setters = self.setters.entry(attribute.attr.id.clone()).or_default();
-                    if !setters.contains(self.method) {
-                        setters.push(self.method.clone());
-                    }
-                }
+                Expr::Attribute(attribute) if on_self(attribute) => self.note_set(&attribute.attr.id),
                 Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
                     elts.iter().for_each(|element| self.note_setter(element));
                 }
                 _ => {}
+            }
+        }
+
+        fn note_set(&mut self, attr: &Name) {
+            let setters = self.setters.entry(attr.clone()).or_default();
+            if !setters.contains(self.method) {
+                setters.push(self.method.clone());
             }
         }
 
@@ -2454,6 +2511,11 @@ fn class_attributes(class_body: &[Stmt]) -> (FxHashMap<Name, Vec<StoredCallable>
                     }
                 }
                 Stmt::AnnAssign(assign) => self.note_setter(&assign.target),
+                Stmt::Expr(ast::StmtExpr { value, .. }) if let Expr::Call(call) = value.as_ref() => {
+                    for (attr, _) in registered_modules(call) {
+                        self.note_set(attr);
+                    }
+                }
                 _ => visitor::walk_stmt(self, stmt),
             }
         }
@@ -2773,6 +2835,18 @@ fn initialises_lazily(test: &Expr, body: &[Stmt]) -> bool {
     })
 }
 
+/// `self.register_modules(unet=unet, scheduler=scheduler)` (a diffusers pipeline's `__init__`)
+/// sets `self.unet` and `self.scheduler` to the values.
+fn registered_modules(call: &ast::ExprCall) -> impl Iterator<Item = (&Name, &Expr)> {
+    let registers = matches!(call.func.as_ref(), Expr::Attribute(method)
+        if on_self(method) && method.attr.as_str() == "register_modules");
+    call.arguments
+        .keywords
+        .iter()
+        .filter(move |_| registers)
+        .filter_map(|keyword| Some((&keyword.arg.as_ref()?.id, &keyword.value)))
+}
+
 /// The attribute of `self` whose size `expr` reads: `self.weights.size(0)`,
 /// `self.pe.shape[1]`, `len(self._cache)`.
 fn size_of_self_attribute(expr: &Expr) -> Option<&str> {
@@ -2848,35 +2922,6 @@ fn names_steps(target: &Expr) -> bool {
             )
             || name.starts_with("batch_")
     })
-}
-
-/// Does a function of this name and body run a whole decode: is it a `generate`, or does its
-/// body loop over timesteps or new tokens calling a network without training (`for i, t in
-/// enumerate(timesteps): noise = self.unet(x, t)`, `while not done: logits = self(ids)`)? Its
-/// setup before the loop and the output's handling after it run once per call.
-fn decodes(name: &str, body: &[Stmt]) -> bool {
-    name == "generate" || body.iter().any(holds_a_decoding_loop)
-}
-
-/// Is this statement, or one it holds (outside nested definitions), a decoding loop (see
-/// [`decodes`])?
-fn holds_a_decoding_loop(stmt: &Stmt) -> bool {
-    let decodes = |body: &[Stmt]| does_step_work(body) && !trains(body);
-    match stmt {
-        Stmt::For(for_stmt) => {
-            (decodes(&for_stmt.body) && (names_steps(&for_stmt.target) || iterates_steps(&for_stmt.iter)))
-                || for_stmt.body.iter().chain(&for_stmt.orelse).any(holds_a_decoding_loop)
-        }
-        Stmt::While(while_stmt) => decodes(&while_stmt.body) || while_stmt.body.iter().any(holds_a_decoding_loop),
-        Stmt::If(if_stmt) => if_stmt
-            .body
-            .iter()
-            .chain(if_stmt.elif_else_clauses.iter().flat_map(|clause| &clause.body))
-            .any(holds_a_decoding_loop),
-        Stmt::With(with_stmt) => with_stmt.body.iter().any(holds_a_decoding_loop),
-        Stmt::Try(try_stmt) => try_stmt.body.iter().any(holds_a_decoding_loop),
-        _ => false,
-    }
 }
 
 /// An iterable that names steps: `timesteps`, `enumerate(self.scheduler.timesteps)`,
@@ -2983,13 +3028,8 @@ fn any_expr_where<'b>(
     finder.done
 }
 
-/// Does this code do a step's work: train (backward, an optimizer step) or call a network
-/// (`model(x)`, `self.unet(x)`, `self.backbone.forward(x)`)?
-fn does_step_work(body: &[Stmt]) -> bool {
-    calls_any(body, is_step_call)
-}
-
-/// A call that does a step's work: trains or runs a network (see [`does_step_work`]).
+/// A call that does a step's work: trains (backward, an optimizer step) or runs a network
+/// (`model(x)`, `self.unet(x)`, `self.backbone.forward(x)`).
 fn is_step_call(receiver: Option<&str>, called: &str) -> bool {
     is_training_call(receiver, called)
         || calls_a_network(called)
@@ -3376,7 +3416,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     over_batches
                         || names_steps(&for_stmt.target)
                         || (self.in_generate() && iterates_steps(&for_stmt.iter))
-                        || self.starts_step_loop(&for_stmt.body)
+                        || self.starts_step_loop(&for_stmt.body, iterates_steps(&for_stmt.iter))
                 };
                 self.model.flow.loops.push(crate::semantic::LoopInfo {
                     line,
@@ -3393,7 +3433,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 self.note_loop();
                 let line = self.line(while_stmt.start());
                 let epoch = self.runs_epochs(&while_stmt.body, false);
-                let starts_hotness = self.starts_step_loop(&while_stmt.body);
+                let starts_hotness = self.starts_step_loop(&while_stmt.body, false);
                 self.model.flow.loops.push(crate::semantic::LoopInfo {
                     line,
                     targets: Vec::new(),
@@ -3636,6 +3676,10 @@ impl<'a> Checker<'a> {
             Expr::Call(call) => {
                 visitor::walk_expr(self, expr);
                 self.note_call(call);
+                for (attr, value) in registered_modules(call) {
+                    let kind = self.model.kind_of(value);
+                    self.bind_self_attribute(attr, kind, Some(value));
+                }
                 if let (Expr::Name(func), [object, Expr::StringLiteral(attr), _]) =
                     (call.func.as_ref(), &*call.arguments.args)
                     && func.id.as_str() == "setattr"

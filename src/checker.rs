@@ -84,6 +84,9 @@ pub struct Checker<'a> {
     /// The parameters whose callers' arguments a test consulted (see
     /// [`Checker::callers_never_take`]).
     consulted_given: std::cell::Cell<GivenAsked>,
+    /// Whether what callers or constructions give decided a test (see
+    /// [`Checker::arm_off_step`]).
+    decided_by_arguments: std::cell::Cell<bool>,
     /// What tests of `self.<attr>` asked of the parameters of `__init__`s (by function), for
     /// their summaries: the constructions decide them.
     constructions_asked: std::cell::RefCell<Vec<ConstructionAsked>>,
@@ -129,6 +132,7 @@ pub fn check_module<'a>(
         project_imports: Vec::new(),
         step_work_asked: Vec::new(),
         consulted_given: Default::default(),
+        decided_by_arguments: Default::default(),
         constructions_asked: Default::default(),
         attributes_set_outside: Vec::new(),
     };
@@ -1532,7 +1536,10 @@ impl<'a> Checker<'a> {
         let mut consulted = self.consulted_given.get();
         consulted.note(dies_if, slot);
         self.consulted_given.set(consulted);
-        function.given.get(slot).is_some_and(|&given| kills(dies_if, given))
+        let decided = function.given.get(slot).is_some_and(|&given| kills(dies_if, given));
+        self.decided_by_arguments
+            .set(self.decided_by_arguments.get() || decided);
+        decided
     }
 
     /// [`Checker::callers_never_take`] of a flag on `self`, by every construction of the class
@@ -1597,9 +1604,12 @@ impl<'a> Checker<'a> {
             asked.stored_absent.push((slot as u16, Box::from(attr)));
         }
         let given = self.options.facts.given.get(&*function.qualname);
-        given
+        let decided = given
             .and_then(|given| given.get(slot))
-            .is_some_and(|&given| kills(dies_if, given))
+            .is_some_and(|&given| kills(dies_if, given));
+        self.decided_by_arguments
+            .set(self.decided_by_arguments.get() || decided);
+        decided
     }
 
     /// What a test for a tensor (`torch.is_tensor(t)`, `isinstance(t, torch.Tensor)`) comes out
@@ -2288,12 +2298,23 @@ impl<'a> Checker<'a> {
         narrowed: Option<(Narrowed<'a>, Kind)>,
     ) -> ArmOutcome<'a> {
         let (off_step, guards) = self.arm_off_step(test, holds);
+        let dead = off_step && self.decided_by_arguments.take();
         let entered = self.enter_arm(off_step || lazily, guards);
         let not_none = self.model.flow.not_none.len();
         self.model.flow.not_none.extend(names_not_none(test, holds));
-        let arm = self.visit_narrowed_arm(body, narrowed);
+        let mut arm = self.visit_narrowed_arm(body, narrowed);
         self.model.flow.not_none.truncate(not_none);
         self.leave_arm(entered);
+        // What an arm the callers' arguments leave dead binds reaches no later line (`if
+        // guidance is not None: guidance = guidance.to(dtype)` where no caller gives one), so
+        // the project is asked where an arm they decide binds anything. An arm for another
+        // backend, for type checkers or for a value not taken for a tensor still binds what
+        // later lines may read.
+        arm.falls_through &= !dead;
+        if !off_step && arm.binds_anything() {
+            let mut demand = self.model.demand.borrow_mut();
+            demand.parameters.given = demand.parameters.given.union(guards);
+        }
         arm
     }
 
@@ -2302,6 +2323,7 @@ impl<'a> Checker<'a> {
     /// dead, the project is asked to keep telling them.
     fn arm_off_step(&mut self, test: &Expr, holds: bool) -> (bool, GivenAsked) {
         self.consulted_given.take();
+        self.decided_by_arguments.take();
         let off_step = self.runs_on_no_cuda_step(test, holds, true);
         let guards = self.consulted_given.take();
         if off_step && !guards.is_empty() {

@@ -503,8 +503,15 @@ pub(crate) struct ArmOutcome<'a> {
     /// before the arm is back in its scope.
     changes: Vec<(ScopeId, Name, Option<Binding<'a>>)>,
     /// The arm can reach the code after the statement (it does not end in `return`, `raise`,
-    /// `continue` or `break`).
-    falls_through: bool,
+    /// `continue` or `break`), on a CUDA step.
+    pub(crate) falls_through: bool,
+}
+
+impl ArmOutcome<'_> {
+    /// The arm bound or rebound a name.
+    pub(crate) fn binds_anything(&self) -> bool {
+        !self.changes.is_empty()
+    }
 }
 
 pub struct SemanticModel<'a> {

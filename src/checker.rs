@@ -1038,12 +1038,10 @@ impl<'a> Checker<'a> {
             }
             Expr::Starred(starred) => self.bind_target(&starred.value, Kind::List, None),
             Expr::Attribute(attribute) => {
-                let is_self = on_self(attribute);
-                if !is_self {
-                    self.attributes_set_outside.push(attribute.attr.id.clone());
-                }
-                if is_self {
+                if on_self(attribute) {
                     self.bind_self_attribute(&attribute.attr.id, kind, value);
+                } else {
+                    self.attributes_set_outside.push(attribute.attr.id.clone());
                 }
             }
             _ => {}
@@ -1583,17 +1581,18 @@ impl<'a> Checker<'a> {
             return false;
         };
         let mut all_asked = self.constructions_asked.borrow_mut();
-        let asked = match all_asked.iter().position(|asked| asked.init == init) {
-            Some(index) => &mut all_asked[index],
-            None => {
+        let index = all_asked
+            .iter()
+            .position(|asked| asked.init == init)
+            .unwrap_or_else(|| {
                 all_asked.push(ConstructionAsked {
                     init,
                     given: GivenAsked::default(),
                     stored_absent: Vec::new(),
                 });
-                all_asked.last_mut().expect("just pushed")
-            }
-        };
+                all_asked.len() - 1
+            });
+        let asked = &mut all_asked[index];
         asked.given.note(dies_if, slot);
         // An optional part left `None` may be attached after construction
         // (`model.roi_heads.mask_head = head`), a flag turned on (`block.use_conv = True`): the
@@ -2311,7 +2310,7 @@ impl<'a> Checker<'a> {
         // backend, for type checkers or for a value not taken for a tensor still binds what
         // later lines may read.
         arm.falls_through &= !dead;
-        if !off_step && arm.binds_anything() {
+        if !off_step && !guards.is_empty() && arm.binds_anything() {
             let mut demand = self.model.demand.borrow_mut();
             demand.parameters.given = demand.parameters.given.union(guards);
         }
@@ -2320,7 +2319,8 @@ impl<'a> Checker<'a> {
 
     /// Does the arm where `test` comes out `holds` run on no CUDA step, and which parameters'
     /// given arguments (see [`Checker::callers_never_take`]) decided it? Where they made it
-    /// dead, the project is asked to keep telling them.
+    /// dead, the project is asked to keep telling them; whether what callers or constructions
+    /// give made it dead is left in `decided_by_arguments`.
     fn arm_off_step(&mut self, test: &Expr, holds: bool) -> (bool, GivenAsked) {
         self.consulted_given.take();
         self.decided_by_arguments.take();

@@ -87,6 +87,9 @@ pub fn parameter_kind(base: Kind, annotated: bool, from_callers: Kind) -> Kind {
         }
         // And `list[Tensor]` to a tensor: a stacked batch iterates and indexes alike.
         (Kind::TensorSequence(_), callers @ Kind::Tensor(_)) => callers,
+        // A list or tuple the annotation says nothing of the elements of (`list[tuple]`) holds
+        // the tensors the callers pass (a matcher's index pairs).
+        (Kind::List | Kind::Tuple, callers @ Kind::TensorSequence(_)) => callers,
         _ => base,
     }
 }

@@ -809,7 +809,7 @@ impl<'a> SemanticModel<'a> {
     /// Notes the kind of a comprehension's element while its loop variables are in scope.
     pub(crate) fn note_comprehension_element(&mut self, comprehension: &Expr, element: &Expr) {
         let kind = self.kind_of(element);
-        if kind.tensor().is_some() || kind == Kind::Number {
+        if kind.tensor().is_some() || matches!(kind, Kind::Number | Kind::TensorSequence(_)) {
             self.comprehension_elements.insert(node_key(comprehension), kind);
         }
     }
@@ -1322,7 +1322,9 @@ impl<'a> SemanticModel<'a> {
             Expr::List(list) => self.sequence_kind(&list.elts, Kind::List),
             Expr::Tuple(tuple) => self.sequence_kind(&tuple.elts, Kind::Tuple),
             Expr::ListComp(_) | Expr::Generator(_) => match self.comprehension_elements.get(&node_key(expr)) {
-                Some(Kind::Tensor(facts)) => Kind::TensorSequence(*facts),
+                // Tensors, or tuples of them (a matcher's `[(rows, cols) for ...]`): several
+                // tensors, each element read as one.
+                Some(Kind::Tensor(facts) | Kind::TensorSequence(facts)) => Kind::TensorSequence(*facts),
                 Some(Kind::Number) if matches!(expr, Expr::ListComp(_)) => Kind::NumberList,
                 _ if matches!(expr, Expr::ListComp(_)) => Kind::List,
                 _ => Kind::Unknown,
@@ -1827,6 +1829,17 @@ impl<'a> SemanticModel<'a> {
         // generic tensor.
         if let Some(returns) = self.project_result(call) {
             return (self.kind_from_project(&returns.kind), callee);
+        }
+        // A module of a class of this file whose `forward` gives host data or several tensors
+        // (a matcher's CPU indices) returns that, not a network's output.
+        if let Some(returned) = self
+            .instance_method_returns(callee, "forward")
+            .filter(|returned| match returned {
+                Kind::Tensor(facts) => facts.device == Device::Cpu,
+                other => matches!(other, Kind::TensorSequence(_) | Kind::Number | Kind::NumberList),
+            })
+        {
+            return (returned, callee);
         }
         if matches!(callee, Kind::Module(..)) || (callee.is_opaque() && self.looks_like_model_call(call)) {
             // Its shape follows its inputs', whose data-dependent sizes synced where they were
@@ -2511,7 +2524,8 @@ impl<'a> SemanticModel<'a> {
                 let all = |kind: fn(Kind) -> bool| !element_kinds.is_empty() && element_kinds.iter().all(|k| kind(*k));
                 match container {
                     Container::Dict => Kind::Dict,
-                    _ if all(|k| matches!(k, Kind::Tensor(_))) => {
+                    // Also of tuples of tensors (`list[tuple[Tensor, Tensor]]`): several tensors.
+                    _ if all(|k| matches!(k, Kind::Tensor(_) | Kind::TensorSequence(_))) => {
                         Kind::TensorSequence(TensorFacts::on(Device::Unknown))
                     }
                     Container::Sequence if all(|k| k == Kind::Number) => Kind::NumberList,

@@ -1055,6 +1055,15 @@ impl<'a> Checker<'a> {
             return;
         };
         let placeholder = value.is_some_and(|value| self.model.is_empty_placeholder(value));
+        // `self.sigmas = self.sigmas.to("cpu")` outside any arm: what the attribute held a line
+        // before is gone (EDM Euler's sigmas, moved to the CPU after each schedule is built).
+        let replaces = self.model.branch_logs.is_empty()
+            && value.is_some_and(|value| {
+                any_expr_in(
+                    value,
+                    |expr| matches!(expr, Expr::Attribute(read) if on_self(read) && read.attr.id == *attr),
+                )
+            });
         let class = &mut self.model.classes[class as usize];
         let joined = match class.attrs.get(attr.as_str()) {
             None => {
@@ -1066,7 +1075,7 @@ impl<'a> Checker<'a> {
             // An empty placeholder holds nothing later code reads: what replaces it is what the
             // attribute holds.
             Some(_) if placeholder => return,
-            Some(_) if class.placeholders.remove(attr.as_str()) => kind,
+            Some(_) if class.placeholders.remove(attr.as_str()) || replaces => kind,
             Some(earlier) => earlier.join(kind),
         };
         class.attrs.insert(attr.clone(), joined);
@@ -2992,6 +3001,18 @@ fn any_expr<'b>(body: &'b [Stmt], found: impl FnMut(&'b Expr) -> bool) -> bool {
     any_expr_where(body, |_, _| false, found)
 }
 
+/// Does `expr` or any expression inside it (outside lambdas, visited before its parts)
+/// satisfy `found`?
+fn any_expr_in<'b>(expr: &'b Expr, found: impl FnMut(&'b Expr) -> bool) -> bool {
+    let mut finder = ExprFinder {
+        skip_arm: |_: &'b Expr, _| false,
+        found,
+        done: false,
+    };
+    finder.visit_expr(expr);
+    finder.done
+}
+
 /// [`any_expr`], leaving out the arms of `if` statements that `skip_arm` says never run (the
 /// test, and whether it holds there).
 fn any_expr_where<'b>(
@@ -2999,55 +3020,60 @@ fn any_expr_where<'b>(
     skip_arm: impl Fn(&'b Expr, bool) -> bool,
     found: impl FnMut(&'b Expr) -> bool,
 ) -> bool {
-    struct Finder<S, F> {
-        skip_arm: S,
-        found: F,
-        done: bool,
-    }
-    impl<'b, S: Fn(&'b Expr, bool) -> bool, F: FnMut(&'b Expr) -> bool> Visitor<'b> for Finder<S, F> {
-        fn visit_stmt(&mut self, stmt: &'b Stmt) {
-            if self.done || matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
-                return;
-            }
-            let Stmt::If(if_stmt) = stmt else {
-                return visitor::walk_stmt(self, stmt);
-            };
-            self.visit_expr(&if_stmt.test);
-            if !(self.skip_arm)(&if_stmt.test, true) {
-                self.visit_body(&if_stmt.body);
-            }
-            let single_else = if_stmt.elif_else_clauses.len() == 1;
-            for clause in &if_stmt.elif_else_clauses {
-                match &clause.test {
-                    Some(test) => {
-                        self.visit_expr(test);
-                        if !(self.skip_arm)(test, true) {
-                            self.visit_body(&clause.body);
-                        }
-                    }
-                    None if single_else && (self.skip_arm)(&if_stmt.test, false) => {}
-                    None => self.visit_body(&clause.body),
-                }
-            }
-        }
-        fn visit_expr(&mut self, expr: &'b Expr) {
-            if self.done || matches!(expr, Expr::Lambda(_)) {
-                return;
-            }
-            if (self.found)(expr) {
-                self.done = true;
-                return;
-            }
-            visitor::walk_expr(self, expr);
-        }
-    }
-    let mut finder = Finder {
+    let mut finder = ExprFinder {
         skip_arm,
         found,
         done: false,
     };
     finder.visit_body(body);
     finder.done
+}
+
+/// Walks code until an expression satisfies `found`, leaving out nested definitions, lambdas
+/// and the arms `skip_arm` says never run.
+struct ExprFinder<S, F> {
+    skip_arm: S,
+    found: F,
+    done: bool,
+}
+
+impl<'b, S: Fn(&'b Expr, bool) -> bool, F: FnMut(&'b Expr) -> bool> Visitor<'b> for ExprFinder<S, F> {
+    fn visit_stmt(&mut self, stmt: &'b Stmt) {
+        if self.done || matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+            return;
+        }
+        let Stmt::If(if_stmt) = stmt else {
+            return visitor::walk_stmt(self, stmt);
+        };
+        self.visit_expr(&if_stmt.test);
+        if !(self.skip_arm)(&if_stmt.test, true) {
+            self.visit_body(&if_stmt.body);
+        }
+        let single_else = if_stmt.elif_else_clauses.len() == 1;
+        for clause in &if_stmt.elif_else_clauses {
+            match &clause.test {
+                Some(test) => {
+                    self.visit_expr(test);
+                    if !(self.skip_arm)(test, true) {
+                        self.visit_body(&clause.body);
+                    }
+                }
+                None if single_else && (self.skip_arm)(&if_stmt.test, false) => {}
+                None => self.visit_body(&clause.body),
+            }
+        }
+    }
+
+    fn visit_expr(&mut self, expr: &'b Expr) {
+        if self.done || matches!(expr, Expr::Lambda(_)) {
+            return;
+        }
+        if (self.found)(expr) {
+            self.done = true;
+            return;
+        }
+        visitor::walk_expr(self, expr);
+    }
 }
 
 /// A call that does a step's work: trains (backward, an optimizer step) or runs a network

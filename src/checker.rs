@@ -206,7 +206,11 @@ impl<'a> Checker<'a> {
     /// What hot code reports or calls in an arm that callers' arguments decide runs would go
     /// if they decided otherwise: the project is asked to keep telling them.
     fn note_given_guards(&self) {
-        let guards = self.model.flow.given_guards;
+        self.ask_given(self.model.flow.given_guards);
+    }
+
+    /// Asks the project to tell what hot callers give the parameters in `guards`.
+    fn ask_given(&self, guards: GivenAsked) {
         if !guards.is_empty() {
             let mut demand = self.model.demand.borrow_mut();
             demand.parameters.given = demand.parameters.given.union(guards);
@@ -1543,7 +1547,13 @@ impl<'a> Checker<'a> {
         let mut consulted = self.consulted_given.get();
         consulted.note(dies_if, slot);
         self.consulted_given.set(consulted);
-        let decided = function.given.get(slot).is_some_and(|&given| kills(dies_if, given));
+        self.decided_by(function.given.get(slot).copied(), dies_if)
+    }
+
+    /// Whether what callers or constructions give a parameter (`given`, where the project told
+    /// it) kills an arm that dies where they give it `dies_if`; noted in `decided_by_arguments`.
+    fn decided_by(&self, given: Option<Given>, dies_if: Given) -> bool {
+        let decided = given.is_some_and(|given| kills(dies_if, given));
         self.decided_by_arguments
             .set(self.decided_by_arguments.get() || decided);
         decided
@@ -1612,12 +1622,7 @@ impl<'a> Checker<'a> {
             asked.stored_absent.push((slot as u16, Box::from(attr)));
         }
         let given = self.options.facts.given.get(&*function.qualname);
-        let decided = given
-            .and_then(|given| given.get(slot))
-            .is_some_and(|&given| kills(dies_if, given));
-        self.decided_by_arguments
-            .set(self.decided_by_arguments.get() || decided);
-        decided
+        self.decided_by(given.and_then(|given| given.get(slot)).copied(), dies_if)
     }
 
     /// What a test for a tensor (`torch.is_tensor(t)`, `isinstance(t, torch.Tensor)`) comes out
@@ -2319,9 +2324,8 @@ impl<'a> Checker<'a> {
         // backend, for type checkers or for a value not taken for a tensor still binds what
         // later lines may read.
         arm.falls_through &= !dead;
-        if !off_step && !guards.is_empty() && arm.binds_anything() {
-            let mut demand = self.model.demand.borrow_mut();
-            demand.parameters.given = demand.parameters.given.union(guards);
+        if !off_step && arm.binds_anything() {
+            self.ask_given(guards);
         }
         arm
     }
@@ -2335,9 +2339,8 @@ impl<'a> Checker<'a> {
         self.decided_by_arguments.take();
         let off_step = self.runs_on_no_cuda_step(test, holds, true);
         let guards = self.consulted_given.take();
-        if off_step && !guards.is_empty() {
-            let mut demand = self.model.demand.borrow_mut();
-            demand.parameters.given = demand.parameters.given.union(guards);
+        if off_step {
+            self.ask_given(guards);
         }
         (off_step, guards)
     }
@@ -3503,14 +3506,15 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 // turns off). Not by a type test that takes an unseen value for a tensor: a
                 // chain of them dispatches on types (`elif is_list_of(v, torch.Tensor):`).
                 let mut earlier = (false, GivenAsked::default());
-                for (index, clause) in if_stmt.elif_else_clauses.iter().enumerate() {
-                    let previous = match index {
-                        0 => &if_stmt.test,
-                        _ => if_stmt.elif_else_clauses[index - 1]
-                            .test
-                            .as_ref()
-                            .unwrap_or(&if_stmt.test),
-                    };
+                // Each clause's previous test: the `if`'s, then each `elif`'s (only the last
+                // clause may be an `else`).
+                let tests = std::iter::once(&*if_stmt.test).chain(
+                    if_stmt
+                        .elif_else_clauses
+                        .iter()
+                        .filter_map(|clause| clause.test.as_ref()),
+                );
+                for (clause, previous) in if_stmt.elif_else_clauses.iter().zip(tests) {
                     let type_test = matches!(previous, Expr::Call(call) if self.tests_for_a_tensor(call).is_some());
                     if (clause.test.is_some() || if_stmt.elif_else_clauses.len() > 1) && !type_test {
                         let (off_step, guards) = self.arm_off_step(previous, false);

@@ -660,7 +660,7 @@ impl<'m> Project<'m> {
         // The hot call sites: (file, site index); and with constructions, also in setup code
         // (their arguments decide the flags the instance's methods test: `if self.use_conv:`)
         // outside tests.
-        let mut hot_sites: Vec<(usize, usize)> = Vec::new();
+        let mut sites: Vec<(usize, usize)> = Vec::new();
         let mut given_sites: Vec<(usize, usize)> = Vec::new();
         for (file, module) in modules.iter().enumerate() {
             // Tests construct a library's public classes as a user might, with some options
@@ -683,23 +683,15 @@ impl<'m> Project<'m> {
                 if targets.is_empty() {
                     continue;
                 }
-                if runs_hot {
-                    hot_sites.push((file, index));
+                // Those that pass something a callee can use.
+                if runs_hot && site.arguments.as_deref().is_some_and(|arguments| arguments.informative) {
+                    sites.push((file, index));
                 }
                 if runs_hot || (constructions_count && constructs()) {
                     given_sites.push((file, index));
                 }
             }
         }
-        // Those that pass something a callee can use.
-        let sites: Vec<(usize, usize)> = hot_sites
-            .iter()
-            .copied()
-            .filter(|&(file, index)| {
-                let arguments = modules[file].semantics.call_sites[index].arguments.as_deref();
-                arguments.is_some_and(|arguments| arguments.informative)
-            })
-            .collect();
         // Per hot function: the join of what its hot callers pass each parameter, spelled in the
         // callee's file. An argument that is the caller's own parameter also passes on what the
         // caller's callers pass: those edges are followed to a fixpoint (kinds only grow).

@@ -2900,8 +2900,6 @@ fn canonicalize(qualified: &mut String) {
     }
 }
 
-/// A name, attribute or call named like a dtype (`dtype`, `self.compute_dtype`,
-/// `torch.get_default_dtype()`).
 /// A container type an annotation subscripts.
 enum Container {
     /// `list`, `List`, `Sequence`: elements of one kind (not `Iterable`: a loader is one).
@@ -2953,6 +2951,8 @@ fn names_optional(expr: &Expr) -> bool {
     }
 }
 
+/// A name, attribute or call named like a dtype (`dtype`, `self.compute_dtype`,
+/// `torch.get_default_dtype()`).
 fn names_a_dtype(expr: &Expr) -> bool {
     let name = match expr {
         Expr::Name(name) => name.id.as_str(),

@@ -33,6 +33,9 @@ pub type FunctionNotes = FxHashMap<FunctionId, String>;
 /// A function of the linted project: (file index, function id).
 pub type ProjectFunction = (usize, FunctionId);
 
+/// A call site of the project: (file, the site's index in the file).
+type ProjectSite = (usize, usize);
+
 /// Values passed on whose facts a question reaches (see [`Project::wanted`]).
 #[derive(Default)]
 struct Wanted<'m> {
@@ -299,6 +302,18 @@ pub struct Targets {
 enum Resolved {
     Function(ProjectFunction),
     Class(ProjectClass),
+}
+
+/// What one hot call site tells its callees (see [`Project::facts`]).
+enum Passing<'m> {
+    /// The callee, with its number of parameters.
+    Reaches(ProjectFunction, usize),
+    /// An argument's kind, spelled in the callee's file, for its parameter.
+    Kind(ProjectFunction, usize, ProjectKind),
+    /// The caller's parameter passed on unchanged: (caller, its slot, callee, its slot).
+    Forward(ProjectFunction, usize, ProjectFunction, usize),
+    /// An argument made from what the caller cannot tell: (caller, what, callee, its slot).
+    MadeFrom(ProjectFunction, &'m Dependence, ProjectFunction, usize),
 }
 
 /// The call graph of the project, and what it knows about each file that the file alone does
@@ -660,77 +675,107 @@ impl<'m> Project<'m> {
         // The hot call sites: (file, site index); and with constructions, also in setup code
         // (their arguments decide the flags the instance's methods test: `if self.use_conv:`)
         // outside tests.
-        let mut sites: Vec<(usize, usize)> = Vec::new();
-        let mut given_sites: Vec<(usize, usize)> = Vec::new();
-        for (file, module) in modules.iter().enumerate() {
-            // Tests construct a library's public classes as a user might, with some options
-            // left out: the constructions that decide flags are the project's own.
-            let constructions_count = !crate::linter::is_test_path(Path::new(module.display));
-            for (index, site) in module.semantics.call_sites.iter().enumerate() {
-                let runs_hot = match site.context {
-                    HotContext::Hot(_) => true,
-                    HotContext::InFunction(caller) => hot.reached.contains_key(&(file, caller)),
-                    _ => false,
-                };
-                let targets = &self.targets[file][index].functions;
-                let constructs = || {
-                    targets.iter().any(|&(file, id)| {
-                        modules[file].semantics.functions[id as usize]
-                            .qualname
-                            .ends_with(".__init__")
-                    })
-                };
-                if targets.is_empty() {
-                    continue;
+        let (sites, given_sites): (Vec<Vec<ProjectSite>>, Vec<Vec<ProjectSite>>) = modules
+            .par_iter()
+            .enumerate()
+            .map(|(file, module)| {
+                let mut sites = Vec::new();
+                let mut given_sites = Vec::new();
+                // Tests construct a library's public classes as a user might, with some options
+                // left out: the constructions that decide flags are the project's own.
+                let constructions_count = !crate::linter::is_test_path(Path::new(module.display));
+                for (index, site) in module.semantics.call_sites.iter().enumerate() {
+                    let targets = &self.targets[file][index].functions;
+                    if targets.is_empty() {
+                        continue;
+                    }
+                    let runs_hot = match site.context {
+                        HotContext::Hot(_) => true,
+                        HotContext::InFunction(caller) => hot.reached.contains_key(&(file, caller)),
+                        _ => false,
+                    };
+                    let constructs = || {
+                        targets.iter().any(|&(file, id)| {
+                            modules[file].semantics.functions[id as usize]
+                                .qualname
+                                .ends_with(".__init__")
+                        })
+                    };
+                    // Those that pass something a callee can use.
+                    if runs_hot && site.arguments.as_deref().is_some_and(|arguments| arguments.informative) {
+                        sites.push((file, index));
+                    }
+                    if runs_hot || (constructions_count && constructs()) {
+                        given_sites.push((file, index));
+                    }
                 }
-                // Those that pass something a callee can use.
-                if runs_hot && site.arguments.as_deref().is_some_and(|arguments| arguments.informative) {
-                    sites.push((file, index));
-                }
-                if runs_hot || (constructions_count && constructs()) {
-                    given_sites.push((file, index));
-                }
-            }
-        }
+                (sites, given_sites)
+            })
+            .unzip();
+        let (sites, given_sites) = (sites.concat(), given_sites.concat());
         // Per hot function: the join of what its hot callers pass each parameter, spelled in the
         // callee's file. An argument that is the caller's own parameter also passes on what the
         // caller's callers pass: those edges are followed to a fixpoint (kinds only grow).
+        // Each site's arguments spelled for its callees in parallel, then joined in site order.
+        let contributions: Vec<Vec<Passing>> = sites
+            .par_iter()
+            .map(|&(file, index)| {
+                let site = &modules[file].semantics.call_sites[index];
+                let (Some(arguments), targets) = (site.arguments.as_deref(), &self.targets[file][index]) else {
+                    return Vec::new();
+                };
+                let mut passing = Vec::new();
+                for &target in &targets.functions {
+                    let callee = &modules[target.0].semantics.functions[target.1 as usize];
+                    let skip = usize::from(targets.unbound && callee.takes_self);
+                    let by_position = arguments
+                        .positional
+                        .iter()
+                        .skip(skip)
+                        .enumerate()
+                        .take(callee.params.len());
+                    let by_keyword = arguments.keywords.iter().filter_map(|(name, argument)| {
+                        Some((callee.params.iter().position(|p| p.name == *name)?, argument))
+                    });
+                    passing.push(Passing::Reaches(target, callee.params.len()));
+                    for (slot, argument) in by_position.chain(by_keyword) {
+                        if argument.kind.is_informative() {
+                            passing.push(Passing::Kind(
+                                target,
+                                slot,
+                                self.respell(file, &argument.kind, target.0),
+                            ));
+                        }
+                        if let (Some(parameter), Some(caller)) = (argument.parameter, site.caller) {
+                            passing.push(Passing::Forward((file, caller), parameter as usize, target, slot));
+                        }
+                        if let (Some(depends), Some(caller)) = (&argument.depends, site.caller) {
+                            passing.push(Passing::MadeFrom((file, caller), depends, target, slot));
+                        }
+                    }
+                }
+                passing
+            })
+            .collect();
         let mut passed: FxHashMap<ProjectFunction, Vec<ProjectKind>> = FxHashMap::default();
         // (caller, its slot) -> (callee, its slot, the caller's file for spelling classes).
         let mut forwards: Vec<(ProjectFunction, usize, ProjectFunction, usize)> = Vec::new();
         // Arguments made from what the caller cannot tell -> (callee, its slot).
         let mut passed_on: Vec<(ProjectFunction, &Dependence, ProjectFunction, usize)> = Vec::new();
-        for &(file, index) in &sites {
-            let site = &modules[file].semantics.call_sites[index];
-            let (Some(arguments), targets) = (site.arguments.as_deref(), &self.targets[file][index]) else {
-                continue;
-            };
-            for &target in &targets.functions {
-                let callee = &modules[target.0].semantics.functions[target.1 as usize];
-                let skip = usize::from(targets.unbound && callee.takes_self);
-                let by_position = arguments
-                    .positional
-                    .iter()
-                    .skip(skip)
-                    .enumerate()
-                    .take(callee.params.len());
-                let by_keyword = arguments.keywords.iter().filter_map(|(name, argument)| {
-                    Some((callee.params.iter().position(|p| p.name == *name)?, argument))
-                });
-                let slots = passed
-                    .entry(target)
-                    .or_insert_with(|| vec![ProjectKind::UNKNOWN; callee.params.len()]);
-                for (slot, argument) in by_position.chain(by_keyword) {
-                    if argument.kind.is_informative() {
-                        slots[slot] = slots[slot].join_callers(&self.respell(file, &argument.kind, target.0));
-                    }
-                    if let (Some(parameter), Some(caller)) = (argument.parameter, site.caller) {
-                        forwards.push(((file, caller), parameter as usize, target, slot));
-                    }
-                    if let (Some(depends), Some(caller)) = (&argument.depends, site.caller) {
-                        passed_on.push(((file, caller), depends, target, slot));
+        for passing in contributions.into_iter().flatten() {
+            match passing {
+                Passing::Reaches(target, params) => {
+                    passed
+                        .entry(target)
+                        .or_insert_with(|| vec![ProjectKind::UNKNOWN; params]);
+                }
+                Passing::Kind(target, slot, kind) => {
+                    if let Some(slots) = passed.get_mut(&target) {
+                        slots[slot] = slots[slot].join_callers(&kind);
                     }
                 }
+                Passing::Forward(caller, from, target, to) => forwards.push((caller, from, target, to)),
+                Passing::MadeFrom(caller, depends, target, to) => passed_on.push((caller, depends, target, to)),
             }
         }
         for _ in 0..16 {
@@ -814,106 +859,113 @@ impl<'m> Project<'m> {
                     .insert(function.qualname.clone(), slots.into_boxed_slice());
             }
         }
-        for (file, module) in modules.iter().enumerate() {
-            let file_facts = &mut facts[file];
-            // What was given stays while it holds: the file checked with it no longer asks.
-            let mut asked: FxHashMap<&str, Option<Questions>> =
-                applied[file].returns.keys().map(|spelled| (&**spelled, None)).collect();
-            let what_is_it = Questions::of(Question::Kind);
-            let passed_on_calls = wanted
-                .calls
-                .get(&file)
-                .into_iter()
-                .flatten()
-                .map(|name| (*name, what_is_it));
-            // Only what hot code calls can matter.
-            let rules_asked = module
-                .semantics
-                .imports
-                .iter()
-                .filter(|call| runs_hot(modules, hot, file, call.caller))
-                .map(|call| (&*call.name, call.questions));
-            for (name, questions) in rules_asked.chain(passed_on_calls) {
-                if let Some(asked) = asked.entry(name).or_insert(Some(Questions::default())) {
-                    *asked = asked.union(questions);
-                }
-            }
-            for (spelled, questions) in asked {
-                if let Some(Resolved::Function(target)) = self.resolve_spelled(file, spelled) {
-                    let returns = self.returns_of(target, file);
-                    let passed_on = wanted.calls.get(&file).is_some_and(|calls| calls.contains(spelled));
-                    let questions =
-                        questions.map(|questions| narrowed_for_plain_tensor(questions, &returns, passed_on));
-                    if questions.is_none_or(|questions| questions.answered_by_returns(&returns)) {
-                        file_facts.returns.insert(spelled.into(), returns);
+        facts
+            .par_iter_mut()
+            .zip(modules)
+            .enumerate()
+            .for_each(|(file, (file_facts, module))| {
+                // What was given stays while it holds: the file checked with it no longer asks.
+                let mut asked: FxHashMap<&str, Option<Questions>> =
+                    applied[file].returns.keys().map(|spelled| (&**spelled, None)).collect();
+                let what_is_it = Questions::of(Question::Kind);
+                let passed_on_calls = wanted
+                    .calls
+                    .get(&file)
+                    .into_iter()
+                    .flatten()
+                    .map(|name| (*name, what_is_it));
+                // Only what hot code calls can matter.
+                let rules_asked = module
+                    .semantics
+                    .imports
+                    .iter()
+                    .filter(|call| runs_hot(modules, hot, file, call.caller))
+                    .map(|call| (&*call.name, call.questions));
+                for (name, questions) in rules_asked.chain(passed_on_calls) {
+                    if let Some(asked) = asked.entry(name).or_insert(Some(Questions::default())) {
+                        *asked = asked.union(questions);
                     }
                 }
-            }
-            // Calls through objects, by where they are: those a rule asked about in hot code,
-            // and those told before (kept while they hold).
-            for (index, site) in module.semantics.call_sites.iter().enumerate() {
-                let told = applied[file].results.contains_key(&site.at);
-                // Asked by a rule in hot code, or made into a value passed on that is asked
-                // about where it goes.
-                let passed_on = wanted.sites.contains(&(file, index));
-                let asked = if passed_on {
-                    site.result_asked.union(what_is_it)
-                } else if matches!(site.context, HotContext::Hot(_))
-                    || site.caller.is_some_and(|caller| runs_hot(modules, hot, file, caller))
-                {
-                    site.result_asked
-                } else {
-                    Questions::default()
-                };
-                if !told && asked == Questions::default() {
-                    continue;
+                for (spelled, questions) in asked {
+                    if let Some(Resolved::Function(target)) = self.resolve_spelled(file, spelled) {
+                        let returns = self.returns_of(target, file);
+                        let passed_on = wanted.calls.get(&file).is_some_and(|calls| calls.contains(spelled));
+                        let questions =
+                            questions.map(|questions| narrowed_for_plain_tensor(questions, &returns, passed_on));
+                        if questions.is_none_or(|questions| questions.answered_by_returns(&returns)) {
+                            file_facts.returns.insert(spelled.into(), returns);
+                        }
+                    }
                 }
-                let targets = &self.targets[file][index].functions;
-                if targets.is_empty() || matches!(site.callee, Callee::Local(_) | Callee::Imported { .. }) {
-                    continue;
+                // Calls through objects, by where they are: those a rule asked about in hot code,
+                // and those told before (kept while they hold).
+                for (index, site) in module.semantics.call_sites.iter().enumerate() {
+                    let told = applied[file].results.contains_key(&site.at);
+                    // Asked by a rule in hot code, or made into a value passed on that is asked
+                    // about where it goes.
+                    let passed_on = wanted.sites.contains(&(file, index));
+                    let asked = if passed_on {
+                        site.result_asked.union(what_is_it)
+                    } else if matches!(site.context, HotContext::Hot(_))
+                        || site.caller.is_some_and(|caller| runs_hot(modules, hot, file, caller))
+                    {
+                        site.result_asked
+                    } else {
+                        Questions::default()
+                    };
+                    if !told && asked == Questions::default() {
+                        continue;
+                    }
+                    let targets = &self.targets[file][index].functions;
+                    if targets.is_empty() || matches!(site.callee, Callee::Local(_) | Callee::Imported { .. }) {
+                        continue;
+                    }
+                    let returns = targets
+                        .iter()
+                        .map(|&target| self.returns_of(target, file))
+                        .reduce(|a, b| a.join(&b))
+                        .unwrap_or_default();
+                    // One call may make several sites (overrides): they join.
+                    let joined = match file_facts.results.get(&site.at) {
+                        Some(earlier) => earlier.join(&returns),
+                        None => returns,
+                    };
+                    let seen = module.semantics.result_seen(index).unwrap_or(&ProjectKind::UNKNOWN);
+                    let asked = narrowed_for_plain_tensor(asked, &joined, passed_on);
+                    if told || asked.answered_differently_by_returns(seen, &joined) {
+                        file_facts.results.insert(site.at, joined);
+                    }
                 }
-                let returns = targets
-                    .iter()
-                    .map(|&target| self.returns_of(target, file))
-                    .reduce(|a, b| a.join(&b))
-                    .unwrap_or_default();
-                // One call may make several sites (overrides): they join.
-                let joined = match file_facts.results.get(&site.at) {
-                    Some(earlier) => earlier.join(&returns),
-                    None => returns,
-                };
-                let seen = module.semantics.result_seen(index).unwrap_or(&ProjectKind::UNKNOWN);
-                let asked = narrowed_for_plain_tensor(asked, &joined, passed_on);
-                if told || asked.answered_differently_by_returns(seen, &joined) {
-                    file_facts.results.insert(site.at, joined);
-                }
-            }
-        }
+            });
         let step_work = self.step_work();
-        for (file, module) in modules.iter().enumerate() {
-            let step_work_elsewhere: Vec<Box<str>> = module
-                .semantics
-                .step_work_asked
-                .iter()
-                .filter(|spelled| {
-                    let Some((_, name)) = spelled.rsplit_once('.') else {
-                        return true;
-                    };
-                    // Constructing an instance in a loop does its `__init__`'s work.
-                    let function = match self.resolve_spelled(file, spelled) {
-                        Some(Resolved::Function(function)) => Some(function),
-                        Some(Resolved::Class(class)) => self.lookup_method(class, "__init__"),
-                        // A function of the standard library or an installed package (or one
-                        // the project cannot find) does a step's work where its name says so
-                        // (`train_one_epoch`).
-                        None => return names_a_step(name),
-                    };
-                    function.is_some_and(|(file, id)| step_work[file][id as usize])
-                })
-                .cloned()
-                .collect();
-            facts[file].step_work = step_work_elsewhere.into_boxed_slice();
-        }
+        facts
+            .par_iter_mut()
+            .zip(modules)
+            .enumerate()
+            .for_each(|(file, (file_facts, module))| {
+                let step_work_elsewhere: Vec<Box<str>> = module
+                    .semantics
+                    .step_work_asked
+                    .iter()
+                    .filter(|spelled| {
+                        let Some((_, name)) = spelled.rsplit_once('.') else {
+                            return true;
+                        };
+                        // Constructing an instance in a loop does its `__init__`'s work.
+                        let function = match self.resolve_spelled(file, spelled) {
+                            Some(Resolved::Function(function)) => Some(function),
+                            Some(Resolved::Class(class)) => self.lookup_method(class, "__init__"),
+                            // A function of the standard library or an installed package (or one
+                            // the project cannot find) does a step's work where its name says so
+                            // (`train_one_epoch`).
+                            None => return names_a_step(name),
+                        };
+                        function.is_some_and(|(file, id)| step_work[file][id as usize])
+                    })
+                    .cloned()
+                    .collect();
+                file_facts.step_work = step_work_elsewhere.into_boxed_slice();
+            });
         facts
     }
 

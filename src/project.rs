@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::semantic::facts::merged_with_callers;
 use crate::semantic::model::ClassId;
 use crate::semantic::names::names_a_step;
 use crate::semantic::{
@@ -310,10 +311,48 @@ enum Passing<'m> {
     Reaches(ProjectFunction, usize),
     /// An argument's kind, spelled in the callee's file, for its parameter.
     Kind(ProjectFunction, usize, ProjectKind),
-    /// The caller's parameter passed on unchanged: (caller, its slot, callee, its slot).
-    Forward(ProjectFunction, usize, ProjectFunction, usize),
+    /// The caller's parameter passed on unchanged: (caller, its slot, callee, its slot, its
+    /// kind at the site, spelled in the caller's file).
+    Forward(ProjectFunction, usize, ProjectFunction, usize, &'m ProjectKind),
     /// An argument made from what the caller cannot tell: (caller, what, callee, its slot).
     MadeFrom(ProjectFunction, &'m Dependence, ProjectFunction, usize),
+}
+
+/// What the hot callers of a function pass one parameter, joined: nothing informative yet, a
+/// kind, or kinds that disagree past telling (which no later caller revives, so the join is the
+/// same in any order).
+#[derive(Clone)]
+enum Joined {
+    Nothing,
+    Kind(ProjectKind),
+    Disagree,
+}
+
+impl Joined {
+    fn add(&mut self, kind: &ProjectKind) {
+        if !kind.is_informative() {
+            return;
+        }
+        *self = match std::mem::replace(self, Joined::Nothing) {
+            Joined::Nothing => Joined::Kind(kind.clone()),
+            Joined::Kind(current) => {
+                let joined = current.join(kind);
+                if joined.is_informative() {
+                    Joined::Kind(joined)
+                } else {
+                    Joined::Disagree
+                }
+            }
+            Joined::Disagree => Joined::Disagree,
+        };
+    }
+
+    fn kind(&self) -> ProjectKind {
+        match self {
+            Joined::Kind(kind) => kind.clone(),
+            Joined::Nothing | Joined::Disagree => ProjectKind::UNKNOWN,
+        }
+    }
 }
 
 /// The call graph of the project, and what it knows about each file that the file alone does
@@ -739,15 +778,14 @@ impl<'m> Project<'m> {
                     });
                     passing.push(Passing::Reaches(target, callee.params.len()));
                     for (slot, argument) in by_position.chain(by_keyword) {
-                        if argument.kind.is_informative() {
-                            passing.push(Passing::Kind(
-                                target,
-                                slot,
-                                self.respell(file, &argument.kind, target.0),
-                            ));
-                        }
-                        if let (Some(parameter), Some(caller)) = (argument.parameter, site.caller) {
-                            passing.push(Passing::Forward((file, caller), parameter as usize, target, slot));
+                        // A parameter passed on passes what the caller's callers pass it, where
+                        // they tell more than the caller's own view (see `passed_kinds`).
+                        if let Some((parameter, caller)) = argument.parameter.zip(site.caller) {
+                            let from = parameter as usize;
+                            passing.push(Passing::Forward((file, caller), from, target, slot, &argument.kind));
+                        } else if argument.kind.is_informative() {
+                            let kind = self.respell(file, &argument.kind, target.0);
+                            passing.push(Passing::Kind(target, slot, kind));
                         }
                         if let (Some(depends), Some(caller)) = (&argument.depends, site.caller) {
                             passing.push(Passing::MadeFrom((file, caller), depends, target, slot));
@@ -757,49 +795,31 @@ impl<'m> Project<'m> {
                 passing
             })
             .collect();
-        let mut passed: FxHashMap<ProjectFunction, Vec<ProjectKind>> = FxHashMap::default();
-        // (caller, its slot) -> (callee, its slot, the caller's file for spelling classes).
+        // What the sites pass that is not a parameter passed on, joined per callee's slot.
+        let mut direct: FxHashMap<ProjectFunction, Vec<Joined>> = FxHashMap::default();
+        // (caller, its slot) -> (callee, its slot), with the argument's kind at the site.
         let mut forwards: Vec<(ProjectFunction, usize, ProjectFunction, usize)> = Vec::new();
+        let mut forwarded_kinds: Vec<&ProjectKind> = Vec::new();
         // Arguments made from what the caller cannot tell -> (callee, its slot).
         let mut passed_on: Vec<(ProjectFunction, &Dependence, ProjectFunction, usize)> = Vec::new();
         for passing in contributions.into_iter().flatten() {
             match passing {
                 Passing::Reaches(target, params) => {
-                    passed
-                        .entry(target)
-                        .or_insert_with(|| vec![ProjectKind::UNKNOWN; params]);
+                    direct.entry(target).or_insert_with(|| vec![Joined::Nothing; params]);
                 }
                 Passing::Kind(target, slot, kind) => {
-                    if let Some(slots) = passed.get_mut(&target) {
-                        slots[slot] = slots[slot].join_callers(&kind);
+                    if let Some(slots) = direct.get_mut(&target) {
+                        slots[slot].add(&kind);
                     }
                 }
-                Passing::Forward(caller, from, target, to) => forwards.push((caller, from, target, to)),
+                Passing::Forward(caller, from, target, to, kind) => {
+                    forwards.push((caller, from, target, to));
+                    forwarded_kinds.push(kind);
+                }
                 Passing::MadeFrom(caller, depends, target, to) => passed_on.push((caller, depends, target, to)),
             }
         }
-        for _ in 0..16 {
-            let mut changed = false;
-            for &(caller, from, target, to) in &forwards {
-                let Some(kind) = passed.get(&caller).and_then(|slots| slots.get(from)) else {
-                    continue;
-                };
-                if !kind.is_informative() {
-                    continue;
-                }
-                let kind = self.respell(caller.0, kind, target.0);
-                if let Some(slot) = passed.get_mut(&target).and_then(|slots| slots.get_mut(to)) {
-                    let joined = slot.join_callers(&kind);
-                    if joined != *slot {
-                        *slot = joined;
-                        changed = true;
-                    }
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
+        let passed = self.passed_kinds(direct, &forwards, &forwarded_kinds);
         let wanted = self.wanted(hot, &forwards, &passed_on);
         let mut facts: Vec<FileFacts> = vec![FileFacts::default(); modules.len()];
         let set_outside: FxHashSet<&str> = modules
@@ -967,6 +987,76 @@ impl<'m> Project<'m> {
                 file_facts.step_work = step_work_elsewhere.into_boxed_slice();
             });
         facts
+    }
+
+    /// Per hot function, what its hot callers pass each parameter, spelled in its file: the
+    /// join of what the sites pass (`direct`) and, for a parameter a caller passes on unchanged
+    /// (`forwards`, with the argument's kind at the site), that parameter as the caller's own
+    /// callers make it (their kind where it tells more than the caller's view: a `height` a
+    /// `forward` takes for a tensor by its name is the number every caller passes). A slot is
+    /// joined afresh from all it receives whenever a caller's slot changes, so the answer does
+    /// not depend on the order of the sites or of the rounds.
+    fn passed_kinds(
+        &self,
+        direct: FxHashMap<ProjectFunction, Vec<Joined>>,
+        forwards: &[(ProjectFunction, usize, ProjectFunction, usize)],
+        forwarded_kinds: &[&ProjectKind],
+    ) -> FxHashMap<ProjectFunction, Vec<ProjectKind>> {
+        let modules = self.modules;
+        let mut into: FxHashMap<ProjectFunction, Vec<usize>> = FxHashMap::default();
+        let mut out_of: FxHashMap<ProjectFunction, Vec<ProjectFunction>> = FxHashMap::default();
+        for (edge, &(caller, _, target, _)) in forwards.iter().enumerate() {
+            into.entry(target).or_default().push(edge);
+            out_of.entry(caller).or_default().push(target);
+        }
+        let mut passed: FxHashMap<ProjectFunction, Vec<ProjectKind>> = direct
+            .iter()
+            .map(|(&target, slots)| (target, slots.iter().map(Joined::kind).collect()))
+            .collect();
+        let mut queue: VecDeque<ProjectFunction> = into.keys().copied().collect();
+        let mut queued: FxHashSet<ProjectFunction> = queue.iter().copied().collect();
+        // Each recomputation reads only finished kinds; the bound guards against a cycle that
+        // keeps trading kinds.
+        let mut budget = 16 * (queue.len() + 1);
+        while let Some(target) = queue.pop_front() {
+            queued.remove(&target);
+            let Some(mut slots) = direct.get(&target).cloned() else {
+                continue;
+            };
+            for &edge in &into[&target] {
+                let (caller, from, _, to) = forwards[edge];
+                let Some(slot) = slots.get_mut(to) else {
+                    continue;
+                };
+                let from_callers = passed
+                    .get(&caller)
+                    .and_then(|kinds| kinds.get(from))
+                    .unwrap_or(&ProjectKind::UNKNOWN);
+                let annotated = modules[caller.0].semantics.functions[caller.1 as usize]
+                    .params
+                    .get(from)
+                    .is_some_and(|param| param.annotated);
+                let kind = merged_with_callers(forwarded_kinds[edge], annotated, from_callers);
+                if kind.is_informative() {
+                    slot.add(&self.respell(caller.0, &kind, target.0));
+                }
+            }
+            let kinds: Vec<ProjectKind> = slots.iter().map(Joined::kind).collect();
+            if passed.get(&target) == Some(&kinds) {
+                continue;
+            }
+            passed.insert(target, kinds);
+            for &next in out_of.get(&target).into_iter().flatten() {
+                if into.contains_key(&next) && queued.insert(next) {
+                    queue.push_back(next);
+                }
+            }
+            budget = budget.saturating_sub(1);
+            if budget == 0 {
+                break;
+            }
+        }
+        passed
     }
 
     /// Per file and function: does it do a step's work, itself (it trains, runs a network, is

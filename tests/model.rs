@@ -225,7 +225,8 @@ fn package_call_chain_across_files() {
 /// instance, an annotated parameter and a class; `forward` of a module and a loss whose bases
 /// are in another file; an override reached from its base's method; tensors passed to
 /// unannotated parameters (also through the arms of a conditional and a returned tuple) and a
-/// mask returned across files, also in a tuple a module's `forward` returns.
+/// mask returned across files, also in a tuple a module's `forward` returns; a mask passed on
+/// through a parameter annotated as any tensor (the callers' booleans win).
 #[test]
 fn project_objects_bases_and_parameters() {
     let rows = folder_flags_exactly_the_marked_lines("fixtures/model/project");

@@ -4,7 +4,7 @@
 //! differently. Most facts answer none: a float tensor passed as `x[i]`'s index is no mask, and
 //! a tensor passed where a rule asked whether a call is a loss module is no module.
 
-use super::facts::{Given, ProjectKind, ProjectReturns, parameter_kind};
+use super::facts::{Given, ProjectKind, ProjectReturns, merged_with_callers};
 use super::kinds::{Device, Kind};
 use super::model::ParamSummary;
 
@@ -278,17 +278,7 @@ fn answered_by_callers(questions: Questions, param: &ParamSummary, from_callers:
     if questions == Questions::default() {
         return false;
     }
-    let merged = parameter_kind(param.kind.kind, param.annotated, from_callers.kind);
-    // The class comes with the callers' kind where theirs wins.
-    let class = if merged == from_callers.kind && merged != param.kind.kind {
-        &from_callers.class
-    } else {
-        &param.kind.class
-    };
-    let after = ProjectKind {
-        kind: merged,
-        class: class.clone(),
-    };
+    let after = merged_with_callers(&param.kind, param.annotated, from_callers);
     questions
         .iter()
         .any(|question| question.answered_differently(&param.kind, &after))

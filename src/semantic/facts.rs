@@ -94,6 +94,21 @@ pub fn parameter_kind(base: Kind, annotated: bool, from_callers: Kind) -> Kind {
     }
 }
 
+/// [`parameter_kind`] of a parameter the file made `base` (annotated or not), with the class
+/// of whichever kind wins.
+pub fn merged_with_callers(base: &ProjectKind, annotated: bool, from_callers: &ProjectKind) -> ProjectKind {
+    let kind = parameter_kind(base.kind, annotated, from_callers.kind);
+    let class = if kind == from_callers.kind && kind != base.kind {
+        &from_callers.class
+    } else {
+        &base.class
+    };
+    ProjectKind {
+        kind,
+        class: class.clone(),
+    }
+}
+
 /// What the project functions a call may reach return, as the project tells the calling file:
 /// their kind, and the elements of the tuple every `return` gives where those are one length
 /// (`fg_mask` in `_, boxes, fg_mask = self.assigner(...)`). Elements are tensors and other

@@ -437,6 +437,10 @@ impl Checked {
                 syntax_errors: lint.syntax_errors,
             };
         }
+        // Most files report nothing: no line index to build.
+        if lint.diagnostics.is_empty() {
+            return Checked::Located(Vec::new());
+        }
         let lines = Lines::new(&text);
         let source = SourceText {
             text: &text,

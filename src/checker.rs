@@ -1679,10 +1679,16 @@ impl<'a> Checker<'a> {
         // A loop around whole decodes (a long video's chunks, each encoded, then denoised to
         // the end) runs once per decode: a step loop only where its own lines train. Not one
         // over steps that repeats a corrector within each (`for _ in range(correct_steps):`).
-        let reaches = if !over_steps && body.iter().any(|stmt| self.holds_a_decoding_loop(stmt)) {
+        let decoding: Vec<bool> = if over_steps {
+            Vec::new()
+        } else {
+            body.iter().map(|stmt| self.holds_a_decoding_loop(stmt)).collect()
+        };
+        let reaches = if decoding.contains(&true) {
             body.iter()
-                .filter(|stmt| !self.holds_a_decoding_loop(stmt))
-                .any(|stmt| trains(std::slice::from_ref(stmt)))
+                .zip(&decoding)
+                .filter(|(_, decodes)| !**decodes)
+                .any(|(stmt, _)| trains(std::slice::from_ref(stmt)))
         } else {
             self.reaches_step_work(body, 0, &mut ask)
         };

@@ -753,9 +753,9 @@ impl<'m> Project<'m> {
             .unzip();
         let (sites, given_sites) = (sites.concat(), given_sites.concat());
         // Per hot function: the join of what its hot callers pass each parameter, spelled in the
-        // callee's file. An argument that is the caller's own parameter also passes on what the
-        // caller's callers pass: those edges are followed to a fixpoint (kinds only grow).
-        // Each site's arguments spelled for its callees in parallel, then joined in site order.
+        // callee's file (see `passed_kinds`). Each site's arguments are spelled for its callees
+        // in parallel: an argument nothing is known about says nothing, and one that is the
+        // caller's own parameter becomes a forwarding edge.
         let contributions: Vec<Vec<Passing>> = sites
             .par_iter()
             .map(|&(file, index)| {
@@ -1047,7 +1047,7 @@ impl<'m> Project<'m> {
             }
             passed.insert(target, kinds);
             for &next in out_of.get(&target).into_iter().flatten() {
-                if into.contains_key(&next) && queued.insert(next) {
+                if queued.insert(next) {
                     queue.push_back(next);
                 }
             }

@@ -30,18 +30,6 @@ impl ProjectKind {
         !matches!(self.kind, Kind::Unknown | Kind::NoneValue)
     }
 
-    /// The join over callers: an argument nothing is known about says nothing (it does not make
-    /// the parameter unknown); two known kinds that differ join as kinds do.
-    pub fn join_callers(&self, other: &ProjectKind) -> ProjectKind {
-        if !other.is_informative() {
-            return self.clone();
-        }
-        if !self.is_informative() {
-            return other.clone();
-        }
-        self.join(other)
-    }
-
     /// Kinds joined; instances of different classes are instances of either (spelled with
     /// each, see [`spelled_union`]).
     pub fn join(&self, other: &ProjectKind) -> ProjectKind {

@@ -18,6 +18,7 @@ use crate::pipeline::{Errors, RunOptions, cache_root, discover_all, module_infos
 use crate::project::{Project, display_path};
 use crate::registry::{Rule, RuleSelector};
 use crate::render::{ColorChoice, Finding, OutputFormat, render};
+use crate::trace::{TraceFormat, TraceOptions, render as render_trace, trace, write_svg};
 
 /// Deep enough for 5,000-deep nested expressions in the parser and the checker.
 const STACK_SIZE: usize = 256 * 1024 * 1024;
@@ -45,6 +46,37 @@ enum Command {
     /// Print the project's call graph: the hot call tree (what runs every step, and why), or
     /// every edge as PyCG's JSON or Graphviz.
     Graph(GraphArgs),
+    /// Join `torch.profiler` traces with the findings: which findings the run confirmed and
+    /// what they cost, which syncs no finding explains, which findings never synced.
+    Trace(TraceArgs),
+}
+
+#[derive(Args)]
+struct TraceArgs {
+    /// Chrome-trace JSON files (`.json` or `.json.gz`) or folders of them, as
+    /// `export_chrome_trace` and `tensorboard_trace_handler` write them.
+    #[arg(required = true)]
+    traces: Vec<PathBuf>,
+    /// The project the profiled scripts came from (default: the current folder).
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "table")]
+    output_format: TraceFormat,
+    /// Also draw the step with the most host stall as an SVG timeline into this file.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
+    /// Use this configuration file instead of the discovered ones.
+    #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
+    config: Option<PathBuf>,
+    /// Ignore configuration files.
+    #[arg(long)]
+    isolated: bool,
+    /// Read and write no cache.
+    #[arg(long, env = "SYNCLINT_NO_CACHE", value_parser = clap::builder::FalseyValueParser::new())]
+    no_cache: bool,
+    /// Where results are cached between runs (default: `.synclint_cache` in the project root).
+    #[arg(long, value_name = "PATH", env = "SYNCLINT_CACHE_DIR")]
+    cache_dir: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -175,6 +207,7 @@ pub fn main() -> ExitCode {
     let code = pool.install(|| match cli.command {
         Some(Command::Rule(args)) => rule_command(args),
         Some(Command::Graph(args)) => graph_command(args, threads),
+        Some(Command::Trace(args)) => trace_command(args, threads),
         Some(Command::Check(args)) => check(args, threads),
         None => check(cli.check, threads),
     });
@@ -206,6 +239,39 @@ fn graph_command(args: GraphArgs, threads: usize) -> u8 {
     let written = crate::graph::render(&mut out, args.output_format, &modules, &project, &hot);
     run.errors.print();
     if written.is_err() || run.errors.count() > 0 {
+        2
+    } else {
+        0
+    }
+}
+
+fn trace_command(args: TraceArgs, threads: usize) -> u8 {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let Some(resolver) = resolver_for(args.isolated, args.config.as_ref(), Overrides::default(), &cwd) else {
+        return 2;
+    };
+    let options = TraceOptions {
+        traces: args.traces,
+        root: args.root.unwrap_or_else(|| cwd.clone()),
+        cache: cache_folder(args.no_cache, args.cache_dir.as_deref(), &resolver, &cwd),
+        cwd,
+        threads,
+        timeline: args.svg.is_some(),
+    };
+    let report = match trace(&options, &resolver) {
+        Ok(report) => report,
+        Err(reports) => return print_config_errors(reports),
+    };
+    if let (Some(path), Some(timeline)) = (&args.svg, &report.timeline)
+        && let Err(error) = write_svg(path, timeline)
+    {
+        eprintln!("synclint: cannot write {}: {error}", path.display());
+        return 2;
+    }
+    let mut out = io::stdout().lock();
+    let written = render_trace(&mut out, args.output_format, &report);
+    report.errors.print();
+    if written.is_err() || report.errors.count() > 0 {
         2
     } else {
         0

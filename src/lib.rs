@@ -26,3 +26,4 @@ pub mod registry;
 pub mod render;
 pub mod rules;
 pub mod semantic;
+pub mod trace;

@@ -1,0 +1,396 @@
+//! Joins the syncs a trace saw with the findings synclint reports for the same files. A sync
+//! is *confirmed* by a finding in the function its innermost project frame ran (or, for a sync
+//! in a project helper reported where it is called, an outer frame's function) whose rule
+//! explains its operator; syncs no finding explains are *runtime-only*, findings no sync
+//! confirmed stay *static-only*. A sync outside every profiler step, or made by the profiler
+//! itself, is accounted for apart.
+
+use std::path::PathBuf;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::families::{LIBRARY_CALLS, family};
+use super::read::{Nanos, Trace};
+use super::sources::{Frame, FunctionLines, ProjectFiles, function_at, is_profiler_frame, parse_frame};
+use super::waits::{Enclosing, HostSync, Waits};
+use crate::registry::Rule;
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub(crate) enum Status {
+    Confirmed,
+    RuntimeOnly,
+    OutsideLoop,
+    Profiler,
+    StaticOnly,
+}
+
+impl Status {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Status::Confirmed => "confirmed",
+            Status::RuntimeOnly => "runtime-only",
+            Status::OutsideLoop => "outside-loop",
+            Status::Profiler => "profiler",
+            Status::StaticOnly => "static-only",
+        }
+    }
+}
+
+/// A project file the trace ran, with synclint's findings in it.
+pub(crate) struct SourceFile {
+    /// The path as findings show it.
+    pub display: String,
+    pub functions: Vec<FunctionLines>,
+    pub findings: Vec<StaticFinding>,
+}
+
+pub(crate) struct StaticFinding {
+    pub row: usize,
+    pub column: usize,
+    pub rule: Rule,
+    pub message: String,
+    /// The text of its line.
+    pub line: String,
+    /// Index into the file's functions; `None` at module level.
+    pub function: Option<usize>,
+}
+
+/// One line of the report: a finding, or the place of syncs no finding explains.
+#[derive(Debug)]
+pub(crate) struct Row {
+    pub status: Status,
+    pub path: Option<String>,
+    pub row: Option<usize>,
+    pub column: Option<usize>,
+    pub function: Option<String>,
+    pub rule: Option<Rule>,
+    pub message: Option<String>,
+    pub syncs: usize,
+    /// How many of the syncs ran in the backward pass.
+    pub backward: usize,
+    pub stall: Nanos,
+    pub gpu_idle: Nanos,
+    /// The distinct operator chains of its syncs.
+    pub ops: Vec<String>,
+}
+
+pub(crate) struct Joined {
+    pub rows: Vec<Row>,
+    /// For each trace, for each of its syncs, where it went.
+    pub syncs: Vec<Vec<SyncPlace>>,
+}
+
+/// The row a sync went to, and its own operator chain.
+pub(crate) struct SyncPlace {
+    pub row: usize,
+    pub ops: String,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum RowKey {
+    Finding(PathBuf, usize),
+    Place(Status, Option<String>, Option<usize>, String),
+}
+
+/// The project files named by the traces' frames (to check before joining).
+pub(crate) fn frame_files(traces: &[(Trace, Waits)], project: &mut ProjectFiles) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for (trace, waits) in traces {
+        for sync in &waits.syncs {
+            let frames = sync.forward.as_ref().map_or(&sync.frames, |forward| &forward.frames);
+            for frame in frames.iter().filter_map(|f| parse_frame(&trace.names[f.name as usize])) {
+                if let Some(path) = project.resolve(frame.path)
+                    && !files.contains(&path)
+                {
+                    files.push(path);
+                }
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+pub(crate) fn join(
+    traces: &[(Trace, Waits)],
+    project: &mut ProjectFiles,
+    files: &FxHashMap<PathBuf, SourceFile>,
+) -> Joined {
+    let mut joiner = Joiner {
+        project,
+        files,
+        rows: Vec::new(),
+        keys: FxHashMap::default(),
+        calls: FxHashMap::default(),
+        op_findings: FxHashMap::default(),
+        confirmed: FxHashSet::default(),
+    };
+    let syncs = traces
+        .iter()
+        .enumerate()
+        .map(|(index, (trace, waits))| {
+            waits
+                .syncs
+                .iter()
+                .map(|sync| joiner.place(index, trace, waits, sync))
+                .collect()
+        })
+        .collect();
+    joiner.add_static_only();
+    Joined {
+        rows: joiner.rows,
+        syncs,
+    }
+}
+
+struct Joiner<'p> {
+    project: &'p mut ProjectFiles,
+    files: &'p FxHashMap<PathBuf, SourceFile>,
+    rows: Vec<Row>,
+    keys: FxHashMap<RowKey, usize>,
+    /// How many syncs of one rule family one call of a function has made so far in one step:
+    /// the k-th goes to the k-th of its findings in that family, round again for a loop in
+    /// the function (a frame that outlives the steps).
+    calls: FxHashMap<(usize, Option<usize>, u32, Nanos, PathBuf, usize), usize>,
+    /// Which finding each confirmed operator call went to, so that the backward pass of that
+    /// operator goes to the same one.
+    op_findings: FxHashMap<(usize, u32, Nanos), (PathBuf, usize)>,
+    confirmed: FxHashSet<(PathBuf, usize)>,
+}
+
+/// A frame of a sync, with the project file it names.
+struct PlacedFrame<'t> {
+    frame: Frame<'t>,
+    call: Enclosing,
+    file: Option<PathBuf>,
+}
+
+impl Joiner<'_> {
+    /// Where `sync` goes (its row made if new).
+    fn place(&mut self, trace_index: usize, trace: &Trace, waits: &Waits, sync: &HostSync) -> SyncPlace {
+        let name = |e: &Enclosing| trace.names[e.name as usize].as_str();
+        let (frames, family_ops): (&[Enclosing], Vec<&str>) = match &sync.forward {
+            Some(forward) => (&forward.frames, forward.ops.iter().map(name).collect()),
+            None => (&sync.frames, sync.ops.iter().map(name).collect()),
+        };
+        let runtime = trace.names[sync.runtime as usize].as_str();
+        let found = family(&family_ops, runtime, sync.copy);
+        let own_ops: Vec<&str> = sync.ops.iter().map(name).collect();
+        let label = match &sync.forward {
+            Some(forward) => format!(
+                "{} (backward of {})",
+                family(&own_ops, runtime, sync.copy).chain.join(" > "),
+                name(&forward.op)
+            ),
+            None if found.chain.is_empty() => runtime.to_string(),
+            None => found.chain.join(" > "),
+        };
+        let placed: Vec<PlacedFrame> = frames
+            .iter()
+            .rev()
+            .filter_map(|call| {
+                let frame = parse_frame(name(call))?;
+                let file = self.project.resolve(frame.path);
+                Some(PlacedFrame {
+                    frame,
+                    call: *call,
+                    file,
+                })
+            })
+            .collect();
+        let status = if placed.iter().any(|p| is_profiler_frame(p.frame.path)) {
+            Status::Profiler
+        } else if !waits.steps.is_empty() && sync.step.is_none() {
+            Status::OutsideLoop
+        } else {
+            Status::RuntimeOnly
+        };
+        let mut rules = found.rules.to_vec();
+        if placed.first().is_some_and(|p| p.file.is_none()) {
+            rules.extend_from_slice(LIBRARY_CALLS);
+        }
+        let finding = (status == Status::RuntimeOnly)
+            .then(|| self.finding_for(trace_index, sync, &placed, &rules))
+            .flatten();
+        let key = match &finding {
+            Some((file, index)) => {
+                self.confirmed.insert((file.clone(), *index));
+                for op in &sync.ops {
+                    self.op_findings
+                        .insert((trace_index, op.thread, op.start), (file.clone(), *index));
+                }
+                RowKey::Finding(file.clone(), *index)
+            }
+            None => {
+                let (path, row) = self.place_of(&placed);
+                RowKey::Place(status, path, row, label.clone())
+            }
+        };
+        let row = match self.keys.get(&key) {
+            Some(&row) => row,
+            None => {
+                let row = self.new_row(&key, status, &placed);
+                self.keys.insert(key, row);
+                row
+            }
+        };
+        let entry = &mut self.rows[row];
+        entry.syncs += 1;
+        entry.backward += usize::from(sync.forward.is_some());
+        entry.stall += sync.stall;
+        entry.gpu_idle += sync.gpu_idle;
+        if !entry.ops.contains(&label) {
+            entry.ops.push(label.clone());
+        }
+        SyncPlace { row, ops: label }
+    }
+
+    /// The finding that explains `sync`, searching its project frames innermost first.
+    fn finding_for(
+        &mut self,
+        trace_index: usize,
+        sync: &HostSync,
+        placed: &[PlacedFrame],
+        rules: &[Rule],
+    ) -> Option<(PathBuf, usize)> {
+        if let Some(forward) = &sync.forward
+            && let Some(found) = self
+                .op_findings
+                .get(&(trace_index, forward.op.thread, forward.op.start))
+        {
+            return Some(found.clone());
+        }
+        // An outer frame's finding explains the sync only where its line calls the frame
+        // inside it (a project helper's sync is reported at its call).
+        let mut callee: Option<&str> = None;
+        for frame in placed {
+            // A library frame's name is not what the user's line calls (`torch.unique` runs
+            // `_return_output`).
+            let Some(path) = &frame.file else { continue };
+            let Some(source) = self.files.get(path) else { continue };
+            let function = function_at(&source.functions, frame.frame.line);
+            let candidates: Vec<usize> = source
+                .findings
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.function == function && rules.contains(&f.rule))
+                .filter(|(_, f)| callee.is_none_or(|name| calls(&f.line, name)))
+                .map(|(index, _)| index)
+                .collect();
+            callee = Some(frame.frame.function);
+            let Some(&first) = candidates.first() else { continue };
+            let counter = (
+                trace_index,
+                sync.step,
+                frame.call.thread,
+                frame.call.start,
+                path.clone(),
+                first,
+            );
+            let seen = self.calls.entry(counter).or_default();
+            let chosen = candidates[*seen % candidates.len()];
+            *seen += 1;
+            return Some((path.clone(), chosen));
+        }
+        None
+    }
+
+    /// Where syncs no finding explains are shown: the innermost project frame, else the
+    /// innermost frame as the trace names it.
+    fn place_of(&self, placed: &[PlacedFrame]) -> (Option<String>, Option<usize>) {
+        let in_project = placed.iter().find_map(|p| {
+            let source = self.files.get(p.file.as_ref()?)?;
+            Some((source.display.clone(), p.frame.line))
+        });
+        match in_project.or_else(|| placed.first().map(|p| (p.frame.path.to_string(), p.frame.line))) {
+            Some((path, row)) => (Some(path), Some(row)),
+            None => (None, None),
+        }
+    }
+
+    fn new_row(&mut self, key: &RowKey, status: Status, placed: &[PlacedFrame]) -> usize {
+        let row = match key {
+            RowKey::Finding(path, index) => {
+                let source = &self.files[path];
+                let finding = &source.findings[*index];
+                Row {
+                    status: Status::Confirmed,
+                    path: Some(source.display.clone()),
+                    row: Some(finding.row),
+                    column: Some(finding.column),
+                    function: finding.function.map(|f| source.functions[f].name.clone()),
+                    rule: Some(finding.rule),
+                    message: Some(finding.message.clone()),
+                    ..Row::empty(Status::Confirmed)
+                }
+            }
+            RowKey::Place(_, path, row, _) => {
+                let function = placed
+                    .iter()
+                    .find(|p| p.file.as_ref().is_some_and(|f| self.files.contains_key(f)))
+                    .or(placed.first())
+                    .map(|p| p.frame.function.to_string());
+                Row {
+                    path: path.clone(),
+                    row: *row,
+                    function,
+                    ..Row::empty(status)
+                }
+            }
+        };
+        self.rows.push(row);
+        self.rows.len() - 1
+    }
+
+    fn add_static_only(&mut self) {
+        let mut paths: Vec<&PathBuf> = self.files.keys().collect();
+        paths.sort();
+        for path in paths {
+            let source = &self.files[path];
+            for (index, finding) in source.findings.iter().enumerate() {
+                if self.confirmed.contains(&(path.clone(), index)) {
+                    continue;
+                }
+                self.rows.push(Row {
+                    path: Some(source.display.clone()),
+                    row: Some(finding.row),
+                    column: Some(finding.column),
+                    function: finding.function.map(|f| source.functions[f].name.clone()),
+                    rule: Some(finding.rule),
+                    message: Some(finding.message.clone()),
+                    ..Row::empty(Status::StaticOnly)
+                });
+            }
+        }
+    }
+}
+
+/// Whether a line of source names `function` as a whole word (a call, or an attribute read for
+/// a property).
+fn calls(line: &str, function: &str) -> bool {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    line.match_indices(function).any(|(at, _)| {
+        let before = line[..at].chars().next_back();
+        let after = line[at + function.len()..].chars().next();
+        !before.is_some_and(is_word) && !after.is_some_and(is_word)
+    })
+}
+
+impl Row {
+    fn empty(status: Status) -> Row {
+        Row {
+            status,
+            path: None,
+            row: None,
+            column: None,
+            function: None,
+            rule: None,
+            message: None,
+            syncs: 0,
+            backward: 0,
+            stall: 0,
+            gpu_idle: 0,
+            ops: Vec::new(),
+        }
+    }
+}

@@ -143,6 +143,10 @@ pub(crate) fn join(
     }
 }
 
+/// One call of a function (trace, step, thread, start), in one file, with the first finding of
+/// a rule family in it.
+type FunctionCall = (usize, Option<usize>, u32, Nanos, PathBuf, usize);
+
 struct Joiner<'p> {
     project: &'p mut ProjectFiles,
     files: &'p FxHashMap<PathBuf, SourceFile>,
@@ -151,7 +155,7 @@ struct Joiner<'p> {
     /// How many syncs of one rule family one call of a function has made so far in one step:
     /// the k-th goes to the k-th of its findings in that family, round again for a loop in
     /// the function (a frame that outlives the steps).
-    calls: FxHashMap<(usize, Option<usize>, u32, Nanos, PathBuf, usize), usize>,
+    calls: FxHashMap<FunctionCall, usize>,
     /// Which finding each confirmed operator call went to, so that the backward pass of that
     /// operator goes to the same one.
     op_findings: FxHashMap<(usize, u32, Nanos), (PathBuf, usize)>,

@@ -1,0 +1,257 @@
+//! `synclint trace` end to end: the real binary on real `torch.profiler` traces captured on an
+//! H100 (fixtures/trace: the scripts, and how they were captured, are beside the traces).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::Read;
+
+use common::{Project, exit_code, json, repo, run, stderr, stdout};
+use serde_json::Value;
+
+const TRAINING: &str = "fixtures/trace/train_step.pt.trace.json.gz";
+const WITHOUT_STACKS: &str = "fixtures/trace/train_step_nostack.pt.trace.json.gz";
+const WORKERS: &str = "fixtures/trace/workers";
+
+fn trace_json(args: &[&str]) -> (std::process::Output, Vec<Value>) {
+    let mut all = vec!["trace", "--no-cache", "--output-format", "json"];
+    all.extend_from_slice(args);
+    let output = run(&repo(), &all);
+    assert_eq!(exit_code(&output), 0, "{}", stderr(&output));
+    let rows = json(&output).as_array().expect("an array of rows").clone();
+    (output, rows)
+}
+
+/// (status, row, code) -> (syncs, backward syncs) for every row of `rows`.
+fn by_place(rows: &[Value]) -> BTreeMap<(String, i64, String), (u64, u64)> {
+    rows.iter()
+        .map(|row| {
+            let key = (
+                row["status"].as_str().unwrap().to_string(),
+                row["location"]["row"].as_i64().unwrap_or(0),
+                row["code"].as_str().unwrap_or("-").to_string(),
+            );
+            (
+                key,
+                (row["syncs"].as_u64().unwrap(), row["backward_syncs"].as_u64().unwrap()),
+            )
+        })
+        .collect()
+}
+
+fn place(status: &str, row: i64, code: &str) -> (String, i64, String) {
+    (status.to_string(), row, code.to_string())
+}
+
+fn read_events(path: &str) -> Vec<Value> {
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(repo().join(path)).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    let document: Value = serde_json::from_str(&text).unwrap();
+    document["traceEvents"].as_array().unwrap().clone()
+}
+
+/// The trace's own total of host waiting, in µs: every synchronize call, and every copy to or
+/// from pageable memory (the runtime call of a copy is found by its correlation id).
+fn own_total_stall(path: &str) -> f64 {
+    let events = read_events(path);
+    let pageable: Vec<u64> = events
+        .iter()
+        .filter(|e| e["cat"] == "gpu_memcpy" && e["name"].as_str().unwrap().contains("Pageable"))
+        .map(|e| e["args"]["correlation"].as_u64().unwrap())
+        .collect();
+    events
+        .iter()
+        .filter(|e| e["cat"] == "cuda_runtime")
+        .filter(|e| {
+            let name = e["name"].as_str().unwrap();
+            name.ends_with("Synchronize")
+                || (name.starts_with("cudaMemcpy") && pageable.contains(&e["args"]["correlation"].as_u64().unwrap()))
+        })
+        .map(|e| e["dur"].as_f64().unwrap())
+        .sum()
+}
+
+#[test]
+fn confirms_each_finding_of_a_training_step_and_lists_what_it_missed() {
+    let (_, rows) = trace_json(&[TRAINING]);
+    let found = by_place(&rows);
+    let expected = BTreeMap::from([
+        // Both boolean-mask reads of the masked loss, and the backward of the first.
+        (place("confirmed", 27, "SYNC301"), (9, 3)),
+        (place("confirmed", 31, "SYNC202"), (3, 0)),
+        (place("confirmed", 67, "SYNC401"), (3, 0)),
+        (place("confirmed", 68, "SYNC401"), (3, 0)),
+        (place("confirmed", 74, "SYNC105"), (3, 0)),
+        (place("confirmed", 76, "SYNC101"), (3, 0)),
+        // `float(self.correct)` inside a property: the static pass does not see it.
+        (place("runtime-only", 45, "-"), (3, 0)),
+        // The profiler's own synchronize when it stops.
+        (place("profiler", 81, "-"), (1, 0)),
+    ]);
+    assert_eq!(found, expected);
+    for row in &rows {
+        assert_eq!(row["filename"], "fixtures/trace/train_step.py");
+        if row["status"] == "confirmed" {
+            let per_step = row["syncs"].as_f64().unwrap() / 3.0;
+            assert_eq!(
+                row["syncs_per_step"].as_f64(),
+                Some((per_step * 1000.0).round() / 1000.0)
+            );
+        }
+    }
+    let backward = rows.iter().find(|r| r["location"]["row"] == 27).unwrap();
+    let ops: Vec<&str> = backward["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o.as_str().unwrap())
+        .collect();
+    assert!(ops.iter().any(|o| o.contains("backward of aten::index")), "{ops:?}");
+}
+
+#[test]
+fn every_sync_is_accounted_for_and_the_stalls_add_up() {
+    for trace in [TRAINING, WITHOUT_STACKS] {
+        let (_, rows) = trace_json(&[trace]);
+        let syncs: u64 = rows.iter().map(|r| r["syncs"].as_u64().unwrap()).sum();
+        let stall: f64 = rows.iter().map(|r| r["stall_us"].as_f64().unwrap()).sum();
+        let own = own_total_stall(trace);
+        assert!(
+            (stall - own).abs() <= own * 0.01,
+            "{trace}: rows add up to {stall} µs, the trace to {own} µs"
+        );
+        let waits = read_events(trace)
+            .iter()
+            .filter(|e| e["cat"] == "cuda_runtime" && e["name"].as_str().unwrap().ends_with("Synchronize"))
+            .count() as u64;
+        // Every sync in these traces ends in one synchronize call, except the pageable copies,
+        // which block by themselves and then synchronize within the same operator call.
+        assert_eq!(syncs, waits, "{trace}");
+    }
+}
+
+#[test]
+fn the_table_ranks_by_stall() {
+    let output = run(&repo(), &["trace", "--no-cache", TRAINING]);
+    assert_eq!(exit_code(&output), 0, "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.starts_with("28 host syncs in 1 trace (3 profiler steps): "),
+        "{text}"
+    );
+    let stalls: Vec<f64> = text
+        .lines()
+        .filter(|line| line.contains(" ms ") && line.contains("fixtures/trace/train_step.py"))
+        .map(|line| line.split_whitespace().next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(stalls.len(), 8, "{text}");
+    assert!(stalls.windows(2).all(|pair| pair[0] >= pair[1]), "{stalls:?}");
+    assert!(text.contains("6 findings confirmed (24 syncs"), "{text}");
+    assert!(text.contains("runtime-only 3 syncs"), "{text}");
+}
+
+#[test]
+fn a_trace_without_python_stacks_reports_operators_without_lines() {
+    let (output, rows) = trace_json(&[WITHOUT_STACKS]);
+    assert!(
+        rows.iter().all(|r| r["filename"].is_null() && r["code"].is_null()),
+        "{rows:?}"
+    );
+    let ops: Vec<String> = rows.iter().map(|r| r["ops"][0].as_str().unwrap().to_string()).collect();
+    assert!(ops.contains(&"aten::index > aten::nonzero".to_string()), "{ops:?}");
+    let table = run(&repo(), &["trace", "--no-cache", WITHOUT_STACKS]);
+    assert!(stdout(&table).contains("with_stack=True"), "{}", stdout(&table));
+    assert!(stderr(&output).is_empty());
+}
+
+#[test]
+fn a_tensorboard_folder_joins_every_worker() {
+    let (_, rows) = trace_json(&[WORKERS]);
+    let found = by_place(&rows);
+    // Two workers, two profiled steps each: one nonzero and one `.item()` per step.
+    assert_eq!(found.get(&place("confirmed", 16, "SYNC201")), Some(&(4, 0)));
+    assert_eq!(found.get(&place("confirmed", 36, "SYNC101")), Some(&(4, 0)));
+    let nonzero = rows.iter().find(|r| r["code"] == "SYNC201").unwrap();
+    assert_eq!(nonzero["syncs_per_step"].as_f64(), Some(1.0));
+    assert_eq!(nonzero["filename"], "fixtures/trace/two_workers.py");
+}
+
+#[test]
+fn svg_draws_the_step_with_the_most_stall() {
+    let out = Project::new();
+    let svg = out.path().join("step.svg");
+    let output = run(
+        &repo(),
+        &["trace", "--no-cache", TRAINING, "--svg", svg.to_str().unwrap()],
+    );
+    assert_eq!(exit_code(&output), 0, "{}", stderr(&output));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let document = roxmltree::Document::parse(&text).expect("well-formed SVG");
+    let labels: Vec<&str> = document.descendants().filter_map(|n| n.text()).collect();
+    assert!(labels.iter().any(|l| l.contains("ProfilerStep#")), "{labels:?}");
+    assert!(
+        labels.iter().any(|l| l.starts_with("train_step.py:67 SYNC401")),
+        "{labels:?}"
+    );
+    assert!(
+        labels.iter().any(|l| l.contains("(backward)")),
+        "the autograd thread has its lane"
+    );
+}
+
+#[test]
+fn unreadable_traces_are_errors_and_nothing_is_written() {
+    let dir = Project::new();
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(repo().join(TRAINING)).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    dir.write("cut.json", &text[..text.len() / 2]);
+    dir.write("package.json", r#"{"name": "not a trace", "version": "1.0"}"#);
+    dir.write("empty/readme.txt", "no traces here");
+    let svg = dir.path().join("out.svg");
+    let cases = [
+        ("cut.json", "truncated"),
+        ("package.json", "`traceEvents` array"),
+        ("missing.json", "no such trace file"),
+        ("empty", "no traces in this folder"),
+    ];
+    for (name, reason) in cases {
+        let trace = dir.path().join(name);
+        let output = run(
+            &repo(),
+            &[
+                "trace",
+                "--no-cache",
+                trace.to_str().unwrap(),
+                "--svg",
+                svg.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(exit_code(&output), 2, "{name}");
+        assert!(stderr(&output).contains(reason), "{name}: {}", stderr(&output));
+        assert!(stderr(&output).contains(name), "{name}: the error names the file");
+        assert!(stdout(&output).is_empty(), "{name}: nothing reported");
+        assert!(!svg.exists(), "{name}: nothing written");
+    }
+    let output = run(&repo(), &["trace", "--no-cache", TRAINING, "--root", "no/such/folder"]);
+    assert_eq!(exit_code(&output), 2);
+    assert!(stderr(&output).contains("is not a folder"), "{}", stderr(&output));
+}
+
+#[test]
+fn a_script_outside_the_root_is_named() {
+    let elsewhere = Project::new();
+    elsewhere.write("unrelated.py", "x = 1\n");
+    let root = elsewhere.path().to_str().unwrap();
+    let output = run(&repo(), &["trace", "--no-cache", TRAINING, "--root", root]);
+    assert_eq!(exit_code(&output), 0, "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains("warning: train_step.py (run by the trace) is not under"),
+        "{text}"
+    );
+    assert!(!text.contains("confirmed"), "{text}");
+}

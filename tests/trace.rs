@@ -209,11 +209,14 @@ fn unreadable_traces_are_errors_and_nothing_is_written() {
         .read_to_string(&mut text)
         .unwrap();
     dir.write("cut.json", &text[..text.len() / 2]);
+    let gzipped = std::fs::read(repo().join(TRAINING)).unwrap();
+    dir.write("cut.json.gz", &gzipped[..gzipped.len() / 2]);
     dir.write("package.json", r#"{"name": "not a trace", "version": "1.0"}"#);
     dir.write("empty/readme.txt", "no traces here");
     let svg = dir.path().join("out.svg");
     let cases = [
         ("cut.json", "truncated"),
+        ("cut.json.gz", "truncated"),
         ("package.json", "`traceEvents` array"),
         ("missing.json", "no such trace file"),
         ("empty", "no traces in this folder"),

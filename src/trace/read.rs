@@ -5,7 +5,8 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::io::Read;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use rustc_hash::FxHashMap;
@@ -97,6 +98,9 @@ pub(crate) enum ReadError {
 impl fmt::Display for ReadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            ReadError::Io(error) if error.kind() == std::io::ErrorKind::UnexpectedEof => {
+                write!(f, "the compressed stream ends early ({error}): the trace is truncated")
+            }
             ReadError::Io(error) => write!(f, "cannot read it: {error}"),
             ReadError::Json(error) if error.is_eof() => {
                 write!(f, "the JSON ends early ({error}): the trace is truncated")
@@ -110,31 +114,40 @@ impl fmt::Display for ReadError {
     }
 }
 
-/// Reads the trace at `path`, gzip-compressed or not.
+/// Reads the trace at `path`, gzip-compressed or not, as a stream: memory holds the events kept,
+/// not the file.
 pub(crate) fn read_trace(path: &Path) -> Result<Trace, ReadError> {
-    let mut bytes = std::fs::read(path).map_err(ReadError::Io)?;
-    if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut plain = Vec::with_capacity(bytes.len() * 8);
-        flate2::read::MultiGzDecoder::new(bytes.as_slice())
-            .read_to_end(&mut plain)
-            .map_err(ReadError::Io)?;
-        bytes = plain;
+    let mut file = BufReader::with_capacity(1 << 16, File::open(path).map_err(ReadError::Io)?);
+    let gzip = file.fill_buf().map_err(ReadError::Io)?.starts_with(&[0x1f, 0x8b]);
+    if gzip {
+        let plain = BufReader::with_capacity(1 << 16, flate2::bufread::MultiGzDecoder::new(file));
+        parse_trace(path, plain)
+    } else {
+        parse_trace(path, file)
     }
-    parse_trace(path, &bytes)
 }
 
 /// Reads trace events from JSON text: an object with `traceEvents` or a bare array of events.
-pub(crate) fn parse_trace(path: &Path, bytes: &[u8]) -> Result<Trace, ReadError> {
+pub(crate) fn parse_trace(path: &Path, text: impl Read) -> Result<Trace, ReadError> {
     let mut builder = Builder::default();
-    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let mut deserializer = serde_json::Deserializer::from_reader(text);
     let found = TraceDocument { builder: &mut builder }
         .deserialize(&mut deserializer)
-        .map_err(ReadError::Json)?;
-    deserializer.end().map_err(ReadError::Json)?;
+        .map_err(json_error)?;
+    deserializer.end().map_err(json_error)?;
     if !found {
         return Err(ReadError::NotATrace);
     }
     Ok(builder.finish(path))
+}
+
+/// A read error met while parsing (a truncated gzip stream, say) is an I/O error, not bad JSON.
+fn json_error(error: serde_json::Error) -> ReadError {
+    if error.is_io() {
+        ReadError::Io(error.into())
+    } else {
+        ReadError::Json(error)
+    }
 }
 
 #[derive(Default)]

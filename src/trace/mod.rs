@@ -246,16 +246,14 @@ fn warnings(traces: &[(Trace, Waits)], project: &mut ProjectFiles, root: &Path, 
     warnings
 }
 
-/// Writes the timeline's SVG through a temporary file renamed over `path`: a reader never sees
-/// half a drawing.
+/// Writes the timeline's SVG beside `path` and renames it over `path`: a reader never sees half
+/// a drawing, and the file gets the permissions any new file gets.
 pub(crate) fn write_svg(path: &Path, timeline: &svg::Timeline) -> std::io::Result<()> {
-    use std::io::Write;
-    let folder = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut temp = tempfile::NamedTempFile::new_in(folder)?;
-    temp.write_all(svg::render(timeline).as_bytes())?;
-    temp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(format!(".{}.partial", std::process::id()));
+    let partial = PathBuf::from(partial);
+    std::fs::write(&partial, svg::render(timeline))?;
+    std::fs::rename(&partial, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&partial);
+    })
 }

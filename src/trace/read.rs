@@ -158,7 +158,8 @@ struct Builder {
     names: Vec<String>,
     name_ids: FxHashMap<String, u32>,
     threads: Vec<ThreadId>,
-    thread_ids: FxHashMap<ThreadId, u32>,
+    thread_ids: FxHashMap<(LabelKey, LabelKey), u32>,
+    last_thread: Option<(LabelKey, LabelKey, u32)>,
 }
 
 impl Builder {
@@ -172,73 +173,70 @@ impl Builder {
         id
     }
 
-    fn thread(&mut self, pid: &Label, tid: &Label) -> u32 {
-        let key = ThreadId {
-            pid: pid.to_string(),
-            tid: tid.to_string(),
-        };
-        if let Some(&id) = self.thread_ids.get(&key) {
-            return id;
+    fn thread(&mut self, pid: Label, tid: Label) -> u32 {
+        // Most events are on the thread of the event before them: no hashing for those.
+        if let Some((last_pid, last_tid, id)) = &self.last_thread
+            && pid.matches(last_pid)
+            && tid.matches(last_tid)
+        {
+            return *id;
         }
-        let id = self.threads.len() as u32;
-        self.threads.push(key.clone());
-        self.thread_ids.insert(key, id);
+        let key = (pid.key(), tid.key());
+        let id = match self.thread_ids.get(&key) {
+            Some(&id) => id,
+            None => {
+                let id = self.threads.len() as u32;
+                self.threads.push(ThreadId {
+                    pid: key.0.to_string(),
+                    tid: key.1.to_string(),
+                });
+                self.thread_ids.insert(key.clone(), id);
+                id
+            }
+        };
+        self.last_thread = Some((key.0, key.1, id));
         id
     }
 
     fn add(&mut self, event: RawEvent) {
-        let (Some(ph), Some(cat), Some(ts)) = (event.ph.as_deref(), event.cat.as_deref(), event.ts) else {
+        let (Some(ph), Some(cat)) = (event.ph, event.cat) else {
             return;
         };
-        let pid = event.pid.unwrap_or(Label::Missing);
-        let tid = event.tid.unwrap_or(Label::Missing);
+        let Some(ts) = event.ts.as_ref().and_then(Loose::number) else {
+            return;
+        };
+        let (pid, tid) = (label_of(&event.pid), label_of(&event.tid));
         let start = nanos(ts);
-        match ph {
-            "X" => {
-                let end = start + nanos(event.dur.unwrap_or(0.0)).max(0);
-                let correlation = event.args.and_then(|args| args.correlation);
-                let host = match cat {
-                    "user_annotation" => Some(SpanKind::Annotation),
-                    "python_function" => Some(SpanKind::Python),
-                    "cpu_op" => Some(SpanKind::Op),
-                    "cuda_runtime" | "cuda_driver" => Some(SpanKind::Runtime),
-                    _ => None,
-                };
-                let device = match cat {
-                    "kernel" => Some(GpuKind::Kernel),
-                    "gpu_memcpy" => Some(GpuKind::Memcpy),
-                    "gpu_memset" => Some(GpuKind::Memset),
-                    _ => None,
-                };
-                let name = event.name.as_deref().unwrap_or("");
-                if let Some(kind) = host {
-                    let (name, thread) = (self.name(name), self.thread(&pid, &tid));
-                    self.spans.push(Span {
-                        kind,
-                        name,
-                        thread,
-                        start,
-                        end,
-                        correlation,
-                    });
-                } else if let Some(kind) = device {
-                    let (name, stream) = (self.name(name), self.thread(&pid, &tid));
-                    self.gpu.push(GpuSpan {
-                        kind,
-                        name,
-                        stream,
-                        start,
-                        end,
-                        correlation,
-                    });
-                }
+        let name = event.name.as_ref().and_then(Loose::text).unwrap_or("");
+        match (ph, cat) {
+            (Phase::Complete, Category::Host(kind)) => {
+                let (name, thread) = (self.name(name), self.thread(pid, tid));
+                self.spans.push(Span {
+                    kind,
+                    name,
+                    thread,
+                    start,
+                    end: end_of(start, &event),
+                    correlation: event.args.and_then(|args| args.correlation),
+                });
             }
-            "s" | "f" if cat == "fwdbwd" => {
-                if let Some(Label::Number(id)) = event.id {
-                    let thread = self.thread(&pid, &tid);
+            (Phase::Complete, Category::Device(kind)) => {
+                let (name, stream) = (self.name(name), self.thread(pid, tid));
+                self.gpu.push(GpuSpan {
+                    kind,
+                    name,
+                    stream,
+                    start,
+                    end: end_of(start, &event),
+                    correlation: event.args.and_then(|args| args.correlation),
+                });
+            }
+            (Phase::FlowStart | Phase::FlowEnd, Category::ForwardBackward) => {
+                if let Some(Loose::Integer(id)) = event.id {
+                    let thread = self.thread(pid, tid);
                     self.flows.push(Flow {
                         id: id as u64,
-                        start: ph == "s",
+                        start: ph == Phase::FlowStart,
                         thread,
                         ts: start,
                     });
@@ -260,6 +258,16 @@ impl Builder {
     }
 }
 
+fn label_of<'v>(value: &'v Option<Loose>) -> Label<'v> {
+    value.as_ref().map_or(Label::Text(""), Loose::label)
+}
+
+/// Where a complete event ends: its start plus its duration (none where it has no usable one).
+fn end_of(start: Nanos, event: &RawEvent) -> Nanos {
+    let dur = event.dur.as_ref().and_then(Loose::number).unwrap_or(0.0);
+    start.saturating_add(nanos(dur).max(0))
+}
+
 /// Microseconds (as written) to whole nanoseconds.
 fn nanos(micros: f64) -> Nanos {
     if micros.is_finite() {
@@ -269,76 +277,314 @@ fn nanos(micros: f64) -> Nanos {
     }
 }
 
+/// One event's fields the join reads. Each is read loosely: a field of an unexpected type (a
+/// list for a name, a string for a timestamp) drops the event, not the whole trace.
 #[derive(Deserialize)]
 struct RawEvent<'a> {
+    #[serde(default)]
+    ph: Option<Phase>,
+    #[serde(default)]
+    cat: Option<Category>,
     #[serde(borrow, default)]
-    ph: Option<Cow<'a, str>>,
+    name: Option<Loose<'a>>,
     #[serde(borrow, default)]
-    cat: Option<Cow<'a, str>>,
+    pid: Option<Loose<'a>>,
     #[serde(borrow, default)]
-    name: Option<Cow<'a, str>>,
-    #[serde(default)]
-    pid: Option<Label>,
-    #[serde(default)]
-    tid: Option<Label>,
-    #[serde(default)]
-    ts: Option<f64>,
-    #[serde(default)]
-    dur: Option<f64>,
-    #[serde(default)]
-    id: Option<Label>,
+    tid: Option<Loose<'a>>,
+    #[serde(borrow, default)]
+    ts: Option<Loose<'a>>,
+    #[serde(borrow, default)]
+    dur: Option<Loose<'a>>,
+    #[serde(borrow, default)]
+    id: Option<Loose<'a>>,
     #[serde(default)]
     args: Option<RawArgs>,
 }
 
-#[derive(Deserialize)]
-struct RawArgs {
-    #[serde(default)]
-    correlation: Option<u64>,
+/// A `pid` or `tid` as read: looked up without allocating.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Label<'a> {
+    Number(i64),
+    Text(&'a str),
 }
 
-/// A `pid`, `tid` or flow `id`: a number, or a string (Kineto names its own rows).
-enum Label {
+/// An owned [`Label`], the key of a known thread.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum LabelKey {
     Number(i64),
     Text(String),
-    Missing,
 }
 
-impl fmt::Display for Label {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Label<'_> {
+    fn key(self) -> LabelKey {
         match self {
-            Label::Number(n) => write!(f, "{n}"),
-            Label::Text(text) => f.write_str(text),
-            Label::Missing => Ok(()),
+            Label::Number(n) => LabelKey::Number(n),
+            Label::Text(text) => LabelKey::Text(text.to_string()),
+        }
+    }
+
+    fn matches(self, key: &LabelKey) -> bool {
+        match (self, key) {
+            (Label::Number(a), LabelKey::Number(b)) => a == *b,
+            (Label::Text(a), LabelKey::Text(b)) => a == b,
+            _ => false,
         }
     }
 }
 
-impl<'de> Deserialize<'de> for Label {
+impl fmt::Display for LabelKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LabelKey::Number(n) => write!(f, "{n}"),
+            LabelKey::Text(text) => f.write_str(text),
+        }
+    }
+}
+
+/// An event's `ph`, as far as the join cares.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Complete,
+    FlowStart,
+    FlowEnd,
+    Other,
+}
+
+/// An event's `cat`, as far as the join cares.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Category {
+    Host(SpanKind),
+    Device(GpuKind),
+    ForwardBackward,
+    Other,
+}
+
+/// A field read as one of a few known words, without keeping the text; any other word or JSON
+/// type is `other`.
+trait Word: Sized {
+    fn from_word(word: &str) -> Self;
+    fn other() -> Self;
+}
+
+impl Word for Phase {
+    fn from_word(word: &str) -> Self {
+        match word {
+            "X" => Phase::Complete,
+            "s" => Phase::FlowStart,
+            "f" => Phase::FlowEnd,
+            _ => Phase::Other,
+        }
+    }
+    fn other() -> Self {
+        Phase::Other
+    }
+}
+
+impl Word for Category {
+    fn from_word(word: &str) -> Self {
+        match word {
+            "user_annotation" => Category::Host(SpanKind::Annotation),
+            "python_function" => Category::Host(SpanKind::Python),
+            "cpu_op" => Category::Host(SpanKind::Op),
+            "cuda_runtime" | "cuda_driver" => Category::Host(SpanKind::Runtime),
+            "kernel" => Category::Device(GpuKind::Kernel),
+            "gpu_memcpy" => Category::Device(GpuKind::Memcpy),
+            "gpu_memset" => Category::Device(GpuKind::Memset),
+            "fwdbwd" => Category::ForwardBackward,
+            _ => Category::Other,
+        }
+    }
+    fn other() -> Self {
+        Category::Other
+    }
+}
+
+struct WordVisitor<W>(std::marker::PhantomData<W>);
+
+impl<'de, W: Word> Visitor<'de> for WordVisitor<W> {
+    type Value = W;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a word")
+    }
+    fn visit_str<E>(self, v: &str) -> Result<W, E> {
+        Ok(W::from_word(v))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<W, E> {
+        Ok(W::other())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<W, E> {
+        Ok(W::other())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<W, E> {
+        Ok(W::other())
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<W, E> {
+        Ok(W::other())
+    }
+    fn visit_unit<E>(self) -> Result<W, E> {
+        Ok(W::other())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<W, A::Error> {
+        LooseVisitor.visit_seq(seq).map(|_| W::other())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<W, A::Error> {
+        LooseVisitor.visit_map(map).map(|_| W::other())
+    }
+}
+
+impl<'de> Deserialize<'de> for Phase {
     fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct LabelVisitor;
-        impl Visitor<'_> for LabelVisitor {
-            type Value = Label;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a number or a string")
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<Label, E> {
-                Ok(Label::Number(v))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<Label, E> {
-                Ok(Label::Number(v as i64))
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<Label, E> {
-                Ok(Label::Number(v as i64))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Label, E> {
-                Ok(Label::Text(v.to_string()))
-            }
-            fn visit_unit<E>(self) -> Result<Label, E> {
-                Ok(Label::Missing)
+        deserializer.deserialize_any(WordVisitor(std::marker::PhantomData))
+    }
+}
+
+impl<'de> Deserialize<'de> for Category {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(WordVisitor(std::marker::PhantomData))
+    }
+}
+
+/// A JSON value as far as the join cares: text, a number, or something else (skipped).
+enum Loose<'a> {
+    Text(Cow<'a, str>),
+    Integer(i64),
+    Number(f64),
+    Other,
+}
+
+impl Loose<'_> {
+    fn text(&self) -> Option<&str> {
+        match self {
+            Loose::Text(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    fn number(&self) -> Option<f64> {
+        match self {
+            Loose::Integer(n) => Some(*n as f64),
+            Loose::Number(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// A `pid` or `tid`: a number, or a string (Kineto names its own rows).
+    fn label(&self) -> Label<'_> {
+        match self {
+            Loose::Text(text) => Label::Text(text),
+            Loose::Integer(n) => Label::Number(*n),
+            Loose::Number(n) => Label::Number(*n as i64),
+            Loose::Other => Label::Text(""),
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Loose<'a> {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(LooseVisitor)
+    }
+}
+
+struct LooseVisitor;
+
+impl<'de> Visitor<'de> for LooseVisitor {
+    type Value = Loose<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Loose<'de>, E> {
+        Ok(Loose::Text(Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Loose<'de>, E> {
+        Ok(Loose::Text(Cow::Owned(v.to_string())))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Loose<'de>, E> {
+        Ok(Loose::Text(Cow::Owned(v)))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Loose<'de>, E> {
+        Ok(Loose::Integer(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Loose<'de>, E> {
+        Ok(i64::try_from(v).map_or(Loose::Number(v as f64), Loose::Integer))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Loose<'de>, E> {
+        Ok(Loose::Number(v))
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Loose<'de>, E> {
+        Ok(Loose::Other)
+    }
+    fn visit_unit<E>(self) -> Result<Loose<'de>, E> {
+        Ok(Loose::Other)
+    }
+    fn visit_none<E>(self) -> Result<Loose<'de>, E> {
+        Ok(Loose::Other)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Loose<'de>, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Loose::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Loose<'de>, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Loose::Other)
+    }
+}
+
+/// An event's `args`, of which the join reads the correlation id (what a runtime call launched);
+/// anything else in it, or `args` of another type, is skipped.
+struct RawArgs {
+    correlation: Option<u64>,
+}
+
+impl<'de> Deserialize<'de> for RawArgs {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match deserializer.deserialize_any(ArgsVisitor)? {
+            Some(Loose::Integer(n)) => Ok(RawArgs {
+                correlation: u64::try_from(n).ok(),
+            }),
+            _ => Ok(RawArgs { correlation: None }),
+        }
+    }
+}
+
+/// Reads `args` as a loose value, keeping only its `correlation`.
+struct ArgsVisitor;
+
+impl<'de> Visitor<'de> for ArgsVisitor {
+    type Value = Option<Loose<'de>>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object of arguments")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut correlation = None;
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            if key == "correlation" {
+                correlation = Some(map.next_value::<Loose<'de>>()?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
             }
         }
-        deserializer.deserialize_any(LabelVisitor)
+        Ok(correlation)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        LooseVisitor.visit_seq(seq).map(|_| None)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
     }
 }
 
@@ -443,6 +689,29 @@ mod tests {
         let trace =
             parse(r#"[{"ph": "X", "cat": "cpu_op", "name": "aten::nonzero", "pid": 1, "tid": 1, "ts": 1, "dur": 1}]"#);
         assert_eq!(trace.unwrap().spans.len(), 1);
+    }
+
+    #[test]
+    fn an_odd_field_drops_its_event_not_the_trace() {
+        let trace = parse(
+            r#"{"traceEvents": [
+              {"ph": "X", "cat": "cpu_op", "name": ["a list"], "pid": {"o": 1}, "tid": true, "ts": "soon", "dur": 1},
+              {"ph": "X", "cat": "cpu_op", "name": "aten::item", "pid": 1.5, "tid": null, "ts": 3, "dur": [1],
+               "args": "none"},
+              {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 1, "tid": 1, "ts": 4,
+               "dur": 1, "args": {"correlation": -3, "nested": {"a": [1, 2]}}},
+              {"ph": "s", "cat": "fwdbwd", "id": "x", "pid": 1, "tid": 1, "ts": 3}
+            ]}"#,
+        )
+        .unwrap();
+        assert_eq!(trace.spans.len(), 2, "the event with a string timestamp is dropped");
+        assert_eq!(
+            trace.spans[0].end, trace.spans[0].start,
+            "a list for a duration is no duration"
+        );
+        assert_eq!(trace.threads[trace.spans[0].thread as usize].pid, "1");
+        assert_eq!(trace.spans[1].correlation, None);
+        assert!(trace.flows.is_empty(), "a flow needs a numeric id");
     }
 
     #[test]

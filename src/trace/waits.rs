@@ -343,7 +343,7 @@ fn idle_around(busy: &[(Nanos, Nanos)], at: Nanos) -> Nanos {
         return 0;
     }
     match (next.checked_sub(1).map(|i| busy[i].1), busy.get(next)) {
-        (Some(idle_from), Some(&(idle_to, _))) => idle_to - idle_from,
+        (Some(idle_from), Some(&(idle_to, _))) => idle_to.saturating_sub(idle_from),
         _ => 0,
     }
 }

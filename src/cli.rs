@@ -65,6 +65,13 @@ struct TraceArgs {
     /// Also draw the step with the most host stall as an SVG timeline into this file.
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
+    #[command(flatten)]
+    project: ProjectArgs,
+}
+
+/// How a command that checks a project finds its settings and cache.
+#[derive(Args)]
+struct ProjectArgs {
     /// Use this configuration file instead of the discovered ones.
     #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
     config: Option<PathBuf>,
@@ -79,24 +86,24 @@ struct TraceArgs {
     cache_dir: Option<PathBuf>,
 }
 
+impl ProjectArgs {
+    fn resolver(&self, cwd: &Path) -> Option<Arc<Resolver>> {
+        resolver_for(self.isolated, self.config.as_ref(), Overrides::default(), cwd)
+    }
+
+    fn cache(&self, resolver: &Resolver, cwd: &Path) -> Option<PathBuf> {
+        cache_folder(self.no_cache, self.cache_dir.as_deref(), resolver, cwd)
+    }
+}
+
 #[derive(Args)]
 struct GraphArgs {
     /// Files or folders (default: the current folder).
     paths: Vec<PathBuf>,
     #[arg(long, value_enum, default_value = "text")]
     output_format: GraphFormat,
-    /// Use this configuration file instead of the discovered ones.
-    #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
-    config: Option<PathBuf>,
-    /// Ignore configuration files.
-    #[arg(long)]
-    isolated: bool,
-    /// Read and write no cache.
-    #[arg(long, env = "SYNCLINT_NO_CACHE", value_parser = clap::builder::FalseyValueParser::new())]
-    no_cache: bool,
-    /// Where results are cached between runs (default: `.synclint_cache` in the project root).
-    #[arg(long, value_name = "PATH", env = "SYNCLINT_CACHE_DIR")]
-    cache_dir: Option<PathBuf>,
+    #[command(flatten)]
+    project: ProjectArgs,
 }
 
 #[derive(Args)]
@@ -216,7 +223,7 @@ pub fn main() -> ExitCode {
 
 fn graph_command(args: GraphArgs, threads: usize) -> u8 {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let Some(resolver) = resolver_for(args.isolated, args.config.as_ref(), Overrides::default(), &cwd) else {
+    let Some(resolver) = args.project.resolver(&cwd) else {
         return 2;
     };
     let options = RunOptions {
@@ -225,7 +232,7 @@ fn graph_command(args: GraphArgs, threads: usize) -> u8 {
         isolated: true,
         every_call: true,
         fixing: &|_| None,
-        cache: cache_folder(args.no_cache, args.cache_dir.as_deref(), &resolver, &cwd),
+        cache: args.project.cache(&resolver, &cwd),
         stdin: None,
     };
     let run = match run(&paths_or_cwd(&args.paths), &resolver, &cwd, &options) {
@@ -247,13 +254,13 @@ fn graph_command(args: GraphArgs, threads: usize) -> u8 {
 
 fn trace_command(args: TraceArgs, threads: usize) -> u8 {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let Some(resolver) = resolver_for(args.isolated, args.config.as_ref(), Overrides::default(), &cwd) else {
+    let Some(resolver) = args.project.resolver(&cwd) else {
         return 2;
     };
     let options = TraceOptions {
         traces: args.traces,
         root: args.root.unwrap_or_else(|| cwd.clone()),
-        cache: cache_folder(args.no_cache, args.cache_dir.as_deref(), &resolver, &cwd),
+        cache: args.project.cache(&resolver, &cwd),
         cwd,
         threads,
         timeline: args.svg.is_some(),

@@ -314,20 +314,7 @@ impl Joiner<'_> {
 
     fn new_row(&mut self, key: &RowKey, status: Status, placed: &[PlacedFrame]) -> usize {
         let row = match key {
-            RowKey::Finding(path, index) => {
-                let source = &self.files[path];
-                let finding = &source.findings[*index];
-                Row {
-                    status: Status::Confirmed,
-                    path: Some(source.display.clone()),
-                    row: Some(finding.row),
-                    column: Some(finding.column),
-                    function: finding.function.map(|f| source.functions[f].name.clone()),
-                    rule: Some(finding.rule),
-                    message: Some(finding.message.clone()),
-                    ..Row::empty(Status::Confirmed)
-                }
-            }
+            RowKey::Finding(path, index) => Row::of_finding(&self.files[path], *index, Status::Confirmed),
             RowKey::Place(_, path, row, _) => {
                 let function = placed
                     .iter()
@@ -351,19 +338,10 @@ impl Joiner<'_> {
         paths.sort();
         for path in paths {
             let source = &self.files[path];
-            for (index, finding) in source.findings.iter().enumerate() {
-                if self.confirmed.contains(&(path.clone(), index)) {
-                    continue;
+            for index in 0..source.findings.len() {
+                if !self.confirmed.contains(&(path.clone(), index)) {
+                    self.rows.push(Row::of_finding(source, index, Status::StaticOnly));
                 }
-                self.rows.push(Row {
-                    path: Some(source.display.clone()),
-                    row: Some(finding.row),
-                    column: Some(finding.column),
-                    function: finding.function.map(|f| source.functions[f].name.clone()),
-                    rule: Some(finding.rule),
-                    message: Some(finding.message.clone()),
-                    ..Row::empty(Status::StaticOnly)
-                });
             }
         }
     }
@@ -381,6 +359,20 @@ fn calls(line: &str, function: &str) -> bool {
 }
 
 impl Row {
+    /// The row of a file's `index`-th finding.
+    fn of_finding(source: &SourceFile, index: usize, status: Status) -> Row {
+        let finding = &source.findings[index];
+        Row {
+            path: Some(source.display.clone()),
+            row: Some(finding.row),
+            column: Some(finding.column),
+            function: finding.function.map(|f| source.functions[f].name.clone()),
+            rule: Some(finding.rule),
+            message: Some(finding.message.clone()),
+            ..Row::empty(status)
+        }
+    }
+
     fn empty(status: Status) -> Row {
         Row {
             status,

@@ -155,6 +155,7 @@ fn the_table_ranks_by_stall() {
 #[test]
 fn a_trace_without_python_stacks_reports_operators_without_lines() {
     let (output, rows) = trace_json(&[WITHOUT_STACKS]);
+    assert!(!rows.is_empty());
     assert!(
         rows.iter().all(|r| r["filename"].is_null() && r["code"].is_null()),
         "{rows:?}"
@@ -253,8 +254,31 @@ fn a_script_outside_the_root_is_named() {
     assert_eq!(exit_code(&output), 0, "{}", stderr(&output));
     let text = stdout(&output);
     assert!(
-        text.contains("warning: train_step.py (run by the trace) is not under"),
+        text.contains("none of the Python files its syncs ran is under"),
         "{text}"
     );
+    assert!(text.contains("(the script was train_step.py)"), "{text}");
     assert!(!text.contains("confirmed"), "{text}");
+}
+
+#[test]
+fn each_sync_goes_to_the_finding_of_its_own_kind_and_call() {
+    // A hand-written trace (fixtures/trace/synthetic) of `three_step`: `.item()`, `if t:` and
+    // `.item()` again, each with the builtin frame Python records for a C call, three steps; and
+    // a helper in another file whose `.item()` synclint reports where it is.
+    let root = repo().join("fixtures/trace/synthetic");
+    let output = run(
+        &root,
+        &["trace", "--no-cache", "--output-format", "json", "three_step.json"],
+    );
+    assert_eq!(exit_code(&output), 0, "{}", stderr(&output));
+    let rows = json(&output).as_array().unwrap().clone();
+    let found = by_place(&rows);
+    let expected = BTreeMap::from([
+        (place("confirmed", 7, "SYNC101"), (3, 0)),
+        (place("confirmed", 8, "SYNC105"), (3, 0)),
+        (place("confirmed", 10, "SYNC101"), (3, 0)),
+        (place("confirmed", 5, "SYNC101"), (3, 0)),
+    ]);
+    assert_eq!(found, expected, "{rows:?}");
 }

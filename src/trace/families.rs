@@ -6,38 +6,37 @@ use super::waits::CopyDirection;
 use crate::registry::Rule;
 use Rule::*;
 
-const SCALAR_READ: &[Rule] = &[
-    Item,
-    TensorAsNumber,
-    TensorFormatting,
-    TensorTruthiness,
-    HostComparison,
-    Tolist,
+// Each kind of sync lists its rules in tiers: a function's findings of the first tier that has
+// any explain it (a scalar read is the `.item()` before it is the `if t:` beside it).
+const SCALAR_READ: &[&[Rule]] = &[
+    &[Item, TensorAsNumber, TensorFormatting, Tolist],
+    &[TensorTruthiness, HostComparison],
 ];
-const TRUTHINESS: &[Rule] = &[TensorTruthiness, HostComparison, TensorAsNumber];
-const COMPARISON: &[Rule] = &[HostComparison, TensorTruthiness];
-const NONZERO: &[Rule] = &[Nonzero, DataDependentShape];
-const UNIQUE: &[Rule] = &[Unique];
-const MASK_READ: &[Rule] = &[BooleanMaskRead, MaskedLoss, HostIndex];
-const MASK_WRITE: &[Rule] = &[BooleanMaskWrite, HostIndex];
-const SIZE_FROM_DATA: &[Rule] = &[SizeFromData, DataDependentShape];
-const TO_HOST: &[Rule] = &[DeviceToHostCopy, Tolist];
-const TO_DEVICE: &[Rule] = &[BlockingHostToDevice, DataloaderWithoutPinMemory, HostIndex];
-const ANY_COPY: &[Rule] = &[
+const TRUTHINESS: &[&[Rule]] = &[&[TensorTruthiness, HostComparison], &[TensorAsNumber, TensorFormatting]];
+const COMPARISON: &[&[Rule]] = &[&[HostComparison], &[TensorTruthiness]];
+const NONZERO: &[&[Rule]] = &[&[Nonzero, DataDependentShape]];
+const UNIQUE: &[&[Rule]] = &[&[Unique]];
+const MASK_READ: &[&[Rule]] = &[&[BooleanMaskRead, MaskedLoss, HostIndex]];
+const MASK_WRITE: &[&[Rule]] = &[&[BooleanMaskWrite, HostIndex]];
+const SIZE_FROM_DATA: &[&[Rule]] = &[&[SizeFromData, DataDependentShape]];
+const TO_HOST: &[&[Rule]] = &[&[DeviceToHostCopy, Tolist]];
+const TO_DEVICE: &[&[Rule]] = &[&[BlockingHostToDevice, DataloaderWithoutPinMemory, HostIndex]];
+const ANY_COPY: &[&[Rule]] = &[&[
     DeviceToHostCopy,
     Tolist,
     BlockingHostToDevice,
     DataloaderWithoutPinMemory,
     HostIndex,
-];
-const LINALG: &[Rule] = &[CheckedLinalg];
-const CTC: &[Rule] = &[CtcLoss];
-const NORMAL: &[Rule] = &[NormalSample];
-const COLLECTIVE: &[Rule] = &[SerialCollectives, BarrierInStep];
-const EXPLICIT: &[Rule] = &[ExplicitSynchronize];
+]];
+const LINALG: &[&[Rule]] = &[&[CheckedLinalg]];
+const CTC: &[&[Rule]] = &[&[CtcLoss]];
+const NORMAL: &[&[Rule]] = &[&[NormalSample]];
+const COLLECTIVE: &[&[Rule]] = &[&[SerialCollectives, BarrierInStep]];
+const EXPLICIT: &[&[Rule]] = &[&[ExplicitSynchronize]];
 
 /// Rules about calls into PyTorch that sync inside (the user's line is the library call).
 pub(crate) const LIBRARY_CALLS: &[Rule] = &[
+    TensorFormatting,
     GradScalerUnfusedOptimizer,
     CheckedLinalg,
     DistributionValidation,
@@ -51,7 +50,7 @@ pub(crate) const LIBRARY_CALLS: &[Rule] = &[
 ];
 
 /// The rules an operator's sync belongs to, where the table knows the operator.
-fn op_rules(op: &str, copy: Option<CopyDirection>) -> Option<&'static [Rule]> {
+fn op_rules(op: &str, copy: Option<CopyDirection>) -> Option<&'static [&'static [Rule]]> {
     let op = op.strip_prefix("aten::").unwrap_or(op);
     Some(match op {
         "is_nonzero" => TRUTHINESS,
@@ -78,26 +77,26 @@ fn op_rules(op: &str, copy: Option<CopyDirection>) -> Option<&'static [Rule]> {
 /// What kind of sync a chain of operators (outermost first) is: the rules that explain it and
 /// the part of the chain worth showing (from the operator the rules come from inwards).
 pub(crate) struct Family<'n> {
-    pub rules: &'static [Rule],
+    pub tiers: &'static [&'static [Rule]],
     pub chain: &'n [&'n str],
 }
 
 pub(crate) fn family<'n>(ops: &'n [&'n str], runtime: &str, copy: Option<CopyDirection>) -> Family<'n> {
     for (at, op) in ops.iter().enumerate() {
-        if let Some(rules) = op_rules(op, copy) {
+        if let Some(tiers) = op_rules(op, copy) {
             return Family {
-                rules,
+                tiers,
                 chain: &ops[at..],
             };
         }
     }
-    let rules = if ops.is_empty() && runtime.contains("Synchronize") {
+    let tiers = if ops.is_empty() && (runtime.contains("Synchronize") || runtime.contains("Free")) {
         EXPLICIT
     } else {
         &[]
     };
     Family {
-        rules,
+        tiers,
         chain: &ops[ops.len().saturating_sub(3)..],
     }
 }
@@ -115,32 +114,32 @@ mod tests {
             "aten::_local_scalar_dense",
         ];
         let found = family(&ops, "cudaStreamSynchronize", None);
-        assert_eq!(found.rules, TRUTHINESS);
+        assert_eq!(found.tiers, TRUTHINESS);
         assert_eq!(found.chain, &ops[1..]);
         let unique = ["aten::_unique2", "aten::item", "aten::_local_scalar_dense"];
-        assert!(family(&unique, "cudaStreamSynchronize", None).rules.contains(&Unique));
-        assert!(!family(&unique, "cudaStreamSynchronize", None).rules.contains(&Item));
+        let rules = family(&unique, "cudaStreamSynchronize", None).tiers.concat();
+        assert!(rules.contains(&Unique) && !rules.contains(&Item));
     }
 
     #[test]
     fn a_copy_is_judged_by_its_direction() {
         let ops = ["aten::to", "aten::_to_copy", "aten::copy_"];
         assert_eq!(
-            family(&ops, "cudaMemcpyAsync", Some(CopyDirection::HostToDevice)).rules,
+            family(&ops, "cudaMemcpyAsync", Some(CopyDirection::HostToDevice)).tiers,
             TO_DEVICE
         );
         assert_eq!(
-            family(&ops, "cudaMemcpyAsync", Some(CopyDirection::DeviceToHost)).rules,
+            family(&ops, "cudaMemcpyAsync", Some(CopyDirection::DeviceToHost)).tiers,
             TO_HOST
         );
     }
 
     #[test]
     fn a_bare_synchronize_is_explicit_and_an_unknown_op_explains_nothing() {
-        assert_eq!(family(&[], "cudaDeviceSynchronize", None).rules, EXPLICIT);
+        assert_eq!(family(&[], "cudaDeviceSynchronize", None).tiers, EXPLICIT);
         assert!(
             family(&["aten::mystery"], "cudaStreamSynchronize", None)
-                .rules
+                .tiers
                 .is_empty()
         );
     }

@@ -5,13 +5,13 @@
 //! confirmed stay *static-only*. A sync outside every profiler step, or made by the profiler
 //! itself, is accounted for apart.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::families::{LIBRARY_CALLS, family};
 use super::read::{Nanos, Trace};
-use super::sources::{Frame, FunctionLines, ProjectFiles, function_at, is_profiler_frame, parse_frame};
+use super::sources::{Frame, FunctionLines, ProjectFiles, function_at, is_profiler_frame, parse_frame, pick};
 use super::waits::{Enclosing, HostSync, Waits};
 use crate::registry::Rule;
 
@@ -97,12 +97,17 @@ pub(crate) fn frame_files(traces: &[(Trace, Waits)], project: &mut ProjectFiles)
     let mut files = Vec::new();
     for (trace, waits) in traces {
         for sync in &waits.syncs {
-            let frames = sync.forward.as_ref().map_or(&sync.frames, |forward| &forward.frames);
-            for frame in frames.iter().filter_map(|f| parse_frame(&trace.names[f.name as usize])) {
-                if let Some(path) = project.resolve(frame.path)
-                    && !files.contains(&path)
-                {
-                    files.push(path);
+            let forward = sync.forward.iter().flat_map(|forward| &forward.frames);
+            for frame in sync
+                .frames
+                .iter()
+                .chain(forward)
+                .filter_map(|f| parse_frame(&trace.names[f.name as usize]))
+            {
+                for path in project.resolve(frame.path) {
+                    if !files.contains(path) {
+                        files.push(path.clone());
+                    }
                 }
             }
         }
@@ -143,9 +148,9 @@ pub(crate) fn join(
     }
 }
 
-/// One call of a function (trace, step, thread, start), in one file, with the first finding of
-/// a rule family in it.
-type FunctionCall = (usize, Option<usize>, u32, Nanos, PathBuf, usize);
+/// One call of a function (trace, step, thread, start), in one file, with the findings a kind
+/// of sync could go to.
+type FunctionCall = (usize, Option<usize>, u32, Nanos, PathBuf, Vec<usize>);
 
 struct Joiner<'p> {
     project: &'p mut ProjectFiles,
@@ -173,13 +178,21 @@ impl Joiner<'_> {
     /// Where `sync` goes (its row made if new).
     fn place(&mut self, trace_index: usize, trace: &Trace, waits: &Waits, sync: &HostSync) -> SyncPlace {
         let name = |e: &Enclosing| trace.names[e.name as usize].as_str();
-        let (frames, family_ops): (&[Enclosing], Vec<&str>) = match &sync.forward {
-            Some(forward) => (&forward.frames, forward.ops.iter().map(name).collect()),
-            None => (&sync.frames, sync.ops.iter().map(name).collect()),
-        };
         let runtime = trace.names[sync.runtime as usize].as_str();
-        let found = family(&family_ops, runtime, sync.copy);
         let own_ops: Vec<&str> = sync.ops.iter().map(name).collect();
+        let own = self.place_frames(trace, &sync.frames);
+        // A backward pass in Python (an `autograd.Function`'s `backward`) has frames of its own;
+        // an aten backward node has none and is joined where its forward operator ran.
+        let linked = sync.forward.as_ref().filter(|_| own.iter().all(|p| p.file.is_none()));
+        let (raw_frames, placed, family_ops): (&[Enclosing], Vec<PlacedFrame>, Vec<&str>) = match linked {
+            Some(forward) => (
+                &forward.frames,
+                self.place_frames(trace, &forward.frames),
+                forward.ops.iter().map(name).collect(),
+            ),
+            None => (&sync.frames, own, own_ops.clone()),
+        };
+        let found = family(&family_ops, runtime, sync.copy);
         let label = match &sync.forward {
             Some(forward) => format!(
                 "{} (backward of {})",
@@ -189,19 +202,6 @@ impl Joiner<'_> {
             None if found.chain.is_empty() => runtime.to_string(),
             None => found.chain.join(" > "),
         };
-        let placed: Vec<PlacedFrame> = frames
-            .iter()
-            .rev()
-            .filter_map(|call| {
-                let frame = parse_frame(name(call))?;
-                let file = self.project.resolve(frame.path);
-                Some(PlacedFrame {
-                    frame,
-                    call: *call,
-                    file,
-                })
-            })
-            .collect();
         let status = if placed.iter().any(|p| is_profiler_frame(p.frame.path)) {
             Status::Profiler
         } else if !waits.steps.is_empty() && sync.step.is_none() {
@@ -209,12 +209,13 @@ impl Joiner<'_> {
         } else {
             Status::RuntimeOnly
         };
-        let mut rules = found.rules.to_vec();
+        let mut tiers = found.tiers.to_vec();
         if placed.first().is_some_and(|p| p.file.is_none()) {
-            rules.extend_from_slice(LIBRARY_CALLS);
+            tiers.push(LIBRARY_CALLS);
         }
+        let hint = call_hint(trace, raw_frames, &placed);
         let finding = (status == Status::RuntimeOnly)
-            .then(|| self.finding_for(trace_index, sync, &placed, &rules))
+            .then(|| self.finding_for(trace_index, sync, linked.is_some(), &placed, &tiers, hint))
             .flatten();
         let key = match &finding {
             Some((file, index)) => {
@@ -241,23 +242,51 @@ impl Joiner<'_> {
         let entry = &mut self.rows[row];
         entry.syncs += 1;
         entry.backward += usize::from(sync.forward.is_some());
-        entry.stall += sync.stall;
-        entry.gpu_idle += sync.gpu_idle;
+        entry.stall = entry.stall.saturating_add(sync.stall);
+        entry.gpu_idle = entry.gpu_idle.saturating_add(sync.gpu_idle);
         if !entry.ops.contains(&label) {
             entry.ops.push(label.clone());
         }
         SyncPlace { row, ops: label }
     }
 
-    /// The finding that explains `sync`, searching its project frames innermost first.
+    /// A stack's frames innermost first, each with the project file it names (a name two
+    /// files share goes to the one beside the stack's other files).
+    fn place_frames<'t>(&mut self, trace: &'t Trace, frames: &[Enclosing]) -> Vec<PlacedFrame<'t>> {
+        let parsed: Vec<(Frame<'t>, Enclosing)> = frames
+            .iter()
+            .rev()
+            .filter_map(|call| Some((parse_frame(&trace.names[call.name as usize])?, *call)))
+            .collect();
+        let unique: Vec<PathBuf> = parsed
+            .iter()
+            .filter_map(|(frame, _)| match self.project.resolve(frame.path) {
+                [only] => Some(only.clone()),
+                _ => None,
+            })
+            .collect();
+        parsed
+            .into_iter()
+            .map(|(frame, call)| {
+                let file = pick(self.project.resolve(frame.path), &unique);
+                PlacedFrame { frame, call, file }
+            })
+            .collect()
+    }
+
+    /// The finding that explains `sync`, searching its project frames innermost first, each
+    /// family's rules tier by tier.
     fn finding_for(
         &mut self,
         trace_index: usize,
         sync: &HostSync,
+        linked: bool,
         placed: &[PlacedFrame],
-        rules: &[Rule],
+        tiers: &[&[Rule]],
+        hint: Option<&str>,
     ) -> Option<(PathBuf, usize)> {
-        if let Some(forward) = &sync.forward
+        if linked
+            && let Some(forward) = &sync.forward
             && let Some(found) = self
                 .op_findings
                 .get(&(trace_index, forward.op.thread, forward.op.start))
@@ -273,30 +302,65 @@ impl Joiner<'_> {
             let Some(path) = &frame.file else { continue };
             let Some(source) = self.files.get(path) else { continue };
             let function = function_at(&source.functions, frame.frame.line);
-            let candidates: Vec<usize> = source
+            let in_function: Vec<usize> = source
                 .findings
                 .iter()
                 .enumerate()
-                .filter(|(_, f)| f.function == function && rules.contains(&f.rule))
+                .filter(|(_, f)| f.function == function)
                 .filter(|(_, f)| callee.is_none_or(|name| calls(&f.line, name)))
                 .map(|(index, _)| index)
                 .collect();
+            let innermost = callee.is_none();
             callee = Some(frame.frame.function);
-            let Some(&first) = candidates.first() else { continue };
-            let counter = (
-                trace_index,
-                sync.step,
-                frame.call.thread,
-                frame.call.start,
-                path.clone(),
-                first,
-            );
-            let seen = self.calls.entry(counter).or_default();
-            let chosen = candidates[*seen % candidates.len()];
-            *seen += 1;
-            return Some((path.clone(), chosen));
+            for tier in tiers {
+                let mut candidates: Vec<usize> = in_function
+                    .iter()
+                    .copied()
+                    .filter(|&i| tier.contains(&source.findings[i].rule))
+                    .collect();
+                if candidates.is_empty() {
+                    continue;
+                }
+                // The call the user's line made (`print`, `item`, `tolist`) picks among its
+                // function's findings of one kind.
+                if innermost && let Some(hint) = hint {
+                    let named: Vec<usize> = candidates
+                        .iter()
+                        .copied()
+                        .filter(|&i| calls(&source.findings[i].line, hint))
+                        .collect();
+                    if !named.is_empty() {
+                        candidates = named;
+                    }
+                }
+                let chosen = candidates[self.next_call(trace_index, sync, frame, path, &candidates)];
+                return Some((path.clone(), chosen));
+            }
         }
         None
+    }
+
+    /// Which of `candidates` this sync is: the k-th of its kind in one call of the function in
+    /// one step goes to the k-th, round again for a loop in the function.
+    fn next_call(
+        &mut self,
+        trace_index: usize,
+        sync: &HostSync,
+        frame: &PlacedFrame,
+        path: &Path,
+        candidates: &[usize],
+    ) -> usize {
+        let call = (
+            trace_index,
+            sync.step,
+            frame.call.thread,
+            frame.call.start,
+            path.to_path_buf(),
+            candidates.to_vec(),
+        );
+        let seen = self.calls.entry(call).or_default();
+        *seen += 1;
+        (*seen - 1) % candidates.len()
     }
 
     /// Where syncs no finding explains are shown: the innermost project frame, else the
@@ -345,6 +409,24 @@ impl Joiner<'_> {
             }
         }
     }
+}
+
+/// What the innermost project frame's line called, from the frame just inside it: a builtin
+/// (`<built-in method item of Tensor object at 0x..>`, `<built-in function print>`) or a
+/// library function.
+fn call_hint<'t>(trace: &'t Trace, frames: &[Enclosing], placed: &[PlacedFrame]) -> Option<&'t str> {
+    let innermost = placed.iter().find(|p| p.file.is_some())?;
+    let at = frames
+        .iter()
+        .position(|f| f.start == innermost.call.start && f.name == innermost.call.name)?;
+    let inside = trace.names[frames.get(at + 1)?.name as usize].as_str();
+    if let Some(rest) = inside.strip_prefix("<built-in method ") {
+        return rest.split(' ').next();
+    }
+    if let Some(rest) = inside.strip_prefix("<built-in function ") {
+        return rest.strip_suffix('>');
+    }
+    parse_frame(inside).map(|frame| frame.function)
 }
 
 /// Whether a line of source names `function` as a whole word (a call, or an attribute read for

@@ -92,17 +92,17 @@ pub(crate) fn trace(options: &TraceOptions, resolver: &Arc<Resolver>) -> Result<
     let sources = check_files(&files, options, resolver, &mut errors)?;
     let joined = join(&traces, &mut project, &sources);
     let warnings = warnings(&traces, &mut project, &root, &options.cwd);
-    let timeline = options
-        .timeline
-        .then(|| timeline::busiest_step(&traces, &joined))
-        .flatten();
+    let timeline = options.timeline.then(|| timeline::busiest_step(&traces, &joined));
     let Joined { rows, .. } = joined;
     Ok(TraceReport {
         traces: traces.len(),
         syncs: traces.iter().map(|(_, waits)| waits.syncs.len()).sum(),
         rows,
         steps: traces.iter().map(|(_, waits)| waits.steps.len()).sum(),
-        total_stall: traces.iter().flat_map(|(_, w)| &w.syncs).map(|s| s.stall).sum(),
+        total_stall: traces
+            .iter()
+            .flat_map(|(_, w)| &w.syncs)
+            .fold(0, |total: read::Nanos, s| total.saturating_add(s.stall)),
         warnings,
         timeline,
         errors,
@@ -120,8 +120,13 @@ fn trace_files(named: &[PathBuf]) -> Result<Vec<PathBuf>, Vec<Report>> {
                 .flatten()
                 .flatten()
                 .map(|entry| entry.path())
-                .filter(|p| p.is_file() && is_trace_name(p))
+                .filter(|p| p.is_file() && is_trace_name(p, ""))
                 .collect();
+            // Where the profiler's own names are there (`*.pt.trace.json[.gz]`), other JSON beside
+            // them (hyperparameters, metrics) is not a trace.
+            if found.iter().any(|p| is_trace_name(p, ".pt.trace")) {
+                found.retain(|p| is_trace_name(p, ".pt.trace"));
+            }
             found.sort();
             if found.is_empty() {
                 errors.push(miette!(
@@ -139,9 +144,12 @@ fn trace_files(named: &[PathBuf]) -> Result<Vec<PathBuf>, Vec<Report>> {
     if errors.is_empty() { Ok(files) } else { Err(errors) }
 }
 
-fn is_trace_name(path: &Path) -> bool {
+/// Whether a file's name ends in `{stem_end}.json` or `{stem_end}.json.gz`.
+fn is_trace_name(path: &Path, stem_end: &str) -> bool {
     let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
-    name.ends_with(".json") || name.ends_with(".json.gz")
+    [".json", ".json.gz"]
+        .iter()
+        .any(|extension| name.ends_with(&format!("{stem_end}{extension}")))
 }
 
 /// Checks the files the traces ran (with the rest of their project, as `check` does) and reads
@@ -204,13 +212,20 @@ fn check_files(
     Ok(sources)
 }
 
-/// What the user should know about the join: traces without Python frames, and scripts the
-/// traces ran that are not in the project.
+/// What the user should know about the join: traces without events or Python frames, and
+/// traces none of whose Python files are in the project.
 fn warnings(traces: &[(Trace, Waits)], project: &mut ProjectFiles, root: &Path, cwd: &Path) -> Vec<String> {
+    let root = match display_path(root, cwd) {
+        shown if shown.is_empty() => ".".to_string(),
+        shown => shown,
+    };
     let mut warnings = Vec::new();
-    let mut missing: Vec<String> = Vec::new();
     for (trace, waits) in traces {
         let path = display_path(&trace.path, cwd);
+        if trace.spans.is_empty() {
+            warnings.push(format!("{path}: no host events: the profiler recorded nothing in it"));
+            continue;
+        }
         if !waits.with_stack {
             warnings.push(format!(
                 "{path}: no Python frames (profile with `with_stack=True`): its syncs are listed by \
@@ -218,30 +233,24 @@ fn warnings(traces: &[(Trace, Waits)], project: &mut ProjectFiles, root: &Path, 
             ));
             continue;
         }
-        // The outermost `<module>` frame is the script that was run: the one file that must be
-        // in the project for anything to be joined.
-        for sync in &waits.syncs {
-            let Some(outermost) = sync.frames.first() else { continue };
-            let Some(frame) = parse_frame(&trace.names[outermost.name as usize]) else {
-                continue;
-            };
-            if frame.function == "<module>"
-                && project.resolve(frame.path).is_none()
-                && !missing.iter().any(|m| m == frame.path)
-            {
-                missing.push(frame.path.to_string());
-            }
+        let frames: Vec<_> = waits
+            .syncs
+            .iter()
+            .flat_map(|sync| &sync.frames)
+            .filter_map(|frame| parse_frame(&trace.names[frame.name as usize]))
+            .collect();
+        if !frames.is_empty() && frames.iter().all(|frame| project.resolve(frame.path).is_empty()) {
+            // The outermost frame is the script that was run (`<string>` for a spawned worker).
+            let script = frames
+                .iter()
+                .find(|frame| frame.function == "<module>")
+                .unwrap_or(&frames[0]);
+            warnings.push(format!(
+                "{path}: none of the Python files its syncs ran is under {root} (the script was {}): \
+                 its syncs are runtime-only (pass the project folder as --root)",
+                script.path
+            ));
         }
-    }
-    for script in missing {
-        warnings.push(format!(
-            "{script} (run by the trace) is not under {}: its syncs are runtime-only (pass the project \
-             folder as --root)",
-            match display_path(root, cwd) {
-                shown if shown.is_empty() => ".".to_string(),
-                shown => shown,
-            }
-        ));
     }
     warnings
 }

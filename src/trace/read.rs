@@ -13,6 +13,28 @@ use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+/// The `visit_*` methods of a visitor for every JSON scalar it does not read: each gives
+/// `$value` (the visitor's own `visit_str`, where it reads text, comes first and wins).
+macro_rules! other_scalars_are {
+    ($ty:ty, $value:expr) => {
+        fn visit_i64<E>(self, _: i64) -> Result<$ty, E> {
+            Ok($value)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<$ty, E> {
+            Ok($value)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<$ty, E> {
+            Ok($value)
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<$ty, E> {
+            Ok($value)
+        }
+        fn visit_unit<E>(self) -> Result<$ty, E> {
+            Ok($value)
+        }
+    };
+}
+
 /// Nanoseconds on the trace's clock (the file has microseconds with three decimals).
 pub(crate) type Nanos = i64;
 
@@ -277,28 +299,105 @@ fn nanos(micros: f64) -> Nanos {
     }
 }
 
-/// One event's fields the join reads. Each is read loosely: a field of an unexpected type (a
-/// list for a name, a string for a timestamp) drops the event, not the whole trace.
-#[derive(Deserialize)]
+/// One event's fields the join reads. Everything is read loosely: a field of an unexpected
+/// type (a list for a name, a string for a timestamp) drops the event, an element that is not
+/// an object is skipped, a repeated key keeps its last value; never the whole trace.
+#[derive(Default)]
 struct RawEvent<'a> {
-    #[serde(default)]
     ph: Option<Phase>,
-    #[serde(default)]
     cat: Option<Category>,
-    #[serde(borrow, default)]
     name: Option<Loose<'a>>,
-    #[serde(borrow, default)]
     pid: Option<Loose<'a>>,
-    #[serde(borrow, default)]
     tid: Option<Loose<'a>>,
-    #[serde(borrow, default)]
     ts: Option<Loose<'a>>,
-    #[serde(borrow, default)]
     dur: Option<Loose<'a>>,
-    #[serde(borrow, default)]
     id: Option<Loose<'a>>,
-    #[serde(default)]
     args: Option<RawArgs>,
+}
+
+/// An element of `traceEvents`: an event, or `None` for anything that is not an object.
+struct MaybeEvent<'a>(Option<RawEvent<'a>>);
+
+/// The keys of an event the join reads.
+enum EventKey {
+    Ph,
+    Cat,
+    Name,
+    Pid,
+    Tid,
+    Ts,
+    Dur,
+    Id,
+    Args,
+    Other,
+}
+
+impl Word for EventKey {
+    fn from_word(word: &str) -> Self {
+        match word {
+            "ph" => EventKey::Ph,
+            "cat" => EventKey::Cat,
+            "name" => EventKey::Name,
+            "pid" => EventKey::Pid,
+            "tid" => EventKey::Tid,
+            "ts" => EventKey::Ts,
+            "dur" => EventKey::Dur,
+            "id" => EventKey::Id,
+            "args" => EventKey::Args,
+            _ => EventKey::Other,
+        }
+    }
+    fn other() -> Self {
+        EventKey::Other
+    }
+}
+
+impl<'de> Deserialize<'de> for EventKey {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(WordVisitor(std::marker::PhantomData))
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for MaybeEvent<'a> {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(EventVisitor)
+    }
+}
+
+struct EventVisitor;
+
+impl<'de> Visitor<'de> for EventVisitor {
+    type Value = MaybeEvent<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a trace event")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut event = RawEvent::default();
+        while let Some(key) = map.next_key::<EventKey>()? {
+            match key {
+                EventKey::Ph => event.ph = Some(map.next_value()?),
+                EventKey::Cat => event.cat = Some(map.next_value()?),
+                EventKey::Name => event.name = Some(map.next_value()?),
+                EventKey::Pid => event.pid = Some(map.next_value()?),
+                EventKey::Tid => event.tid = Some(map.next_value()?),
+                EventKey::Ts => event.ts = Some(map.next_value()?),
+                EventKey::Dur => event.dur = Some(map.next_value()?),
+                EventKey::Id => event.id = Some(map.next_value()?),
+                EventKey::Args => event.args = Some(map.next_value()?),
+                EventKey::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(MaybeEvent(Some(event)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        LooseVisitor.visit_seq(seq).map(|_| MaybeEvent(None))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(MaybeEvent(None))
+    }
+    other_scalars_are!(Self::Value, MaybeEvent(None));
 }
 
 /// A `pid` or `tid` as read: looked up without allocating.
@@ -409,21 +508,7 @@ impl<'de, W: Word> Visitor<'de> for WordVisitor<W> {
     fn visit_str<E>(self, v: &str) -> Result<W, E> {
         Ok(W::from_word(v))
     }
-    fn visit_i64<E>(self, _: i64) -> Result<W, E> {
-        Ok(W::other())
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<W, E> {
-        Ok(W::other())
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<W, E> {
-        Ok(W::other())
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<W, E> {
-        Ok(W::other())
-    }
-    fn visit_unit<E>(self) -> Result<W, E> {
-        Ok(W::other())
-    }
+    other_scalars_are!(W, W::other());
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<W, A::Error> {
         LooseVisitor.visit_seq(seq).map(|_| W::other())
     }
@@ -571,21 +656,7 @@ impl<'de> Visitor<'de> for ArgsVisitor {
     fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
         Ok(None)
     }
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
+    other_scalars_are!(Self::Value, None);
 }
 
 /// The whole file: `{"traceEvents": [...], ...}` or `[...]`; true when events were found.
@@ -644,8 +715,10 @@ impl<'de> Visitor<'de> for Events<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(event) = seq.next_element::<RawEvent<'de>>()? {
-            self.builder.add(event);
+        while let Some(MaybeEvent(event)) = seq.next_element::<MaybeEvent<'de>>()? {
+            if let Some(event) = event {
+                self.builder.add(event);
+            }
         }
         Ok(())
     }

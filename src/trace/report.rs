@@ -125,7 +125,7 @@ fn table(out: &mut dyn Write, report: &TraceReport) -> io::Result<()> {
             return None;
         }
         let syncs: usize = of.iter().map(|r| r.syncs).sum();
-        let stall: Nanos = of.iter().map(|r| r.stall).sum();
+        let stall = of.iter().fold(0, |total: Nanos, r| total.saturating_add(r.stall));
         Some(match status {
             Status::Confirmed => format!(
                 "{} finding{} confirmed ({syncs} syncs, {})",

@@ -39,7 +39,7 @@ pub(crate) fn is_profiler_frame(path: &str) -> bool {
 pub(crate) struct ProjectFiles {
     root: PathBuf,
     by_name: FxHashMap<String, Vec<Vec<String>>>,
-    resolved: FxHashMap<String, Option<PathBuf>>,
+    resolved: FxHashMap<String, Vec<PathBuf>>,
     /// Whether the root itself lies inside an installed-packages folder.
     root_in_packages: bool,
 }
@@ -67,28 +67,32 @@ impl ProjectFiles {
         }
     }
 
-    /// The project file a frame's path names, if any.
-    pub(crate) fn resolve(&mut self, frame_path: &str) -> Option<PathBuf> {
-        if let Some(found) = self.resolved.get(frame_path) {
-            return found.clone();
+    /// The project files a frame's path names: none, one, or several that match it equally well
+    /// (see [`pick`]).
+    pub(crate) fn resolve(&mut self, frame_path: &str) -> &[PathBuf] {
+        if !self.resolved.contains_key(frame_path) {
+            let found = self.find(frame_path);
+            self.resolved.insert(frame_path.to_string(), found);
         }
-        let found = self.find(frame_path);
-        self.resolved.insert(frame_path.to_string(), found.clone());
-        found
+        &self.resolved[frame_path]
     }
 
-    fn find(&self, frame_path: &str) -> Option<PathBuf> {
+    fn find(&self, frame_path: &str) -> Vec<PathBuf> {
         if is_in_packages(frame_path) && !self.root_in_packages {
-            return None;
+            return Vec::new();
         }
         let frame = components(frame_path);
-        let absolute = Path::new(frame_path).is_absolute() || frame_path.starts_with('/');
-        let candidates = self.by_name.get(frame.last()?)?;
-        // A relative frame path (the script's folder, or `site-packages` for a library) must be
-        // wholly the tail of the project path; a project path must be wholly the tail of an
-        // absolute frame path (a clone elsewhere). Else `json/decoder.py` of the standard
-        // library would match a project's own `decoder.py`.
-        let best = candidates
+        let absolute = is_absolute(frame_path);
+        let Some(candidates) = frame.last().and_then(|name| self.by_name.get(name)) else {
+            return Vec::new();
+        };
+        // A relative frame path (the script's folder, or the library folder for a library)
+        // must be wholly the tail of the project path, and a standard library module's only
+        // where it is the whole of it (`contextlib.py` is not `pkg/contextlib.py`); a project
+        // path must be wholly the tail of an absolute frame path (a clone elsewhere).
+        // The longest common tail wins, then a path that is all of the project's (the frame
+        // `train.py` is the root's `train.py`, not `pkg/train.py`).
+        let matches: Vec<((usize, bool), &Vec<String>)> = candidates
             .iter()
             .filter_map(|project| {
                 let common = project
@@ -97,16 +101,371 @@ impl ProjectFiles {
                     .zip(frame.iter().rev())
                     .take_while(|(a, b)| a == b)
                     .count();
+                let exact = common == project.len();
                 let whole = if absolute {
-                    common == project.len()
+                    exact
                 } else {
-                    common == frame.len()
+                    common == frame.len() && (exact || !is_standard_library(&frame))
                 };
-                whole.then_some((common, project))
+                whole.then_some(((common, exact), project))
             })
-            .max_by_key(|(common, project)| (*common, std::cmp::Reverse(project.len())))?;
-        Some(best.1.iter().fold(self.root.clone(), |path, part| path.join(part)))
+            .collect();
+        let Some(best) = matches.iter().map(|(score, _)| *score).max() else {
+            return Vec::new();
+        };
+        let mut found: Vec<PathBuf> = matches
+            .into_iter()
+            .filter(|(score, _)| *score == best)
+            .map(|(_, project)| project.iter().fold(self.root.clone(), |path, part| path.join(part)))
+            .collect();
+        found.sort();
+        found
     }
+}
+
+/// Of the project files a frame matches equally well, the one nearest the files the other
+/// frames of its stack matched alone (`utils.py` from `z/train.py` is `z/utils.py`), else the
+/// first by path.
+pub(crate) fn pick(candidates: &[PathBuf], stack: &[PathBuf]) -> Option<PathBuf> {
+    let shared = |candidate: &PathBuf| {
+        stack
+            .iter()
+            .map(|other| {
+                let folder = other.parent().unwrap_or(other);
+                candidate.parent().map_or(0, |own| {
+                    own.components()
+                        .zip(folder.components())
+                        .take_while(|(a, b)| a == b)
+                        .count()
+                })
+            })
+            .max()
+            .unwrap_or(0)
+    };
+    candidates
+        .iter()
+        .enumerate()
+        .max_by_key(|(index, candidate)| (shared(candidate), std::cmp::Reverse(*index)))
+        .map(|(_, candidate)| candidate.clone())
+}
+
+/// The standard library's top-level modules (Python 3.11's `sys.stdlib_module_names`): the
+/// profiler names their frames relative to the library folder (`contextlib.py`,
+/// `logging/__init__.py`), just as it names a script's.
+const STANDARD_LIBRARY: &[&str] = &[
+    "__future__",
+    "_abc",
+    "_aix_support",
+    "_ast",
+    "_asyncio",
+    "_bisect",
+    "_blake2",
+    "_bootsubprocess",
+    "_bz2",
+    "_codecs",
+    "_codecs_cn",
+    "_codecs_hk",
+    "_codecs_iso2022",
+    "_codecs_jp",
+    "_codecs_kr",
+    "_codecs_tw",
+    "_collections",
+    "_collections_abc",
+    "_compat_pickle",
+    "_compression",
+    "_contextvars",
+    "_crypt",
+    "_csv",
+    "_ctypes",
+    "_curses",
+    "_curses_panel",
+    "_datetime",
+    "_dbm",
+    "_decimal",
+    "_elementtree",
+    "_frozen_importlib",
+    "_frozen_importlib_external",
+    "_functools",
+    "_gdbm",
+    "_hashlib",
+    "_heapq",
+    "_imp",
+    "_io",
+    "_json",
+    "_locale",
+    "_lsprof",
+    "_lzma",
+    "_markupbase",
+    "_md5",
+    "_msi",
+    "_multibytecodec",
+    "_multiprocessing",
+    "_opcode",
+    "_operator",
+    "_osx_support",
+    "_overlapped",
+    "_pickle",
+    "_posixshmem",
+    "_posixsubprocess",
+    "_py_abc",
+    "_pydecimal",
+    "_pyio",
+    "_queue",
+    "_random",
+    "_scproxy",
+    "_sha1",
+    "_sha256",
+    "_sha3",
+    "_sha512",
+    "_signal",
+    "_sitebuiltins",
+    "_socket",
+    "_sqlite3",
+    "_sre",
+    "_ssl",
+    "_stat",
+    "_statistics",
+    "_string",
+    "_strptime",
+    "_struct",
+    "_symtable",
+    "_thread",
+    "_threading_local",
+    "_tkinter",
+    "_tokenize",
+    "_tracemalloc",
+    "_typing",
+    "_uuid",
+    "_warnings",
+    "_weakref",
+    "_weakrefset",
+    "_winapi",
+    "_zoneinfo",
+    "abc",
+    "aifc",
+    "antigravity",
+    "argparse",
+    "array",
+    "ast",
+    "asynchat",
+    "asyncio",
+    "asyncore",
+    "atexit",
+    "audioop",
+    "base64",
+    "bdb",
+    "binascii",
+    "bisect",
+    "builtins",
+    "bz2",
+    "cProfile",
+    "calendar",
+    "cgi",
+    "cgitb",
+    "chunk",
+    "cmath",
+    "cmd",
+    "code",
+    "codecs",
+    "codeop",
+    "collections",
+    "colorsys",
+    "compileall",
+    "concurrent",
+    "configparser",
+    "contextlib",
+    "contextvars",
+    "copy",
+    "copyreg",
+    "crypt",
+    "csv",
+    "ctypes",
+    "curses",
+    "dataclasses",
+    "datetime",
+    "dbm",
+    "decimal",
+    "difflib",
+    "dis",
+    "distutils",
+    "doctest",
+    "email",
+    "encodings",
+    "ensurepip",
+    "enum",
+    "errno",
+    "faulthandler",
+    "fcntl",
+    "filecmp",
+    "fileinput",
+    "fnmatch",
+    "fractions",
+    "ftplib",
+    "functools",
+    "gc",
+    "genericpath",
+    "getopt",
+    "getpass",
+    "gettext",
+    "glob",
+    "graphlib",
+    "grp",
+    "gzip",
+    "hashlib",
+    "heapq",
+    "hmac",
+    "html",
+    "http",
+    "idlelib",
+    "imaplib",
+    "imghdr",
+    "imp",
+    "importlib",
+    "inspect",
+    "io",
+    "ipaddress",
+    "itertools",
+    "json",
+    "keyword",
+    "lib2to3",
+    "linecache",
+    "locale",
+    "logging",
+    "lzma",
+    "mailbox",
+    "mailcap",
+    "marshal",
+    "math",
+    "mimetypes",
+    "mmap",
+    "modulefinder",
+    "msilib",
+    "msvcrt",
+    "multiprocessing",
+    "netrc",
+    "nis",
+    "nntplib",
+    "nt",
+    "ntpath",
+    "nturl2path",
+    "numbers",
+    "opcode",
+    "operator",
+    "optparse",
+    "os",
+    "ossaudiodev",
+    "pathlib",
+    "pdb",
+    "pickle",
+    "pickletools",
+    "pipes",
+    "pkgutil",
+    "platform",
+    "plistlib",
+    "poplib",
+    "posix",
+    "posixpath",
+    "pprint",
+    "profile",
+    "pstats",
+    "pty",
+    "pwd",
+    "py_compile",
+    "pyclbr",
+    "pydoc",
+    "pydoc_data",
+    "pyexpat",
+    "queue",
+    "quopri",
+    "random",
+    "re",
+    "readline",
+    "reprlib",
+    "resource",
+    "rlcompleter",
+    "runpy",
+    "sched",
+    "secrets",
+    "select",
+    "selectors",
+    "shelve",
+    "shlex",
+    "shutil",
+    "signal",
+    "site",
+    "smtpd",
+    "smtplib",
+    "sndhdr",
+    "socket",
+    "socketserver",
+    "spwd",
+    "sqlite3",
+    "sre_compile",
+    "sre_constants",
+    "sre_parse",
+    "ssl",
+    "stat",
+    "statistics",
+    "string",
+    "stringprep",
+    "struct",
+    "subprocess",
+    "sunau",
+    "symtable",
+    "sys",
+    "sysconfig",
+    "syslog",
+    "tabnanny",
+    "tarfile",
+    "telnetlib",
+    "tempfile",
+    "termios",
+    "textwrap",
+    "this",
+    "threading",
+    "time",
+    "timeit",
+    "tkinter",
+    "token",
+    "tokenize",
+    "tomllib",
+    "trace",
+    "traceback",
+    "tracemalloc",
+    "tty",
+    "turtle",
+    "turtledemo",
+    "types",
+    "typing",
+    "unicodedata",
+    "unittest",
+    "urllib",
+    "uu",
+    "uuid",
+    "venv",
+    "warnings",
+    "wave",
+    "weakref",
+    "webbrowser",
+    "winreg",
+    "winsound",
+    "wsgiref",
+    "xdrlib",
+    "xml",
+    "xmlrpc",
+    "zipapp",
+    "zipfile",
+    "zipimport",
+    "zlib",
+    "zoneinfo",
+];
+
+/// Whether a relative frame path names a standard library module.
+fn is_standard_library(frame: &[String]) -> bool {
+    frame
+        .first()
+        .map(|first| first.strip_suffix(".py").unwrap_or(first))
+        .is_some_and(|module| STANDARD_LIBRARY.binary_search(&module).is_ok())
 }
 
 fn components(path: &str) -> Vec<String> {
@@ -117,6 +476,14 @@ fn components(path: &str) -> Vec<String> {
             _ => None,
         })
         .collect()
+}
+
+/// Absolute on any system: `/srv/x.py`, `C:\work\x.py`, `\\server\share\x.py`.
+fn is_absolute(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    let drive =
+        bytes.len() > 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && matches!(bytes[2], b'/' | b'\\');
+    path.starts_with('/') || path.starts_with('\\') || drive
 }
 
 fn is_in_packages(path: &str) -> bool {
@@ -216,14 +583,23 @@ mod tests {
     #[test]
     fn matches_frames_by_the_longest_whole_tail() {
         let root = tempfile::tempdir().unwrap();
-        for file in ["train.py", "pkg/train.py", "pkg/utils.py", "other/utils.py"] {
+        for file in [
+            "train.py",
+            "pkg/train.py",
+            "pkg/utils.py",
+            "other/utils.py",
+            "pkg/contextlib.py",
+            "code.py",
+        ] {
             let path = root.path().join(file);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, "x = 1\n").unwrap();
         }
         let mut files = ProjectFiles::new(root.path());
         let resolved = |files: &mut ProjectFiles, p: &str| {
-            files.resolve(p).map(|found| {
+            let found = files.resolve(p);
+            assert!(found.len() <= 1, "{p}: {found:?}");
+            found.first().map(|found| {
                 found
                     .strip_prefix(root.path())
                     .unwrap()
@@ -245,7 +621,35 @@ mod tests {
         // Library frames never match a project file that happens to share their name.
         assert_eq!(resolved(&mut files, "torch/utils.py"), None);
         assert_eq!(resolved(&mut files, "json/train.py"), None);
+        // The standard library's `contextlib.py` is not the project's `pkg/contextlib.py`...
+        assert_eq!(resolved(&mut files, "contextlib.py"), None);
+        // ... but a file at the root named like a module is the script that was run.
+        assert_eq!(resolved(&mut files, "code.py").as_deref(), Some("code.py"));
+        assert_eq!(
+            resolved(&mut files, "C:\\Users\\me\\clone\\pkg\\train.py").as_deref(),
+            Some("pkg/train.py")
+        );
         assert_eq!(resolved(&mut files, "/usr/lib/python3/site-packages/utils.py"), None);
+    }
+
+    #[test]
+    fn a_tie_goes_to_the_file_beside_the_rest_of_the_stack() {
+        let root = tempfile::tempdir().unwrap();
+        for file in ["d/utils.py", "z/utils.py", "z/train.py"] {
+            let path = root.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x = 1\n").unwrap();
+        }
+        let mut files = ProjectFiles::new(root.path());
+        let tied = files.resolve("utils.py").to_vec();
+        assert_eq!(tied.len(), 2);
+        let train = files.resolve("z/train.py").to_vec();
+        assert_eq!(pick(&tied, &train), Some(root.path().join("z/utils.py")));
+        assert_eq!(
+            pick(&tied, &[]),
+            Some(root.path().join("d/utils.py")),
+            "else the first by path"
+        );
     }
 
     #[test]

@@ -17,7 +17,8 @@ struct Window {
     title: String,
 }
 
-pub(super) fn busiest_step(traces: &[(Trace, Waits)], joined: &Joined) -> Option<Timeline> {
+/// The busiest step's timeline; an empty drawing where no trace recorded anything.
+pub(super) fn busiest_step(traces: &[(Trace, Waits)], joined: &Joined) -> Timeline {
     let mut windows = Vec::new();
     for (index, (trace, waits)) in traces.iter().enumerate() {
         let file = trace
@@ -26,8 +27,12 @@ pub(super) fn busiest_step(traces: &[(Trace, Waits)], joined: &Joined) -> Option
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         if waits.steps.is_empty() {
-            let start = trace.spans.iter().map(|s| s.start).min()?;
-            let end = trace.spans.iter().map(|s| s.end).max()?;
+            let (Some(start), Some(end)) = (
+                trace.spans.iter().map(|s| s.start).min(),
+                trace.spans.iter().map(|s| s.end).max(),
+            ) else {
+                continue;
+            };
             windows.push(Window {
                 trace: index,
                 start,
@@ -51,15 +56,18 @@ pub(super) fn busiest_step(traces: &[(Trace, Waits)], joined: &Joined) -> Option
             .map(|s| s.stall)
             .sum()
     };
-    let window = windows
+    match windows
         .into_iter()
-        .max_by_key(|w| (stall_in(w), std::cmp::Reverse(w.start)))?;
-    Some(lay_out(
-        &traces[window.trace],
-        &joined.syncs[window.trace],
-        joined,
-        window,
-    ))
+        .max_by_key(|w| (stall_in(w), std::cmp::Reverse(w.start)))
+    {
+        Some(window) => lay_out(&traces[window.trace], &joined.syncs[window.trace], joined, window),
+        None => Timeline {
+            title: "no host events in the traces".to_string(),
+            start_ns: 0,
+            end_ns: 0,
+            lanes: Vec::new(),
+        },
+    }
 }
 
 fn lay_out((trace, waits): &(Trace, Waits), places: &[SyncPlace], joined: &Joined, window: Window) -> Timeline {

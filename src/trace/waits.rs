@@ -72,6 +72,11 @@ pub(crate) struct Waits {
 
 const STEP_PREFIX: &str = "ProfilerStep#";
 
+/// How far a span may seem to end after the span enclosing it: timestamps are microseconds
+/// with three decimals, which an `f64` holds exactly only up to about 10^12 µs (on hosts up for
+/// over 100 days, or on epoch clocks, a child ending with its parent rounds a nanosecond later).
+const NESTING_SLACK: Nanos = 8;
+
 /// The host waits of `trace`.
 pub(crate) fn find_waits(trace: &Trace) -> Waits {
     let copies = copy_directions(trace);
@@ -145,7 +150,10 @@ impl Walk<'_> {
         let mut copied: Option<(Nanos, CopyDirection)> = None;
         for &index in spans {
             let span = &self.trace.spans[index];
-            while stack.last().is_some_and(|top| top.end < span.end) {
+            while stack
+                .last()
+                .is_some_and(|top| top.end.saturating_add(NESTING_SLACK) < span.end)
+            {
                 stack.pop();
             }
             match span.kind {
@@ -168,7 +176,7 @@ impl Walk<'_> {
                             (Some(op), Some((open_op, sync))) if op == open_op => {
                                 let merged = &mut self.syncs[sync];
                                 merged.end = span.end;
-                                merged.stall += span.end - span.start;
+                                merged.stall = merged.stall.saturating_add(span.end - span.start);
                                 merged.copy = merged.copy.or(copy);
                             }
                             _ => {

@@ -327,7 +327,7 @@ impl Joiner<'_> {
                     let named: Vec<usize> = candidates
                         .iter()
                         .copied()
-                        .filter(|&i| calls(&source.findings[i].line, hint))
+                        .filter(|&i| names_call(&source.findings[i].line, hint))
                         .collect();
                     if !named.is_empty() {
                         candidates = named;
@@ -429,6 +429,31 @@ fn call_hint<'t>(trace: &'t Trace, frames: &[Enclosing], placed: &[PlacedFrame])
     parse_frame(inside).map(|frame| frame.function)
 }
 
+/// Whether a line makes the call `hint` names: by name, or for the special methods that syntax
+/// calls (`Tensor.__format__` is a Python frame under an f-string), by that syntax.
+fn names_call(line: &str, hint: &str) -> bool {
+    match hint {
+        "__format__" => has_f_string(line) || calls(line, "format"),
+        "__repr__" => calls(line, "repr") || calls(line, "print") || has_f_string(line),
+        "__str__" => calls(line, "str") || calls(line, "print") || has_f_string(line),
+        "__array__" => calls(line, "asarray") || calls(line, "array"),
+        "__iter__" => line.contains(" in ") || calls(line, "list") || calls(line, "tuple"),
+        _ => calls(line, hint),
+    }
+}
+
+/// Whether a line holds an f-string (`f"..."`, `rf'...'`).
+fn has_f_string(line: &str) -> bool {
+    line.match_indices(['"', '\'']).any(|(at, _)| {
+        let prefix: String = line[..at]
+            .chars()
+            .rev()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .collect();
+        prefix.len() <= 2 && prefix.chars().any(|c| c.eq_ignore_ascii_case(&'f'))
+    })
+}
+
 /// Whether a line of source names `function` as a whole word (a call, or an attribute read for
 /// a property).
 fn calls(line: &str, function: &str) -> bool {
@@ -438,6 +463,22 @@ fn calls(line: &str, function: &str) -> bool {
         let after = line[at + function.len()..].chars().next();
         !before.is_some_and(is_word) && !after.is_some_and(is_word)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_names_a_call_by_name_or_by_the_syntax_that_makes_it() {
+        assert!(names_call("    total += loss.item()", "item"));
+        assert!(!names_call("    items = loss", "item"));
+        assert!(names_call("    print(f\"{s:.3f}\")", "__format__"));
+        assert!(names_call("    msg = rf'{s}'", "__format__"));
+        assert!(!names_call("    print(s)", "__format__"));
+        assert!(names_call("    print(s)", "__repr__"));
+        assert!(!names_call("    if s:", "__repr__"));
+    }
 }
 
 impl Row {

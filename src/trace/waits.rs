@@ -241,12 +241,17 @@ impl Walk<'_> {
     fn blocking(&self, span: &Span) -> Option<Option<CopyDirection>> {
         let name = self.trace.names[span.name as usize].as_str();
         match name {
+            // Freeing device memory waits for the whole device (the caching allocator frees on
+            // `empty_cache()`, and when an allocation fails and it retries).
             "cudaStreamSynchronize"
             | "cudaDeviceSynchronize"
             | "cudaEventSynchronize"
             | "cuStreamSynchronize"
             | "cuCtxSynchronize"
-            | "cuEventSynchronize" => Some(None),
+            | "cuEventSynchronize"
+            | "cudaFree"
+            | "cudaFreeHost"
+            | "cuMemFree_v2" => Some(None),
             _ if name.starts_with("cudaMemcpy") || name.starts_with("cuMemcpy") => {
                 let copy = span.correlation.and_then(|c| self.copies.get(&c));
                 let asynchronous = name.contains("Async");
@@ -428,6 +433,14 @@ mod tests {
         assert_eq!(trace.names[forward.op.name as usize], "aten::index");
         assert_eq!(names(&trace, &forward.frames), ["loss.py(9): masked"]);
         assert!(waits.syncs[0].frames.is_empty());
+    }
+
+    #[test]
+    fn freeing_device_memory_is_a_wait() {
+        let (_, waits) =
+            waits(r#"{"ph":"X","cat":"cuda_runtime","name":"cudaFree","pid":1,"tid":1,"ts":10,"dur":300}"#);
+        assert_eq!(waits.syncs.len(), 1);
+        assert_eq!(waits.syncs[0].stall, 300_000);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The command line: `synclint [check] [PATH...]`, `synclint rule CODE | --all`.
 
-use std::io::{self, Read, Write};
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -131,6 +132,10 @@ struct CheckArgs {
     /// How to print findings.
     #[arg(long, value_enum, default_value = "full", env = "SYNCLINT_OUTPUT_FORMAT")]
     output_format: OutputFormat,
+    /// Write what would go to stdout (findings, summary, statistics, diff) to this file; its
+    /// folder must exist. Source fixed from stdin still goes to stdout.
+    #[arg(short, long, value_name = "PATH")]
+    output_file: Option<PathBuf>,
     /// Use this config file (pyproject.toml or synclint.toml) for every file.
     #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
     config: Option<PathBuf>,
@@ -349,6 +354,54 @@ fn rule_command(args: RuleArgs) -> u8 {
     if result.is_err() { 2 } else { 0 }
 }
 
+impl CheckArgs {
+    /// `--color`, where `auto` colors only a terminal, and an `--output-file` is not one.
+    fn color(&self) -> ColorChoice {
+        match self.color {
+            ColorChoice::Auto if self.output_file.is_some() => ColorChoice::Never,
+            color => color,
+        }
+    }
+}
+
+/// Where `check` reports: the `--output-file`, or stdout. A file that cannot be created is
+/// printed and gives `None`.
+fn open_report(path: Option<&Path>) -> Option<Box<dyn Write>> {
+    let Some(path) = path else {
+        // Not locked: the lock would be held for the whole run.
+        return Some(Box::new(io::stdout()));
+    };
+    match File::create(path) {
+        Ok(file) => Some(Box::new(BufWriter::new(file))),
+        Err(error) => {
+            // Ruff creates missing folders; a mistyped folder would then hide the report.
+            let parent = path.parent().filter(|p| !p.as_os_str().is_empty() && !p.is_dir());
+            match parent {
+                Some(parent) => eprintln!(
+                    "synclint: cannot write {}: no folder {}",
+                    path.display(),
+                    parent.display()
+                ),
+                None => eprintln!("synclint: cannot write {}: {error}", path.display()),
+            }
+            None
+        }
+    }
+}
+
+/// Flushes the report; `code`, or 2 when the report file could not be written in full (a full
+/// disk), so that a cut-short report never passes for a whole one. Stdout's errors (a closed
+/// pipe) are ignored, as its writes' are.
+fn close_report(mut out: Box<dyn Write>, path: Option<&Path>, code: u8) -> u8 {
+    match (out.flush(), path) {
+        (Err(error), Some(path)) => {
+            eprintln!("synclint: cannot write {}: {error}", path.display());
+            2
+        }
+        _ => code,
+    }
+}
+
 /// The least safe fixes `--fix` applies to files under `settings`.
 fn fix_minimum(args: &CheckArgs, settings: &Settings) -> Applicability {
     if args.unsafe_fixes || settings.unsafe_fixes {
@@ -387,8 +440,12 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
         return 2;
     };
     let paths = paths_or_cwd(&args.paths);
+    let Some(mut out) = open_report(args.output_file.as_deref()) else {
+        return 2;
+    };
     if paths.iter().any(|p| p == Path::new("-")) {
-        return check_stdin(&args, &resolver, &cwd, threads);
+        let code = check_stdin(&args, &mut out, &resolver, &cwd, threads);
+        return close_report(out, args.output_file.as_deref(), code);
     }
     // `fix = true` in a folder's config fixes that folder's files (`--fix` sets it everywhere).
     let fix_requested = args.fix_only || args.diff;
@@ -422,18 +479,18 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
     let unsafe_fixes = args.unsafe_fixes || outcome.unsafe_fixes;
     let fixed_total = outcome.fixed_total;
     let findings = std::mem::ManuallyDrop::new(outcome.findings);
-    let mut out = io::stdout().lock();
 
     if args.diff {
         let _ = out.write_all(outcome.diff.as_bytes());
         errors.print();
-        return if errors.count() > 0 {
+        let code = if errors.count() > 0 {
             2
         } else if outcome.changed_files > 0 {
             1
         } else {
             0
         };
+        return close_report(out, args.output_file.as_deref(), code);
     }
     if args.show_fixes && fixed_total > 0 {
         let _ = writeln!(out, "Fixed {fixed_total} finding{}:", plural(fixed_total));
@@ -451,20 +508,24 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
         if args.statistics {
             print_statistics(&mut out, &rule_findings);
         } else {
-            let _ = render(&mut out, args.output_format, &findings, args.color, unsafe_fixes);
-            let human = matches!(args.output_format, OutputFormat::Full | OutputFormat::Concise);
-            if human && !args.quiet {
+            let _ = render(&mut out, args.output_format, &findings, args.color(), unsafe_fixes);
+            if args.output_format.has_summary() && !args.quiet {
                 print_summary(&mut out, &findings, fixed_total, unsafe_fixes, errors.count());
             }
             errors.print();
-            return exit_code(&errors, rule_findings.len(), args.exit_zero);
+            let code = exit_code(&errors, rule_findings.len(), args.exit_zero);
+            return close_report(out, args.output_file.as_deref(), code);
         }
     } else if !args.quiet && fixed_total > 0 && !args.show_fixes {
         let _ = writeln!(out, "Fixed {fixed_total} finding{}.", plural(fixed_total));
     }
     errors.print();
     let remaining = if args.fix_only { 0 } else { rule_findings.len() };
-    exit_code(&errors, remaining, args.exit_zero)
+    close_report(
+        out,
+        args.output_file.as_deref(),
+        exit_code(&errors, remaining, args.exit_zero),
+    )
 }
 
 fn exit_code(errors: &Errors, findings: usize, exit_zero: bool) -> u8 {
@@ -549,9 +610,9 @@ fn print_statistics(out: &mut dyn Write, findings: &[&Finding]) {
     }
 }
 
-/// `synclint -` / `--stdin-filename`: lint (and fix) source from stdin. With a file name, the
-/// source is checked as that file of its project.
-fn check_stdin(args: &CheckArgs, resolver: &Arc<Resolver>, cwd: &Path, threads: usize) -> u8 {
+/// `synclint -` / `--stdin-filename`: lint (and fix) source from stdin, reporting to `out`. With
+/// a file name, the source is checked as that file of its project.
+fn check_stdin(args: &CheckArgs, out: &mut dyn Write, resolver: &Arc<Resolver>, cwd: &Path, threads: usize) -> u8 {
     let mut bytes = Vec::new();
     if let Err(error) = io::stdin().read_to_end(&mut bytes) {
         eprintln!("{:?}", miette!("cannot read stdin: {error}"));
@@ -588,10 +649,9 @@ fn check_stdin(args: &CheckArgs, resolver: &Arc<Resolver>, cwd: &Path, threads: 
     let fixed = outcome.fixed_text;
     let findings = outcome.findings;
     let remaining = findings.iter().filter(|f| f.rule.is_some()).count();
-    let mut stdout = io::stdout().lock();
     if args.diff {
         if let Some(fixed) = &fixed {
-            let _ = stdout.write_all(unified_diff(&display_path(&name, cwd), &text, fixed).as_bytes());
+            let _ = out.write_all(unified_diff(&display_path(&name, cwd), &text, fixed).as_bytes());
         }
         errors.print();
         return if errors.count() > 0 {
@@ -603,12 +663,17 @@ fn check_stdin(args: &CheckArgs, resolver: &Arc<Resolver>, cwd: &Path, threads: 
         };
     }
     if fixing {
-        // Fixed source to stdout (unchanged source when nothing applied); findings to stderr.
-        let _ = stdout.write_all(fixed.as_deref().unwrap_or(&text).as_bytes());
+        // Fixed source to stdout (unchanged source when nothing applied), even with an
+        // `--output-file`: an editor reads it back in place of its buffer. Findings to the
+        // `--output-file`, or else to stderr.
+        let _ = io::stdout()
+            .lock()
+            .write_all(fixed.as_deref().unwrap_or(&text).as_bytes());
         if !args.fix_only {
             let mut stderr = io::stderr().lock();
+            let findings_out: &mut dyn Write = if args.output_file.is_some() { out } else { &mut stderr };
             let _ = render(
-                &mut stderr,
+                findings_out,
                 args.output_format,
                 &findings,
                 ColorChoice::Never,
@@ -616,9 +681,9 @@ fn check_stdin(args: &CheckArgs, resolver: &Arc<Resolver>, cwd: &Path, threads: 
             );
         }
     } else {
-        let _ = render(&mut stdout, args.output_format, &findings, args.color, unsafe_fixes);
-        if matches!(args.output_format, OutputFormat::Full | OutputFormat::Concise) && !args.quiet {
-            print_summary(&mut stdout, &findings, 0, unsafe_fixes, errors.count());
+        let _ = render(out, args.output_format, &findings, args.color(), unsafe_fixes);
+        if args.output_format.has_summary() && !args.quiet {
+            print_summary(out, &findings, 0, unsafe_fixes, errors.count());
         }
     }
     errors.print();

@@ -16,6 +16,22 @@ const ONE_FINDING: &str = "for b in loader:\n    model(b).item()\n";
 /// A hot loop with two findings: SYNC101 at 2:5 and SYNC103 at 3:5.
 const TWO_FINDINGS: &str = "for b in loader:\n    model(b).item()\n    model(b).cpu()\n";
 
+/// Every `--output-format`.
+const ALL_FORMATS: [&str; 12] = [
+    "full",
+    "concise",
+    "grouped",
+    "json",
+    "json-lines",
+    "junit",
+    "github",
+    "gitlab",
+    "pylint",
+    "rdjson",
+    "azure",
+    "sarif",
+];
+
 /// Nothing to report: the same calls at module level are cold.
 const CLEAN: &str = "import torch\n\nx = torch.ones(3, device=\"cuda\").item()\n";
 
@@ -263,6 +279,547 @@ fn sarif_output() {
         assert!(location["region"]["startLine"].as_u64().is_some_and(|n| n >= 1));
         assert!(location["region"]["startColumn"].as_u64().is_some_and(|n| n >= 1));
     }
+}
+
+// Ruff's other output formats ---------------------------------------------------------------
+
+/// The same call flagged twice (4:5 and 5:5), a fixable SYNC401 (6:9) and a row and a column of
+/// two digits (11:13).
+const STEPS: &str = "import torch\n\nfor b in loader:\n    model(b).item()\n    model(b).item()\n    x = torch.tensor(2.0, device=\"cuda\")\n    # two-digit rows below\n    #\n    #\n    if b:\n        y = model(b).cpu()\n";
+
+/// Findings in two files and a file without any: `pkg/steps.py` is `STEPS`, `train.py` has
+/// SYNC101 and SYNC103.
+fn formats_project() -> Project {
+    let project = Project::new();
+    project
+        .write("train.py", TWO_FINDINGS)
+        .write("clean.py", CLEAN)
+        .write("pkg/steps.py", STEPS);
+    project
+}
+
+/// (path, row, column, code) of every finding of `formats_project`, in output order.
+const FORMATS_FINDINGS: [(&str, u64, u64, &str); 6] = [
+    ("pkg/steps.py", 4, 5, "SYNC101"),
+    ("pkg/steps.py", 5, 5, "SYNC101"),
+    ("pkg/steps.py", 6, 9, "SYNC401"),
+    ("pkg/steps.py", 11, 13, "SYNC103"),
+    ("train.py", 2, 5, "SYNC101"),
+    ("train.py", 3, 5, "SYNC103"),
+];
+
+/// A finding as the formats that carry one message report it, read from the `json` format.
+#[derive(Debug)]
+struct Reported {
+    code: String,
+    path: String,
+    row: u64,
+    column: u64,
+    end_row: u64,
+    end_column: u64,
+    /// The message, then `; ` and the help, then the note in parentheses.
+    message: String,
+    /// The `json` row it was read from.
+    json: serde_json::Value,
+}
+
+/// What `synclint check` reports in `project`, read from its `json` output.
+fn reported(project: &Project) -> Vec<Reported> {
+    let output = project.run(&["check", "--isolated", "--output-format", "json", "."]);
+    let rows = json(&output);
+    let reported: Vec<Reported> = rows
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|row| {
+            let text = |key: &str| row[key].as_str().map(str::to_string);
+            let number = |location: &str, key: &str| row[location][key].as_u64().expect(key);
+            let mut message = text("message").expect("a message");
+            if let Some(help) = text("help") {
+                message = format!("{message}; {help}");
+            }
+            if let Some(note) = text("note") {
+                message = format!("{message} ({note})");
+            }
+            Reported {
+                code: text("code").expect("a code"),
+                path: text("filename").expect("a filename"),
+                row: number("location", "row"),
+                column: number("location", "column"),
+                end_row: number("end_location", "row"),
+                end_column: number("end_location", "column"),
+                message,
+                json: row.clone(),
+            }
+        })
+        .collect();
+    let found: Vec<(&str, u64, u64, &str)> = reported
+        .iter()
+        .map(|r| (r.path.as_str(), r.row, r.column, r.code.as_str()))
+        .collect();
+    assert_eq!(found, FORMATS_FINDINGS, "the project's findings changed");
+    reported
+}
+
+/// The stdout of `check --output-format FORMAT` (and `extra` arguments) on `project`, which must
+/// exit with `expected_exit`.
+fn run_format(project: &Project, format: &str, extra: &[&str], expected_exit: i32) -> String {
+    let mut args = vec!["check", "--isolated", "--output-format", format];
+    args.extend_from_slice(extra);
+    args.push(".");
+    let output = project.run(&args);
+    assert_eq!(exit_code(&output), expected_exit, "{format}: {}", stderr(&output));
+    stdout(&output)
+}
+
+/// A project without findings.
+fn clean_project() -> Project {
+    let project = Project::new();
+    project.write("clean.py", CLEAN);
+    project
+}
+
+#[test]
+fn json_lines_output_is_the_json_objects_one_per_line() {
+    let project = formats_project();
+    let array = json(&project.run(&["check", "--isolated", "--output-format", "json", "."]));
+    let text = run_format(&project, "json-lines", &[], 1);
+    let objects: Vec<serde_json::Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    assert_eq!(objects.len(), FORMATS_FINDINGS.len(), "{text}");
+    assert_eq!(serde_json::Value::Array(objects), array);
+    assert!(text.ends_with('\n'));
+    assert_eq!(run_format(&clean_project(), "json-lines", &[], 0), "");
+}
+
+#[test]
+fn junit_output() {
+    let project = formats_project();
+    let expected = reported(&project);
+    let text = run_format(&project, "junit", &[], 1);
+    assert!(
+        text.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"),
+        "{text}"
+    );
+    let document = roxmltree::Document::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let root = document.root_element();
+    assert_eq!(root.tag_name().name(), "testsuites");
+    let attribute =
+        |node: roxmltree::Node, name: &str| node.attribute(name).unwrap_or_else(|| panic!("{name}")).to_string();
+    assert_eq!(attribute(root, "name"), "synclint");
+    assert_eq!(attribute(root, "tests"), "6");
+    assert_eq!(attribute(root, "failures"), "6");
+    assert_eq!(attribute(root, "errors"), "0");
+    let suites: Vec<roxmltree::Node> = root.children().filter(|n| n.is_element()).collect();
+    let suite_summary: Vec<(String, String, String)> = suites
+        .iter()
+        .map(|suite| {
+            assert_eq!(suite.tag_name().name(), "testsuite");
+            assert_eq!(attribute(*suite, "package"), "org.synclint");
+            assert_eq!(attribute(*suite, "errors"), "0");
+            assert_eq!(attribute(*suite, "disabled"), "0");
+            (
+                attribute(*suite, "name"),
+                attribute(*suite, "tests"),
+                attribute(*suite, "failures"),
+            )
+        })
+        .collect();
+    let suite = |name: &str, n: &str| (name.to_string(), n.to_string(), n.to_string());
+    assert_eq!(suite_summary, [suite("pkg/steps.py", "4"), suite("train.py", "2")]);
+
+    let cases: Vec<(String, roxmltree::Node)> = suites
+        .iter()
+        .flat_map(|suite| {
+            let name = attribute(*suite, "name");
+            suite
+                .children()
+                .filter(|n| n.is_element())
+                .map(move |case| (name.clone(), case))
+        })
+        .collect();
+    assert_eq!(cases.len(), expected.len());
+    for ((suite, case), finding) in cases.iter().zip(&expected) {
+        assert_eq!(case.tag_name().name(), "testcase");
+        assert_eq!(*suite, finding.path);
+        assert_eq!(attribute(*case, "name"), format!("org.synclint.{}", finding.code));
+        let classname = if finding.path == "train.py" {
+            "train"
+        } else {
+            "pkg.steps"
+        };
+        assert_eq!(attribute(*case, "classname"), classname);
+        assert_eq!(attribute(*case, "line"), finding.row.to_string());
+        assert_eq!(attribute(*case, "column"), finding.column.to_string());
+        let failures: Vec<roxmltree::Node> = case.children().filter(|n| n.is_element()).collect();
+        assert_eq!(failures.len(), 1);
+        assert_eq!(failures[0].tag_name().name(), "failure");
+        // The quotes in `device="cuda"` survive as attribute and as text.
+        assert_eq!(attribute(failures[0], "message"), finding.message);
+        assert_eq!(
+            failures[0].text(),
+            Some(format!("line {}, col {}, {}", finding.row, finding.column, finding.message).as_str())
+        );
+    }
+
+    let clean = run_format(&clean_project(), "junit", &[], 0);
+    let document = roxmltree::Document::parse(&clean).unwrap_or_else(|e| panic!("{e}\n{clean}"));
+    let root = document.root_element();
+    assert_eq!(
+        (attribute(root, "tests"), attribute(root, "failures")),
+        ("1".into(), "0".into())
+    );
+    let suites: Vec<roxmltree::Node> = root.children().filter(|n| n.is_element()).collect();
+    assert_eq!(suites.len(), 1, "{clean}");
+    assert_eq!(attribute(suites[0], "name"), "synclint");
+    assert_eq!(attribute(suites[0], "failures"), "0");
+    let cases: Vec<roxmltree::Node> = suites[0].children().filter(|n| n.is_element()).collect();
+    assert_eq!(cases.len(), 1, "{clean}");
+    assert_eq!(attribute(cases[0], "name"), "No errors found");
+    assert_eq!(attribute(cases[0], "classname"), "synclint");
+    assert!(!cases[0].has_children(), "a passing test case: {clean}");
+}
+
+/// GitLab Code Quality issues, with their fingerprints in output order.
+fn gitlab_issues(project: &Project) -> (Vec<serde_json::Value>, Vec<String>) {
+    let text = run_format(project, "gitlab", &[], 1);
+    let issues: Vec<serde_json::Value> = serde_json::from_str::<serde_json::Value>(&text)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"))
+        .as_array()
+        .expect("an array")
+        .clone();
+    let fingerprints = issues
+        .iter()
+        .map(|issue| issue["fingerprint"].as_str().expect("a fingerprint").to_string())
+        .collect();
+    (issues, fingerprints)
+}
+
+#[test]
+fn gitlab_output() {
+    let project = formats_project();
+    let expected = reported(&project);
+    let (issues, fingerprints) = gitlab_issues(&project);
+    assert_eq!(issues.len(), expected.len());
+    for (issue, finding) in issues.iter().zip(&expected) {
+        assert_eq!(issue["check_name"], finding.code.as_str());
+        assert_eq!(issue["description"], format!("{}: {}", finding.code, finding.message));
+        assert_eq!(issue["severity"], "major");
+        let location = &issue["location"];
+        assert_eq!(location["path"], finding.path.as_str());
+        let position = |end: &str| {
+            let at = &location["positions"][end];
+            (at["line"].as_u64().unwrap(), at["column"].as_u64().unwrap())
+        };
+        assert_eq!(position("begin"), (finding.row, finding.column));
+        assert_eq!(position("end"), (finding.end_row, finding.end_column));
+    }
+    for fingerprint in &fingerprints {
+        assert!(
+            fingerprint.len() == 16 && fingerprint.chars().all(|c| c.is_ascii_hexdigit()),
+            "{fingerprint}"
+        );
+    }
+    let unique: BTreeSet<&String> = fingerprints.iter().collect();
+    assert_eq!(
+        unique.len(),
+        fingerprints.len(),
+        "the same call twice, two fingerprints: {fingerprints:?}"
+    );
+
+    // Blank lines above every finding move them down and keep their fingerprints.
+    project.write("pkg/steps.py", format!("\n\n\n{STEPS}"));
+    let (moved, moved_fingerprints) = gitlab_issues(&project);
+    assert_eq!(moved_fingerprints, fingerprints);
+    assert_eq!(moved[0]["location"]["positions"]["begin"]["line"], 7, "{:#}", moved[0]);
+
+    // Changing the flagged code changes its fingerprint and no other.
+    project.write(
+        "train.py",
+        TWO_FINDINGS.replace("model(b).cpu()", "model(b).cuda().cpu()"),
+    );
+    let (_, changed) = gitlab_issues(&project);
+    let differing: Vec<usize> = (0..changed.len()).filter(|&i| changed[i] != fingerprints[i]).collect();
+    assert_eq!(differing, [5], "{changed:?}\n{fingerprints:?}");
+
+    assert_eq!(
+        json(&clean_project().run(&["check", "--isolated", "--output-format", "gitlab", "."])),
+        serde_json::json!([])
+    );
+}
+
+#[test]
+fn pylint_output() {
+    let project = formats_project();
+    let expected = reported(&project);
+    let text = run_format(&project, "pylint", &[], 1);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), expected.len(), "{text}");
+    for (line, finding) in lines.iter().zip(&expected) {
+        let (path, rest) = line.split_once(':').expect("path:");
+        let (row, rest) = rest.split_once(": ").expect("row: ");
+        let (code, message) = rest
+            .strip_prefix('[')
+            .and_then(|rest| rest.split_once("] "))
+            .expect("[CODE] message");
+        assert_eq!(
+            (path, row, code, message),
+            (
+                finding.path.as_str(),
+                finding.row.to_string().as_str(),
+                finding.code.as_str(),
+                finding.message.as_str()
+            )
+        );
+    }
+    assert_eq!(run_format(&clean_project(), "pylint", &[], 0), "");
+}
+
+#[test]
+fn rdjson_output() {
+    let project = formats_project();
+    let expected = reported(&project);
+    let text = run_format(&project, "rdjson", &[], 1);
+    let report: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(report["source"]["name"], "synclint");
+    // The repository Cargo.toml names, if it names one.
+    let repository = env!("CARGO_PKG_REPOSITORY");
+    let url = report["source"].get("url");
+    assert_eq!(
+        url,
+        (!repository.is_empty()).then(|| serde_json::json!(repository)).as_ref()
+    );
+    assert_eq!(report["severity"], "WARNING");
+    let diagnostics = report["diagnostics"].as_array().expect("diagnostics");
+    assert_eq!(diagnostics.len(), expected.len());
+    let range = |start: &serde_json::Value, end: &serde_json::Value| {
+        serde_json::json!({
+            "start": {"line": start["row"], "column": start["column"]},
+            "end": {"line": end["row"], "column": end["column"]},
+        })
+    };
+    for (diagnostic, finding) in diagnostics.iter().zip(&expected) {
+        assert_eq!(diagnostic["message"], finding.message.as_str());
+        assert_eq!(diagnostic["location"]["path"], finding.path.as_str());
+        assert_eq!(
+            diagnostic["location"]["range"],
+            range(&finding.json["location"], &finding.json["end_location"])
+        );
+        assert_eq!(diagnostic["code"]["value"], finding.code.as_str());
+        assert_eq!(diagnostic["code"]["url"], finding.json["url"]);
+        assert!(
+            diagnostic.get("severity").is_none(),
+            "the report's severity: {diagnostic}"
+        );
+        // Suggestions: the fix's edits, only where there is a fix.
+        match &finding.json["fix"] {
+            serde_json::Value::Null => assert!(diagnostic.get("suggestions").is_none(), "{diagnostic}"),
+            fix => {
+                let edits: Vec<serde_json::Value> = fix["edits"]
+                    .as_array()
+                    .expect("edits")
+                    .iter()
+                    .map(|edit| {
+                        serde_json::json!({
+                            "range": range(&edit["location"], &edit["end_location"]),
+                            "text": edit["content"],
+                        })
+                    })
+                    .collect();
+                assert!(!edits.is_empty());
+                assert_eq!(diagnostic["suggestions"], serde_json::Value::Array(edits));
+            }
+        }
+    }
+    let with_suggestions = diagnostics.iter().filter(|d| d.get("suggestions").is_some()).count();
+    assert_eq!(with_suggestions, 1);
+
+    let clean = json(&clean_project().run(&["check", "--isolated", "--output-format", "rdjson", "."]));
+    assert_eq!(clean["diagnostics"], serde_json::json!([]));
+}
+
+#[test]
+fn azure_output() {
+    let project = formats_project();
+    let expected = reported(&project);
+    let text = run_format(&project, "azure", &[], 1);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), expected.len(), "{text}");
+    for (line, finding) in lines.iter().zip(&expected) {
+        let (properties, message) = line
+            .strip_prefix("##vso[task.logissue ")
+            .and_then(|rest| rest.split_once(']'))
+            .unwrap_or_else(|| panic!("not a logging command: {line}"));
+        let properties: Vec<(&str, &str)> = properties
+            .split(';')
+            .filter(|p| !p.is_empty())
+            .map(|p| p.split_once('=').unwrap_or_else(|| panic!("{p} in {line}")))
+            .collect();
+        let row = finding.row.to_string();
+        let column = finding.column.to_string();
+        assert_eq!(
+            properties,
+            [
+                ("type", "error"),
+                ("sourcepath", finding.path.as_str()),
+                ("linenumber", row.as_str()),
+                ("columnnumber", column.as_str()),
+                ("code", finding.code.as_str()),
+            ]
+        );
+        assert_eq!(message, finding.message);
+    }
+    assert_eq!(run_format(&clean_project(), "azure", &[], 0), "");
+}
+
+#[test]
+fn grouped_output() {
+    let project = formats_project();
+    let expected = reported(&project);
+    let text = run_format(&project, "grouped", &[], 1);
+    let (groups, summary) = text.rsplit_once("\n\n").expect("groups, then the summary");
+    assert_eq!(summary, "Found 6 findings.\n[*] 1 fixable with `--fix`.\n");
+    let mut found = Vec::new();
+    for group in groups.split("\n\n") {
+        let mut lines = group.lines();
+        let header = lines.next().expect("a header");
+        let path = header.strip_suffix(':').unwrap_or_else(|| panic!("path: {header}"));
+        let lines: Vec<&str> = lines.collect();
+        // Rows are right-aligned and columns padded: every `:` and every code starts at the same
+        // place in a file's group.
+        let colons: BTreeSet<usize> = lines.iter().map(|l| l.find(':').unwrap()).collect();
+        let codes: BTreeSet<usize> = lines.iter().map(|l| l.find("SYNC").unwrap()).collect();
+        assert_eq!((colons.len(), codes.len()), (1, 1), "{group}");
+        for line in lines {
+            let rest = line.strip_prefix("  ").unwrap_or_else(|| panic!("indented: {line:?}"));
+            let (location, rest) = rest.trim_start().split_once(' ').unwrap();
+            let (row, column) = location.split_once(':').unwrap();
+            let (code, message) = rest.trim_start().split_once(' ').unwrap();
+            let (fixable, message) = match message.strip_prefix("[*] ") {
+                Some(message) => (true, message),
+                None => (false, message),
+            };
+            let (row, column) = (row.parse::<u64>().unwrap(), column.parse::<u64>().unwrap());
+            found.push((path, row, column, code, fixable, message));
+        }
+    }
+    assert_eq!(found.len(), expected.len(), "{text}");
+    for (&(path, row, column, code, fixable, message), finding) in found.iter().zip(&expected) {
+        assert_eq!(
+            (path, row, column, code),
+            (
+                finding.path.as_str(),
+                finding.row,
+                finding.column,
+                finding.code.as_str()
+            )
+        );
+        // The message without help or note, as `concise` prints it.
+        assert_eq!(message, finding.json["message"].as_str().unwrap());
+        assert_eq!(fixable, finding.code == "SYNC401", "{message}");
+    }
+    assert!(text.contains("   4:5  SYNC101 "), "{text}");
+    assert!(text.contains("  11:13 SYNC103 "), "{text}");
+
+    let quiet = run_format(&project, "grouped", &["--quiet"], 1);
+    assert_eq!(quiet, format!("{groups}\n\n"));
+    assert_eq!(run_format(&clean_project(), "grouped", &[], 0), "All checks passed!\n");
+}
+
+/// A syntax error in each new format: `invalid-syntax` where a code goes, as `sarif` and
+/// `concise` write it (`json-lines`, as `json`, has no code).
+#[test]
+fn new_formats_report_syntax_errors() {
+    let project = Project::new();
+    project.write("bad.py", "def (:\n");
+    let output_of = |format: &str| {
+        let output = project.run(&["check", "--isolated", "--output-format", format, "bad.py"]);
+        assert_eq!(exit_code(&output), 2, "{format}");
+        stdout(&output)
+    };
+    let line = serde_json::from_str::<serde_json::Value>(output_of("json-lines").lines().next().unwrap()).unwrap();
+    assert_eq!(line["code"], serde_json::Value::Null);
+    assert!(output_of("pylint").starts_with("bad.py:1: [invalid-syntax] "));
+    assert!(output_of("azure").contains(";code=invalid-syntax;]"));
+    assert!(output_of("grouped").starts_with("bad.py:\n  1:5 invalid-syntax "));
+    let junit = output_of("junit");
+    let document = roxmltree::Document::parse(&junit).unwrap();
+    let case = document.descendants().find(|n| n.has_tag_name("testcase")).unwrap();
+    assert_eq!(case.attribute("name"), Some("org.synclint.invalid-syntax"));
+    let gitlab: serde_json::Value = serde_json::from_str(&output_of("gitlab")).unwrap();
+    assert_eq!(gitlab[0]["check_name"], "invalid-syntax");
+    let rdjson: serde_json::Value = serde_json::from_str(&output_of("rdjson")).unwrap();
+    let diagnostic = &rdjson["diagnostics"][0];
+    assert_eq!(diagnostic["code"], serde_json::json!({"value": "invalid-syntax"}));
+    assert_eq!(diagnostic["severity"], "ERROR");
+}
+
+#[test]
+fn output_file() {
+    let project = formats_project();
+    for format in ["json", "junit", "full"] {
+        let to_stdout = project.run(&["check", "--isolated", "--output-format", format, "."]);
+        let to_file = project.run(&[
+            "check",
+            "--isolated",
+            "--output-format",
+            format,
+            "-o",
+            "report.out",
+            ".",
+        ]);
+        assert_eq!(exit_code(&to_file), exit_code(&to_stdout), "{format}");
+        assert_eq!(stdout(&to_file), "", "{format}: nothing on stdout");
+        let written = std::fs::read(project.path().join("report.out")).expect("the report");
+        // Everything stdout had, the summary of `full` included.
+        assert_eq!(written, to_stdout.stdout, "{format}");
+    }
+    let statistics = project.run(&["check", "--isolated", "--statistics", "--output-file", "stats.txt", "."]);
+    assert_eq!(stdout(&statistics), "");
+    let stats = std::fs::read_to_string(project.path().join("stats.txt")).unwrap();
+    assert!(stats.contains("SYNC101"), "{stats}");
+
+    // From stdin too; when fixing, the fixed source still goes to stdout and the findings to
+    // the file.
+    let stdin_args = [
+        "check",
+        "--isolated",
+        "--output-format",
+        "json",
+        "-o",
+        "stdin.json",
+        "-",
+    ];
+    let stdin_report = || {
+        let text = std::fs::read_to_string(project.path().join("stdin.json")).expect("the report");
+        let rows: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+        rows.as_array()
+            .expect("an array")
+            .iter()
+            .map(|row| row["code"].as_str().unwrap().to_string())
+            .collect::<Vec<String>>()
+    };
+    let from_stdin = project.run_stdin(&stdin_args, ONE_FINDING);
+    assert_eq!((exit_code(&from_stdin), stdout(&from_stdin)), (1, String::new()));
+    assert_eq!(stdin_report(), ["SYNC101"]);
+    let mut fix_args = stdin_args.to_vec();
+    fix_args.insert(1, "--fix");
+    let fixed = project.run_stdin(&fix_args, STEPS);
+    assert!(stdout(&fixed).contains("torch.full((), 2.0"), "{}", stdout(&fixed));
+    assert_eq!(stdin_report(), ["SYNC101", "SYNC101", "SYNC103"], "what the fix left");
+    assert_eq!(stderr(&fixed), "");
+}
+
+#[test]
+fn output_file_in_a_missing_folder() {
+    let project = formats_project();
+    let output = project.run(&["check", "--isolated", "-o", "missing/report.json", "."]);
+    assert_eq!(exit_code(&output), 2);
+    assert_eq!(stdout(&output), "");
+    assert!(stderr(&output).contains("missing/report.json"), "{}", stderr(&output));
+    assert!(!project.path().join("missing").exists(), "no folder is made");
 }
 
 #[test]
@@ -1344,7 +1901,7 @@ fn threads_do_not_change_the_output() {
             .unwrap();
         (exit_code(&output), stdout(&output), stderr(&output))
     };
-    for format in ["full", "concise", "json", "github", "sarif"] {
+    for format in ALL_FORMATS {
         assert_eq!(with_threads("1", format), with_threads("2", format), "{format}");
         assert_eq!(with_threads("1", format), with_threads("8", format), "{format}");
     }
@@ -1354,7 +1911,7 @@ fn threads_do_not_change_the_output() {
 fn the_same_output_twice() {
     let project = training_project();
     project.write("bad.py", "def (:\n").write("sub/a.py", TWO_FINDINGS);
-    for format in ["full", "concise", "json", "github", "sarif"] {
+    for format in ALL_FORMATS {
         let first = project.run(&["check", "--isolated", "--output-format", format, "."]);
         let second = project.run(&["check", "--isolated", "--output-format", format, "."]);
         assert_eq!(first.stdout, second.stdout, "{format}");

@@ -20,8 +20,9 @@ struct JsonFix {
     edits: Vec<JsonEdit>,
 }
 
+/// One finding as Ruff's JSON writes it; `json-lines` writes the same objects.
 #[derive(Serialize)]
-struct JsonFinding<'a> {
+pub(super) struct JsonFinding<'a> {
     cell: Option<()>,
     code: Option<&'static str>,
     end_location: Location,
@@ -36,43 +37,43 @@ struct JsonFinding<'a> {
 }
 
 pub fn render(out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {
-    let rows: Vec<JsonFinding> = findings
-        .iter()
-        .map(|finding| {
-            let location = finding.start;
-            JsonFinding {
-                cell: None,
-                code: finding.rule.map(|r| r.code()),
-                end_location: finding.end,
-                filename: &finding.path,
-                fix: finding.fix.as_ref().map(|fix| JsonFix {
-                    applicability: fix.applicability.as_str(),
-                    message: finding.fix_title.clone(),
-                    edits: fix
-                        .edits
-                        .iter()
-                        .zip(&finding.edit_locations)
-                        .map(|(edit, &(location, end_location))| JsonEdit {
-                            content: edit.content.clone(),
-                            location,
-                            end_location,
-                        })
-                        .collect(),
-                }),
-                location,
-                // One line, as in every other format: a message quoting multi-line source
-                // would otherwise carry its line breaks.
-                message: match finding.rule {
-                    Some(_) => super::one_line(&finding.message).into_owned(),
-                    None => format!("SyntaxError: {}", super::one_line(&finding.message)),
-                },
-                noqa_row: finding.rule.map(|_| location.row),
-                url: finding.rule.map(|r| r.url()),
-                help: finding.help.as_deref(),
-                note: finding.note.as_deref(),
-            }
-        })
-        .collect();
+    let rows: Vec<JsonFinding> = findings.iter().map(json_finding).collect();
     serde_json::to_writer_pretty(&mut *out, &rows)?;
     writeln!(out)
+}
+
+/// The object `finding` is in Ruff's JSON.
+pub(super) fn json_finding(finding: &Finding) -> JsonFinding<'_> {
+    let location = finding.start;
+    JsonFinding {
+        cell: None,
+        code: finding.rule.map(|r| r.code()),
+        end_location: finding.end,
+        filename: &finding.path,
+        fix: finding.fix.as_ref().map(|fix| JsonFix {
+            applicability: fix.applicability.as_str(),
+            message: finding.fix_title.clone(),
+            edits: fix
+                .edits
+                .iter()
+                .zip(&finding.edit_locations)
+                .map(|(edit, &(location, end_location))| JsonEdit {
+                    content: edit.content.clone(),
+                    location,
+                    end_location,
+                })
+                .collect(),
+        }),
+        location,
+        // One line, as in every other format: a message quoting multi-line source
+        // would otherwise carry its line breaks.
+        message: match finding.rule {
+            Some(_) => super::one_line(&finding.message).into_owned(),
+            None => format!("SyntaxError: {}", super::one_line(&finding.message)),
+        },
+        noqa_row: finding.rule.map(|_| location.row),
+        url: finding.rule.map(|r| r.url()),
+        help: finding.help.as_deref(),
+        note: finding.note.as_deref(),
+    }
 }

@@ -1,8 +1,19 @@
-//! Printing findings: `full`, `concise`, `json` (Ruff's shape), `github`, `sarif`.
+//! Printing findings, in the shapes Ruff prints them: `full` and `concise` for people, `grouped`
+//! (each file's findings under its path), `json` and `json-lines` for tools, and one per CI
+//! system: `github` (Actions annotations), `sarif` (code scanning), `gitlab` (Code Quality),
+//! `azure` (Pipelines logging commands), `junit` (test reports), `rdjson` (reviewdog) and
+//! `pylint` (what pylint-reading tools parse).
 
+mod azure;
 mod full;
 mod github;
+mod gitlab;
+mod grouped;
 mod json;
+mod json_lines;
+mod junit;
+mod pylint;
+mod rdjson;
 mod sarif;
 
 use std::borrow::Cow;
@@ -23,8 +34,23 @@ pub enum OutputFormat {
     Full,
     Concise,
     Json,
+    JsonLines,
+    Junit,
+    Grouped,
     Github,
+    Gitlab,
+    Pylint,
+    Rdjson,
+    Azure,
     Sarif,
+}
+
+impl OutputFormat {
+    /// Whether the findings are followed by the summary ("Found 3 findings."): only formats
+    /// that people read, as Ruff does; a tool reading the others would choke on it.
+    pub fn has_summary(self) -> bool {
+        matches!(self, OutputFormat::Full | OutputFormat::Concise | OutputFormat::Grouped)
+    }
 }
 
 pub use crate::lines::Location;
@@ -170,6 +196,22 @@ pub fn one_line(text: &str) -> Cow<'_, str> {
     Cow::Owned(lines.join(" "))
 }
 
+/// Runs of findings in the same file: `findings` come sorted by path, so each file's are
+/// together.
+fn by_file(findings: &[Finding]) -> impl Iterator<Item = &[Finding]> {
+    findings.chunk_by(|a, b| a.path == b.path)
+}
+
+/// `" [*]"` after the code of a finding `--fix` would fix (with `unsafe_fixes`, unsafe fixes
+/// too), as Ruff marks them; `""` otherwise.
+fn fix_marker(finding: &Finding, unsafe_fixes: bool) -> &'static str {
+    let fixable = finding
+        .fix
+        .as_ref()
+        .is_some_and(|fix| unsafe_fixes || fix.applicability == crate::diagnostic::Applicability::Safe);
+    if fixable { " [*]" } else { "" }
+}
+
 /// `unsafe_fixes`: whether `--fix` would apply unsafe fixes too; `[*]` marks only the findings
 /// `--fix` would fix, as Ruff's does. `findings` come sorted by path.
 pub fn render(
@@ -182,11 +224,20 @@ pub fn render(
     let color = color.enabled();
     match format {
         OutputFormat::Json => json::render(out, findings),
+        OutputFormat::JsonLines => json_lines::render(out, findings),
+        OutputFormat::Junit => junit::render(out, findings),
+        OutputFormat::Gitlab => gitlab::render(out, findings),
+        OutputFormat::Rdjson => rdjson::render(out, findings),
         OutputFormat::Sarif => sarif::render(out, findings),
         // A finding per line or per block: each file's findings are rendered on their own, in
         // parallel (codespan's snippets are the costly part), and written in order.
-        OutputFormat::Full | OutputFormat::Concise | OutputFormat::Github => {
-            let files: Vec<&[Finding]> = findings.chunk_by(|a, b| a.path == b.path).collect();
+        OutputFormat::Full
+        | OutputFormat::Concise
+        | OutputFormat::Grouped
+        | OutputFormat::Github
+        | OutputFormat::Pylint
+        | OutputFormat::Azure => {
+            let files: Vec<&[Finding]> = by_file(findings).collect();
             let rendered: Vec<io::Result<Vec<u8>>> = files
                 .par_iter()
                 .map(|findings| {
@@ -200,6 +251,7 @@ pub fn render(
     }
 }
 
+/// One file's `findings` in a format that renders each file on its own.
 fn render_blocks(
     out: &mut Vec<u8>,
     format: OutputFormat,
@@ -209,22 +261,21 @@ fn render_blocks(
 ) -> io::Result<()> {
     match format {
         OutputFormat::Full => full::render(out, findings, color),
+        OutputFormat::Grouped => grouped::render(out, findings, unsafe_fixes),
         OutputFormat::Github => github::render(out, findings),
+        OutputFormat::Pylint => pylint::render(out, findings),
+        OutputFormat::Azure => azure::render(out, findings),
         _ => {
             for finding in findings {
                 let start = finding.start;
-                let fixable = finding
-                    .fix
-                    .as_ref()
-                    .is_some_and(|fix| unsafe_fixes || fix.applicability == crate::diagnostic::Applicability::Safe);
-                let marker = if fixable { " [*]" } else { "" };
                 writeln!(
                     out,
-                    "{}:{}:{}: {}{marker} {}",
+                    "{}:{}:{}: {}{} {}",
                     finding.path,
                     start.row,
                     start.column,
                     finding.code(),
+                    fix_marker(finding, unsafe_fixes),
                     one_line(&finding.message)
                 )?;
             }

@@ -465,22 +465,6 @@ fn calls(line: &str, function: &str) -> bool {
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_line_names_a_call_by_name_or_by_the_syntax_that_makes_it() {
-        assert!(names_call("    total += loss.item()", "item"));
-        assert!(!names_call("    items = loss", "item"));
-        assert!(names_call("    print(f\"{s:.3f}\")", "__format__"));
-        assert!(names_call("    msg = rf'{s}'", "__format__"));
-        assert!(!names_call("    print(s)", "__format__"));
-        assert!(names_call("    print(s)", "__repr__"));
-        assert!(!names_call("    if s:", "__repr__"));
-    }
-}
-
 impl Row {
     /// The row of a file's `index`-th finding.
     fn of_finding(source: &SourceFile, index: usize, status: Status) -> Row {
@@ -511,5 +495,21 @@ impl Row {
             gpu_idle: 0,
             ops: Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_names_a_call_by_name_or_by_the_syntax_that_makes_it() {
+        assert!(names_call("    total += loss.item()", "item"));
+        assert!(!names_call("    items = loss", "item"));
+        assert!(names_call("    print(f\"{s:.3f}\")", "__format__"));
+        assert!(names_call("    msg = rf'{s}'", "__format__"));
+        assert!(!names_call("    print(s)", "__format__"));
+        assert!(names_call("    print(s)", "__repr__"));
+        assert!(!names_call("    if s:", "__repr__"));
     }
 }

@@ -15,6 +15,7 @@ mod junit;
 mod pylint;
 mod rdjson;
 mod sarif;
+pub(crate) mod xml;
 
 use std::borrow::Cow;
 use std::io::{self, Write};

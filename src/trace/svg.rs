@@ -5,6 +5,7 @@
 //! The caller reduces a trace to a plain [`Timeline`]; this module only lays it out and writes a
 //! standalone SVG 1.1 document. The same timeline always gives the same bytes.
 
+use crate::render::xml::escape;
 use std::borrow::Cow;
 use std::fmt::{self, Write};
 
@@ -526,24 +527,6 @@ fn truncate(text: &str, max_chars: usize) -> Cow<'_, str> {
     } else {
         Cow::Owned(text.chars().take(max_chars - 1).chain(['…']).collect())
     }
-}
-
-/// Escapes text for element content and attribute values alike, and replaces characters that
-/// XML 1.0 forbids even when escaped (most control characters) so any parser accepts the file.
-fn escape(text: &str) -> String {
-    let mut escaped = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => escaped.push_str("&amp;"),
-            '<' => escaped.push_str("&lt;"),
-            '>' => escaped.push_str("&gt;"),
-            '"' => escaped.push_str("&quot;"),
-            '\'' => escaped.push_str("&apos;"),
-            '\t' | '\n' | '\r' | '\u{20}'..='\u{FFFD}' | '\u{10000}'.. => escaped.push(c),
-            _ => escaped.push('\u{FFFD}'),
-        }
-    }
-    escaped
 }
 
 /// The document being written; every caller-supplied string goes through [`escape`].

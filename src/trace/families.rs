@@ -10,7 +10,8 @@ use Rule::*;
 // any explain it (a scalar read is the `.item()` before it is the `if t:` beside it).
 const SCALAR_READ: &[&[Rule]] = &[
     &[Item, TensorAsNumber, TensorFormatting, Tolist],
-    &[TensorTruthiness, HostComparison],
+    // A per-step metric all-reduced and read (SYNC602 is reported at the all-reduce).
+    &[TensorTruthiness, HostComparison, BarrierInStep],
 ];
 const TRUTHINESS: &[&[Rule]] = &[&[TensorTruthiness, HostComparison], &[TensorAsNumber, TensorFormatting]];
 const COMPARISON: &[&[Rule]] = &[&[HostComparison], &[TensorTruthiness]];

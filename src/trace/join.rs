@@ -200,6 +200,8 @@ impl Joiner<'_> {
                 name(&forward.op)
             ),
             None if found.chain.is_empty() => runtime.to_string(),
+            // Operators no rule knows: which call waited says what the wait was.
+            None if found.tiers.is_empty() => format!("{} > {runtime}", found.chain.join(" > ")),
             None => found.chain.join(" > "),
         };
         let status = if placed.iter().any(|p| is_profiler_frame(p.frame.path)) {
@@ -363,12 +365,15 @@ impl Joiner<'_> {
         (*seen - 1) % candidates.len()
     }
 
-    /// Where syncs no finding explains are shown: the innermost project frame, else the
-    /// innermost frame as the trace names it.
+    /// Where syncs no finding explains are shown: the innermost project frame's function (its
+    /// first line: a frame already running when the profiler started carries the line it was
+    /// on then, not the line that synced), else the innermost frame as the trace names it.
     fn place_of(&self, placed: &[PlacedFrame]) -> (Option<String>, Option<usize>) {
         let in_project = placed.iter().find_map(|p| {
             let source = self.files.get(p.file.as_ref()?)?;
-            Some((source.display.clone(), p.frame.line))
+            let function = function_at(&source.functions, p.frame.line);
+            let line = function.map_or(p.frame.line, |f| source.functions[f].first);
+            Some((source.display.clone(), line))
         });
         match in_project.or_else(|| placed.first().map(|p| (p.frame.path.to_string(), p.frame.line))) {
             Some((path, row)) => (Some(path), Some(row)),

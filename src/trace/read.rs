@@ -124,9 +124,14 @@ impl fmt::Display for ReadError {
                 write!(f, "the compressed stream ends early ({error}): the trace is truncated")
             }
             ReadError::Io(error) => write!(f, "cannot read it: {error}"),
+            ReadError::Json(error) if error.is_eof() && error.line() == 1 && error.column() == 0 => {
+                f.write_str("the file is empty")
+            }
             ReadError::Json(error) if error.is_eof() => {
                 write!(f, "the JSON ends early ({error}): the trace is truncated")
             }
+            // Well-formed JSON of another shape (`"traceEvents": null`).
+            ReadError::Json(error) if error.is_data() => write!(f, "not a Chrome trace: {error}"),
             ReadError::Json(error) => write!(f, "not valid JSON: {error}"),
             ReadError::NotATrace => f.write_str(
                 "valid JSON but not a Chrome trace: it has no `traceEvents` array (export one with \
@@ -797,5 +802,9 @@ mod tests {
         assert!(other.to_string().contains("no `traceEvents`"), "{other}");
         let garbage = parse("not json").err().unwrap();
         assert!(garbage.to_string().contains("not valid JSON"), "{garbage}");
+        let shape = parse(r#"{"traceEvents": null}"#).err().unwrap();
+        assert!(shape.to_string().starts_with("not a Chrome trace"), "{shape}");
+        let empty = parse("").err().unwrap();
+        assert_eq!(empty.to_string(), "the file is empty");
     }
 }

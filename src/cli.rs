@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use miette::{Report, miette};
 use rustc_hash::FxHashMap;
 
+use crate::add_noqa::add_noqa_to_files;
 use crate::config::{Overrides, Resolver, Settings, Source};
 use crate::diagnostic::Applicability;
 use crate::graph::GraphFormat;
@@ -181,6 +182,9 @@ struct CheckArgs {
     /// List what was fixed.
     #[arg(long)]
     show_fixes: bool,
+    /// Add `# noqa` directives to every line with a finding, so that the next run passes.
+    #[arg(long, conflicts_with_all = ["fix", "diff", "fix_only", "stdin_filename"])]
+    add_noqa: bool,
     /// Exclude these globs (replaces the defaults).
     #[arg(long, value_delimiter = ',', value_name = "GLOB")]
     exclude: Option<Vec<String>>,
@@ -443,7 +447,16 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
     let Some(mut out) = open_report(args.output_file.as_deref()) else {
         return 2;
     };
-    if paths.iter().any(|p| p == Path::new("-")) {
+    let reads_stdin = paths.iter().any(|p| p == Path::new("-"));
+    if args.add_noqa {
+        if reads_stdin {
+            eprintln!("synclint: --add-noqa edits files: it cannot read source from stdin (`-`)");
+            return 2;
+        }
+        let code = add_noqa_command(&args, &mut out, &paths, &resolver, &cwd, threads);
+        return close_report(out, args.output_file.as_deref(), code);
+    }
+    if reads_stdin {
         let code = check_stdin(&args, &mut out, &resolver, &cwd, threads);
         return close_report(out, args.output_file.as_deref(), code);
     }
@@ -526,6 +539,37 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
         args.output_file.as_deref(),
         exit_code(&errors, remaining, args.exit_zero),
     )
+}
+
+/// `--add-noqa`: the findings `check` would report get their `# noqa`; 2 when a file could not
+/// be read or written (or has syntax errors).
+fn add_noqa_command(
+    args: &CheckArgs,
+    out: &mut dyn Write,
+    paths: &[PathBuf],
+    resolver: &Arc<Resolver>,
+    cwd: &Path,
+    threads: usize,
+) -> u8 {
+    let options = RunOptions {
+        threads,
+        isolated: args.isolated,
+        every_call: false,
+        // Fixed code would move the findings off the lines the directives go on.
+        fixing: &|_| None,
+        cache: cache_folder(args.no_cache, args.cache_dir.as_deref(), resolver, cwd),
+        stdin: None,
+    };
+    let run = match run(paths, resolver, cwd, &options) {
+        Ok(run) => run,
+        Err(reports) => return print_config_errors(reports),
+    };
+    let (added, errors) = add_noqa_to_files(run);
+    if !args.quiet {
+        let _ = writeln!(out, "Added {added} noqa directive{}.", plural(added));
+    }
+    errors.print();
+    exit_code(&errors, 0, false)
 }
 
 fn exit_code(errors: &Errors, findings: usize, exit_zero: bool) -> u8 {

@@ -100,6 +100,9 @@ pub struct Diagnostic {
     /// Title of the fix ("Replace with `torch.where(mask, x, 0).sum()`").
     pub fix_title: Option<String>,
     pub context: HotContext,
+    /// The 1-based row whose `# noqa` covers it (see [`crate::noqa`]); set once the file's
+    /// comments are read.
+    pub noqa_row: u32,
 }
 
 impl Diagnostic {
@@ -112,6 +115,7 @@ impl Diagnostic {
             fix: None,
             fix_title: None,
             context: HotContext::Cold,
+            noqa_row: 0,
         }
     }
 

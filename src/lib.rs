@@ -7,6 +7,7 @@
 //! functions, what the project functions it calls return), and files whose facts changed are
 //! checked again; [`fix`] applies fixes, and [`render`] prints findings ([`graph`] the call graph).
 
+pub mod add_noqa;
 pub mod cache;
 pub mod checker;
 pub mod cli;

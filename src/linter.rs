@@ -3,7 +3,7 @@
 use crate::checker::{CheckOptions, check_module};
 use crate::diagnostic::Diagnostic;
 use crate::lines::Lines;
-use crate::noqa::NoqaMap;
+use crate::noqa::{NoqaMap, noqa_row};
 use crate::parse::{SyntaxError, parse};
 use crate::registry::RuleSet;
 use crate::semantic::{FileFacts, FileSemantics};
@@ -41,7 +41,11 @@ pub fn lint_source(
     let mut diagnostics = result.diagnostics;
     if !diagnostics.is_empty() {
         let noqa = NoqaMap::from_comments(source, parsed.comments(), &lines);
-        diagnostics.retain(|d| !noqa.suppresses(d.rule, lines.row(d.range.start()) as u32));
+        let line_ends = parsed.line_ends();
+        for diagnostic in &mut diagnostics {
+            diagnostic.noqa_row = noqa_row(&line_ends, &lines, diagnostic.range.start());
+        }
+        diagnostics.retain(|d| !noqa.suppresses(d.rule, d.noqa_row));
     }
     diagnostics.sort_by_key(|d| (d.range.start(), d.rule));
     diagnostics.dedup_by(|a, b| a.rule == b.rule && a.range == b.range);

@@ -1,11 +1,16 @@
 //! `# noqa` suppression, in Ruff's syntax: `# noqa` (every code on the line), `# noqa: SYNC101,
 //! SYNC203`, and the file-level `# synclint: noqa` / `# synclint: noqa: SYNC101`. A listed code
 //! may be a prefix, as in `--select`: `# noqa: SYNC1` covers SYNC101 to SYNC107.
+//!
+//! A finding's `# noqa` is read where a comment can go after it: at the end of its line, or,
+//! where that line goes on inside a multi-line string or after a backslash, at the end of the
+//! line where the string or the continuation ends (as in Ruff).
 
 use ruff_text_size::TextRange;
 use rustc_hash::FxHashMap;
 
 use crate::lines::Lines;
+use crate::parse::{LineEnd, TextSize};
 use crate::registry::Rule;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,7 +50,7 @@ impl NoqaMap {
                     }
                     _ => Directive::All,
                 });
-            } else if let Some(directive) = parse_line_directive(text) {
+            } else if let Some((directive, _)) = parse_line_directive(text) {
                 let line = lines.row(range.start()) as u32;
                 map.lines.insert(line, directive);
             }
@@ -59,16 +64,29 @@ impl NoqaMap {
     }
 }
 
+/// The line end whose comment covers a finding starting at `offset` (of the text `line_ends`
+/// were read from): the first at or after it.
+pub fn covering_line_end(line_ends: &[LineEnd], offset: TextSize) -> Option<&LineEnd> {
+    line_ends.get(line_ends.partition_point(|end| end.at < offset))
+}
+
+/// The 1-based row whose `# noqa` covers a finding starting at `offset`.
+pub fn noqa_row(line_ends: &[LineEnd], lines: &Lines, offset: TextSize) -> u32 {
+    let at = covering_line_end(line_ends, offset).map_or(offset, |end| end.at);
+    lines.row(at) as u32
+}
+
 /// `# synclint: noqa` or `# synclint: noqa: SYNC101, SYNC2`.
 fn parse_file_directive(comment: &str) -> Option<Directive> {
     let rest = comment.trim_start_matches('#').trim_start();
     let rest = strip_prefix_ignore_case(rest, "synclint:")?.trim_start();
     let rest = strip_prefix_ignore_case(rest, "noqa")?;
-    Some(parse_codes(rest))
+    Some(parse_codes(rest).0)
 }
 
-/// `# noqa`, `#noqa:SYNC101`, `# type: ignore  # noqa: SYNC101, E501`.
-fn parse_line_directive(comment: &str) -> Option<Directive> {
+/// `# noqa`, `#noqa:SYNC101`, `# type: ignore  # noqa: SYNC101, E501`, with where the directive
+/// ends in `comment` (after its last code, or after `noqa`): more codes go there.
+pub fn parse_line_directive(comment: &str) -> Option<(Directive, usize)> {
     // Most comments are prose: skip them without allocating.
     if !mentions_noqa(comment.as_bytes()) {
         return None;
@@ -83,7 +101,8 @@ fn parse_line_directive(comment: &str) -> Option<Directive> {
             let rest = &comment[offset..];
             // `# noqa-like`, `# noqatest` are not directives.
             if rest.chars().next().is_none_or(|c| c == ':' || c.is_whitespace()) {
-                return Some(parse_codes(rest));
+                let (directive, length) = parse_codes(rest);
+                return Some((directive, offset + length));
             }
         }
         search = hash + 1;
@@ -98,11 +117,13 @@ fn mentions_noqa(text: &[u8]) -> bool {
         .any(|q| q >= 2 && text.get(q - 2..q + 2).is_some_and(|w| w.eq_ignore_ascii_case(b"noqa")))
 }
 
-fn parse_codes(rest: &str) -> Directive {
+/// The directive after `noqa`, and how much of `rest` its codes take.
+fn parse_codes(rest: &str) -> (Directive, usize) {
     let Some(list) = rest.strip_prefix(':') else {
-        return Directive::All;
+        return (Directive::All, 0);
     };
     let mut codes = Vec::new();
+    let mut end = 0;
     for token in list
         .split(|c: char| c == ',' || c.is_whitespace())
         .filter(|t| !t.is_empty())
@@ -114,11 +135,13 @@ fn parse_codes(rest: &str) -> Directive {
             break;
         }
         codes.push(token.to_ascii_uppercase());
+        // `split` yields slices of `list`: where this one ends is its offset plus its length.
+        end = token.as_ptr() as usize - list.as_ptr() as usize + token.len();
     }
     if codes.is_empty() {
-        Directive::All
+        (Directive::All, 0)
     } else {
-        Directive::Codes(codes)
+        (Directive::Codes(codes), ':'.len_utf8() + end)
     }
 }
 
@@ -132,24 +155,28 @@ fn strip_prefix_ignore_case<'s>(text: &'s str, prefix: &str) -> Option<&'s str> 
 mod tests {
     use super::*;
 
+    fn directive(comment: &str) -> Option<Directive> {
+        parse_line_directive(comment).map(|(directive, _)| directive)
+    }
+
     #[test]
     fn line_directives() {
-        assert_eq!(parse_line_directive("# noqa"), Some(Directive::All));
-        assert_eq!(parse_line_directive("#NOQA"), Some(Directive::All));
+        assert_eq!(directive("# noqa"), Some(Directive::All));
+        assert_eq!(directive("#NOQA"), Some(Directive::All));
         assert_eq!(
-            parse_line_directive("# noqa: SYNC101, SYNC203"),
+            directive("# noqa: SYNC101, SYNC203"),
             Some(Directive::Codes(vec!["SYNC101".into(), "SYNC203".into()]))
         );
         assert_eq!(
-            parse_line_directive("#noqa:SYNC101"),
+            directive("#noqa:SYNC101"),
             Some(Directive::Codes(vec!["SYNC101".into()]))
         );
         assert_eq!(
-            parse_line_directive("# type: ignore  # noqa: E501 trailing words"),
+            directive("# type: ignore  # noqa: E501 trailing words"),
             Some(Directive::Codes(vec!["E501".into()]))
         );
-        assert_eq!(parse_line_directive("# noqatest"), None);
-        assert_eq!(parse_line_directive("# a comment"), None);
+        assert_eq!(directive("# noqatest"), None);
+        assert_eq!(directive("# a comment"), None);
     }
 
     #[test]
@@ -161,7 +188,21 @@ mod tests {
         );
         assert_eq!(parse_file_directive("# noqa"), None);
         assert_eq!(parse_file_directive("# ñandú: a non-ASCII comment"), None);
-        assert_eq!(parse_line_directive("# é noqa"), None);
+        assert_eq!(directive("# é noqa"), None);
+    }
+
+    #[test]
+    fn directives_end_after_their_last_code() {
+        fn end(comment: &str) -> Option<&str> {
+            parse_line_directive(comment).map(|(_, end)| &comment[..end])
+        }
+        assert_eq!(end("# noqa"), Some("# noqa"));
+        assert_eq!(end("# noqa: SYNC101, E501 a reason"), Some("# noqa: SYNC101, E501"));
+        assert_eq!(
+            end("# type: ignore  #noqa:SYNC1  # more"),
+            Some("# type: ignore  #noqa:SYNC1")
+        );
+        assert_eq!(end("# noqa: a reason"), Some("# noqa"));
     }
 
     #[test]

@@ -256,27 +256,27 @@ fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<Applicabili
 
 /// Writes through a temporary file in the same folder, then renames it over the original,
 /// keeping its permissions. A read-only or vanished file is an error.
-fn write_atomically(path: &Path, display: &str, contents: &str) -> Result<(), Report> {
+pub(crate) fn write_atomically(path: &Path, display: &str, contents: &str) -> Result<(), Report> {
     // Through a symbolic link: replace the file it points to, not the link.
-    let path = &std::fs::canonicalize(path).map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
-    let metadata = std::fs::metadata(path).map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
+    let path = &std::fs::canonicalize(path).map_err(|e| miette!("{display}: cannot write it: {e}"))?;
+    let metadata = std::fs::metadata(path).map_err(|e| miette!("{display}: cannot write it: {e}"))?;
     if metadata.permissions().readonly() {
-        return Err(miette!("{display}: cannot write the fix: the file is read-only"));
+        return Err(miette!("{display}: cannot write it: the file is read-only"));
     }
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
+    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| miette!("{display}: cannot write it: {e}"))?;
     temp.write_all(contents.as_bytes())
-        .map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
+        .map_err(|e| miette!("{display}: cannot write it: {e}"))?;
     temp.as_file()
         .sync_all()
-        .map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
+        .map_err(|e| miette!("{display}: cannot write it: {e}"))?;
     std::fs::set_permissions(temp.path(), metadata.permissions())
-        .map_err(|e| miette!("{display}: cannot write the fix: {e}"))?;
+        .map_err(|e| miette!("{display}: cannot write it: {e}"))?;
     temp.persist(path)
-        .map_err(|e| miette!("{display}: cannot write the fix: {}", e.error))?;
+        .map_err(|e| miette!("{display}: cannot write it: {}", e.error))?;
     Ok(())
 }
 
@@ -307,7 +307,7 @@ mod write_tests {
         std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o444)).unwrap();
         let error = write_atomically(&locked, "pkg/locked.py", "x = 1\n").unwrap_err();
         assert!(
-            format!("{error}").contains("pkg/locked.py: cannot write the fix: the file is read-only"),
+            format!("{error}").contains("pkg/locked.py: cannot write it: the file is read-only"),
             "{error}"
         );
         assert_eq!(std::fs::read_to_string(&locked).unwrap(), "x = 0\n");

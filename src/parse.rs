@@ -29,6 +29,40 @@ impl ParsedModule {
             .filter(|token| token.kind() == TokenKind::Comment)
             .map(|token| token.range())
     }
+
+    /// Where each line that can take a trailing comment ends, in source order: the line
+    /// endings outside strings (a line inside a multi-line string or f-string, or continued by a
+    /// backslash, has none), and the end of the file.
+    pub fn line_ends(&self) -> Vec<LineEnd> {
+        let mut ends = Vec::new();
+        let mut comment = None;
+        // Inside an f-string's replacement field, a line break or a comment belongs to the
+        // string's line, which ends after the string.
+        let mut string_depth = 0u32;
+        for token in self.parsed.tokens().iter() {
+            match token.kind() {
+                TokenKind::FStringStart | TokenKind::TStringStart => string_depth += 1,
+                TokenKind::FStringEnd | TokenKind::TStringEnd => string_depth = string_depth.saturating_sub(1),
+                _ if string_depth > 0 => {}
+                TokenKind::Comment => comment = Some(token.range()),
+                TokenKind::Newline | TokenKind::NonLogicalNewline => ends.push(LineEnd {
+                    at: token.start(),
+                    comment: comment.take(),
+                }),
+                _ => {}
+            }
+        }
+        ends
+    }
+}
+
+/// The end of a line that can take a trailing comment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineEnd {
+    /// Where the line's text ends: at its line ending, or at the end of the file.
+    pub at: TextSize,
+    /// The comment already closing the line.
+    pub comment: Option<TextRange>,
 }
 
 /// A syntax error with its location; the rest of the file is still linted.

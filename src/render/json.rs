@@ -71,7 +71,7 @@ pub(super) fn json_finding(finding: &Finding) -> JsonFinding<'_> {
             Some(_) => super::one_line(&finding.message).into_owned(),
             None => format!("SyntaxError: {}", super::one_line(&finding.message)),
         },
-        noqa_row: finding.rule.map(|_| location.row),
+        noqa_row: finding.noqa_row,
         url: finding.rule.map(|r| r.url()),
         help: finding.help.as_deref(),
         note: finding.note.as_deref(),

@@ -101,6 +101,8 @@ pub struct Finding {
     /// Why the line is hot.
     pub note: Option<String>,
     pub range: TextRange,
+    /// The row whose `# noqa` covers it (`None` for a syntax error).
+    pub noqa_row: Option<usize>,
     pub start: Location,
     pub end: Location,
     pub fix: Option<Fix>,
@@ -121,6 +123,7 @@ impl Finding {
         Finding {
             edit_locations: edit_locations.collect(),
             rule: Some(diagnostic.rule),
+            noqa_row: Some(diagnostic.noqa_row as usize),
             message: diagnostic.message,
             help: Some(diagnostic.help),
             note,
@@ -146,6 +149,7 @@ impl Finding {
             help: None,
             note: None,
             range,
+            noqa_row: None,
             start: source.location(range.start()),
             end: source.location(range.end()),
             fix: None,

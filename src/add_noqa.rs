@@ -1,0 +1,161 @@
+//! `--add-noqa`: a `# noqa: CODE` on every line with a finding, so that the next run passes
+//! (Ruff's `--add-noqa`). Each goes where the finding's `# noqa` is read ([`crate::noqa`]), one
+//! per line with the line's codes sorted; a line's existing `# noqa: CODE` gets the new codes
+//! after its own, and every other byte of the file is kept.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use miette::miette;
+use rayon::prelude::*;
+use ruff_text_size::TextRange;
+use rustc_hash::FxHashMap;
+
+use crate::linter::decode;
+use crate::noqa::{Directive, covering_line_end, parse_line_directive};
+use crate::outcome::{FixedText, outcome, write_atomically};
+use crate::parse::{TextSize, parse, parses_cleanly};
+use crate::pipeline::{Errors, Run};
+use crate::registry::Rule;
+
+/// Adds the directives for the findings `check` would report on the named files of `run`, and
+/// writes the files; returns how many directives were added.
+pub(crate) fn add_noqa_to_files(run: Run) -> (usize, Errors) {
+    let paths: FxHashMap<String, PathBuf> = run
+        .linted
+        .iter()
+        .filter(|file| file.named)
+        .map(|file| (file.display.clone(), file.path.clone()))
+        .collect();
+    // Nothing is fixed: the directives go on the lines the findings are on now.
+    let (outcome, mut errors) = outcome(run, &|_| None, FixedText::Write, false);
+    let mut by_file: BTreeMap<&str, Vec<(Rule, TextSize)>> = BTreeMap::new();
+    for finding in &outcome.findings {
+        if let Some(rule) = finding.rule {
+            by_file
+                .entry(&finding.path)
+                .or_default()
+                .push((rule, finding.range.start()));
+        }
+    }
+    let results: Vec<_> = by_file
+        .into_par_iter()
+        .map(|(display, findings)| {
+            let path = &paths[display];
+            let bytes = std::fs::read(path).map_err(|e| miette!("{display}: cannot read it: {e}"))?;
+            let source = decode(bytes).map_err(|e| miette!("{display}: {e}"))?;
+            let Some((text, added)) = with_directives(&source, &findings) else {
+                // Its syntax errors are reported already; findings in code that does not parse
+                // may move once it does.
+                return Ok(0);
+            };
+            if !parses_cleanly(&text) {
+                return Err(miette!(
+                    "{display}: adding `# noqa` produced code that does not parse; the file was left unchanged"
+                ));
+            }
+            write_atomically(path, display, &text)?;
+            Ok(added)
+        })
+        .collect();
+    let mut added = 0;
+    for result in results {
+        match result {
+            Ok(count) => added += count,
+            Err(report) => errors.push(report),
+        }
+    }
+    (added, errors)
+}
+
+/// `source` with a `# noqa` for each finding (its rule, where it starts), and how many lines got
+/// one; `None` when the source does not parse, or no line needs one.
+pub fn with_directives(source: &str, findings: &[(Rule, TextSize)]) -> Option<(String, usize)> {
+    let parsed = parse(source);
+    if !parsed.syntax_errors.is_empty() {
+        return None;
+    }
+    let line_ends = parsed.line_ends();
+    // Line ends in source order, each with its comment and the codes to add there.
+    let mut codes_at: BTreeMap<TextSize, (Option<TextRange>, BTreeSet<&'static str>)> = BTreeMap::new();
+    for &(rule, offset) in findings {
+        let end = covering_line_end(&line_ends, offset)?;
+        codes_at
+            .entry(end.at)
+            .or_insert((end.comment, BTreeSet::new()))
+            .1
+            .insert(rule.code());
+    }
+    let mut text = String::with_capacity(source.len() + 20 * codes_at.len());
+    let mut copied = 0;
+    let mut added = 0;
+    for (at, (comment, codes)) in codes_at {
+        let codes = codes.into_iter().collect::<Vec<_>>().join(", ");
+        let directive =
+            comment.and_then(|range| Some((range.start().to_usize(), parse_line_directive(&source[range])?)));
+        // The bytes replaced, and by what.
+        let (replaced, insertion) = match directive {
+            // A bare `# noqa` covers every code already.
+            Some((_, (Directive::All, _))) => continue,
+            Some((comment_start, (Directive::Codes(_), directive_end))) => {
+                let codes_end = comment_start + directive_end;
+                (codes_end..codes_end, format!(", {codes}"))
+            }
+            None => {
+                // After the line's text and its comment, in place of trailing blanks, as Ruff.
+                let content_end = source[..at.to_usize()].trim_end_matches([' ', '\t', '\x0c']).len();
+                (content_end..at.to_usize(), format!("  # noqa: {codes}"))
+            }
+        };
+        text.push_str(&source[copied..replaced.start]);
+        text.push_str(&insertion);
+        copied = replaced.end;
+        added += 1;
+    }
+    if added == 0 {
+        return None;
+    }
+    text.push_str(&source[copied..]);
+    Some((text, added))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_directives;
+    use crate::parse::TextSize;
+    use crate::registry::Rule;
+
+    /// `source` with directives for findings of each rule starting at the first `needle`.
+    fn added(source: &str, findings: &[(Rule, &str)]) -> Option<(String, usize)> {
+        let findings: Vec<_> = findings
+            .iter()
+            .map(|&(rule, needle)| (rule, TextSize::new(source.find(needle).expect("a needle") as u32)))
+            .collect();
+        with_directives(source, &findings)
+    }
+
+    #[test]
+    fn one_comment_per_line_with_sorted_codes() {
+        let source = "a = x.item() + y.item()  \nb = 1\n";
+        let findings = [
+            (Rule::Item, "y.item"),
+            (Rule::TensorFormatting, "x.item"),
+            (Rule::Item, "x.item"),
+        ];
+        let expected = "a = x.item() + y.item()  # noqa: SYNC101, SYNC106\nb = 1\n";
+        assert_eq!(added(source, &findings), Some((expected.to_string(), 1)));
+    }
+
+    #[test]
+    fn existing_directives_get_the_codes_after_their_own() {
+        let source = "a = x.item()  # NOQA:E501,SYNC2 why\nb = y.item()  # noqa\n";
+        let findings = [(Rule::Item, "x.item"), (Rule::Item, "y.item")];
+        let expected = "a = x.item()  # NOQA:E501,SYNC2, SYNC101 why\nb = y.item()  # noqa\n";
+        assert_eq!(added(source, &findings), Some((expected.to_string(), 1)));
+    }
+
+    #[test]
+    fn code_that_does_not_parse_gets_nothing() {
+        assert_eq!(added("a = x.item(\n", &[(Rule::Item, "x.item")]), None);
+    }
+}

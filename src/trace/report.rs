@@ -46,7 +46,7 @@ fn millis(nanos: Nanos) -> String {
 }
 
 fn micros(nanos: Nanos) -> f64 {
-    (nanos as f64 / 1e3 * 1000.0).round() / 1000.0
+    nanos as f64 / 1e3
 }
 
 fn location(row: &Row) -> String {

@@ -19,7 +19,7 @@ use crate::outcome::{FixedText, outcome, unified_diff};
 use crate::pipeline::{Errors, RunOptions, cache_root, discover_all, module_infos, parse_all, run};
 use crate::project::{Project, display_path};
 use crate::registry::{Rule, RuleSelector};
-use crate::render::{ColorChoice, Finding, OutputFormat, render};
+use crate::render::{ColorChoice, Finding, OutputFormat, plural, render};
 use crate::trace::{TraceFormat, TraceOptions, render as render_trace, trace, write_svg};
 
 /// Deep enough for 5,000-deep nested expressions in the parser and the checker.
@@ -580,10 +580,6 @@ fn exit_code(errors: &Errors, findings: usize, exit_zero: bool) -> u8 {
     } else {
         0
     }
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 fn print_summary(out: &mut dyn Write, findings: &[Finding], fixed: usize, unsafe_fixes: bool, errors: usize) {

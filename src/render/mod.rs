@@ -187,6 +187,11 @@ impl Finding {
     }
 }
 
+/// The plural ending of a count's noun: `1 finding`, `2 findings`.
+pub fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
 /// `text` with each line break and the indentation around it made one space. Messages quote
 /// source, and a quoted call may span lines; `concise` and `github` print a finding per line.
 pub fn one_line(text: &str) -> Cow<'_, str> {

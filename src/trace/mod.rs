@@ -185,6 +185,7 @@ fn check_files(
             continue;
         };
         let functions = function_lines(&text);
+        let lines: Vec<&str> = text.lines().collect();
         let findings = by_path
             .get(display.as_str())
             .into_iter()
@@ -195,7 +196,11 @@ fn check_files(
                     column: finding.start.column,
                     rule: finding.rule?,
                     message: finding.message.clone(),
-                    line: text.lines().nth(finding.start.row - 1).unwrap_or_default().to_string(),
+                    line: lines
+                        .get(finding.start.row - 1)
+                        .copied()
+                        .unwrap_or_default()
+                        .to_string(),
                     function: function_at(&functions, finding.start.row),
                 })
             })

@@ -7,6 +7,7 @@ use serde::Serialize;
 use super::TraceReport;
 use super::join::{Row, Status};
 use super::read::Nanos;
+use crate::render::plural;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum TraceFormat {
@@ -164,10 +165,6 @@ fn write_cells(out: &mut dyn Write, cells: &[String; 7], widths: &[usize; 7]) ->
         line.push_str("  ");
     }
     writeln!(out, "{}", line.trim_end())
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 #[derive(Serialize)]

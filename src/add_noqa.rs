@@ -11,10 +11,13 @@ use rayon::prelude::*;
 use ruff_text_size::TextRange;
 use rustc_hash::FxHashMap;
 
+use crate::diagnostic::Edit;
+use crate::fix::apply_edits;
 use crate::linter::decode;
 use crate::noqa::{Directive, covering_line_end, parse_line_directive};
+use crate::notebook::{Notebook, code_of};
 use crate::outcome::{FixedText, outcome, write_atomically};
-use crate::parse::{TextSize, parse, parses_cleanly};
+use crate::parse::{SourceKind, TextLen, TextSize, parse, parses_cleanly};
 use crate::pipeline::{Errors, Run};
 use crate::registry::Rule;
 
@@ -43,19 +46,27 @@ pub(crate) fn add_noqa_to_files(run: Run) -> (usize, Errors) {
         .map(|(display, findings)| {
             let path = &paths[display];
             let bytes = std::fs::read(path).map_err(|e| miette!("{display}: cannot read it: {e}"))?;
-            let source = decode(bytes).map_err(|e| miette!("{display}: {e}"))?;
-            let Some((text, added)) = with_directives(&source, &findings) else {
+            let text = decode(bytes).map_err(|e| miette!("{display}: {e}"))?;
+            let kind = SourceKind::of(path);
+            let (source, notebook) = code_of(kind, text).map_err(|e| miette!("{display}: {e}"))?;
+            let Some(edits) = directives(&source, kind, &findings) else {
                 // Its syntax errors are reported already; findings in code that does not parse
                 // may move once it does.
                 return Ok(0);
             };
-            if !parses_cleanly(&text) {
-                return Err(miette!(
-                    "{display}: adding `# noqa` produced code that does not parse; the file was left unchanged"
-                ));
+            let unchanged =
+                || miette!("{display}: adding `# noqa` produced code that does not parse; the file was left unchanged");
+            let boundaries = notebook.as_deref().map(Notebook::cell_starts).unwrap_or_default();
+            let (code, boundaries) = apply_edits(&source, &edits.iter().collect::<Vec<_>>(), &boundaries);
+            if !parses_cleanly(&code, kind) {
+                return Err(unchanged());
             }
+            let text = match notebook {
+                Some(notebook) => notebook.with_code(&source, &code, &boundaries).ok_or_else(unchanged)?.1,
+                None => code,
+            };
             write_atomically(path, display, &text)?;
-            Ok(added)
+            Ok(edits.len())
         })
         .collect();
     let mut added = 0;
@@ -68,10 +79,10 @@ pub(crate) fn add_noqa_to_files(run: Run) -> (usize, Errors) {
     (added, errors)
 }
 
-/// `source` with a `# noqa` for each finding (its rule, where it starts), and how many lines got
-/// one; `None` when the source does not parse, or no line needs one.
-pub fn with_directives(source: &str, findings: &[(Rule, TextSize)]) -> Option<(String, usize)> {
-    let parsed = parse(source);
+/// The edits that give `source` a `# noqa` for each finding (its rule, where it starts), one per
+/// line, in source order; `None` when the source does not parse, or no line needs one.
+pub fn directives(source: &str, kind: SourceKind, findings: &[(Rule, TextSize)]) -> Option<Vec<Edit>> {
+    let parsed = parse(source, kind);
     if !parsed.syntax_errors.is_empty() {
         return None;
     }
@@ -86,52 +97,45 @@ pub fn with_directives(source: &str, findings: &[(Rule, TextSize)]) -> Option<(S
             .1
             .insert(rule.code());
     }
-    let mut text = String::with_capacity(source.len() + 20 * codes_at.len());
-    let mut copied = 0;
-    let mut added = 0;
+    let mut edits = Vec::with_capacity(codes_at.len());
     for (at, (comment, codes)) in codes_at {
         let codes = codes.into_iter().collect::<Vec<_>>().join(", ");
         let directive =
             comment.and_then(|range| Some((range.start().to_usize(), parse_line_directive(&source[range])?)));
-        // The bytes replaced, and by what.
-        let (replaced, insertion) = match directive {
+        edits.push(match directive {
             // A bare `# noqa` covers every code already.
             Some((_, (Directive::All, _))) => continue,
             Some((comment_start, (Directive::Codes(_), directive_end))) => {
-                let codes_end = comment_start + directive_end;
-                (codes_end..codes_end, format!(", {codes}"))
+                let codes_end = TextSize::try_from(comment_start + directive_end).ok()?;
+                Edit::insert(codes_end, format!(", {codes}"))
             }
             None => {
                 // After the line's text and its comment, in place of trailing blanks, as Ruff.
-                let content_end = source[..at.to_usize()].trim_end_matches([' ', '\t', '\x0c']).len();
-                (content_end..at.to_usize(), format!("  # noqa: {codes}"))
+                let content_end = source[..at.to_usize()].trim_end_matches([' ', '\t', '\x0c']).text_len();
+                Edit::replace(TextRange::new(content_end, at), format!("  # noqa: {codes}"))
             }
-        };
-        text.push_str(&source[copied..replaced.start]);
-        text.push_str(&insertion);
-        copied = replaced.end;
-        added += 1;
+        });
     }
-    if added == 0 {
-        return None;
-    }
-    text.push_str(&source[copied..]);
-    Some((text, added))
+    (!edits.is_empty()).then_some(edits)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::with_directives;
-    use crate::parse::TextSize;
+    use super::directives;
+    use crate::fix::apply_edits;
+    use crate::parse::{SourceKind, TextSize};
     use crate::registry::Rule;
 
-    /// `source` with directives for findings of each rule starting at the first `needle`.
+    /// `source` with directives for findings of each rule starting at the first `needle`, and
+    /// how many lines got one.
     fn added(source: &str, findings: &[(Rule, &str)]) -> Option<(String, usize)> {
         let findings: Vec<_> = findings
             .iter()
             .map(|&(rule, needle)| (rule, TextSize::new(source.find(needle).expect("a needle") as u32)))
             .collect();
-        with_directives(source, &findings)
+        let edits = directives(source, SourceKind::Python, &findings)?;
+        let (text, _) = apply_edits(source, &edits.iter().collect::<Vec<_>>(), &[]);
+        Some((text, edits.len()))
     }
 
     #[test]

@@ -552,6 +552,7 @@ mod tests {
     fn lint() -> FileLint {
         crate::linter::lint_source(
             "for x in loader:\n    print(model(x).item())\n",
+            crate::parse::SourceKind::Python,
             RuleSet::all(),
             &[],
             &FileFacts::default(),

@@ -421,6 +421,7 @@ impl<'a> Checker<'a> {
                 results_seen: results_seen.into_boxed_slice(),
                 step_work_asked: step_work_asked.into_boxed_slice(),
                 attributes_set_outside: attributes_set_outside.into_boxed_slice(),
+                cell_rows: Box::default(),
             },
         }
     }

@@ -15,7 +15,7 @@ use crate::config::{Overrides, Resolver, Settings, Source};
 use crate::diagnostic::Applicability;
 use crate::graph::GraphFormat;
 use crate::linter::decode;
-use crate::outcome::{FixedText, outcome, unified_diff};
+use crate::outcome::{FixedText, outcome};
 use crate::pipeline::{Errors, RunOptions, cache_root, discover_all, module_infos, parse_all, run};
 use crate::project::{Project, display_path};
 use crate::registry::{Rule, RuleSelector};
@@ -684,19 +684,18 @@ fn check_stdin(args: &CheckArgs, out: &mut dyn Write, resolver: &Arc<Resolver>, 
     let settings = resolver.for_dir(name.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(cwd));
     let fixing = fixing_for(&settings).is_some();
     let findings_printed = !args.diff && !args.fix_only;
-    let (outcome, errors) = outcome(run, &fixing_for, FixedText::Return, findings_printed);
+    let fixed_text = if args.diff { FixedText::Diff } else { FixedText::Return };
+    let (outcome, errors) = outcome(run, &fixing_for, fixed_text, findings_printed);
     let unsafe_fixes = args.unsafe_fixes || outcome.unsafe_fixes;
     let fixed = outcome.fixed_text;
     let findings = outcome.findings;
     let remaining = findings.iter().filter(|f| f.rule.is_some()).count();
     if args.diff {
-        if let Some(fixed) = &fixed {
-            let _ = out.write_all(unified_diff(&display_path(&name, cwd), &text, fixed).as_bytes());
-        }
+        let _ = out.write_all(outcome.diff.as_bytes());
         errors.print();
         return if errors.count() > 0 {
             2
-        } else if fixed.is_some() {
+        } else if outcome.changed_files > 0 {
             1
         } else {
             0

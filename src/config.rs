@@ -22,6 +22,9 @@ pub struct Options {
     pub ignore: Option<Vec<Spanned<String>>>,
     pub exclude: Option<Vec<String>>,
     pub extend_exclude: Option<Vec<String>>,
+    /// Which files a folder's walk lints (globs of names or paths under the config's folder).
+    pub include: Option<Vec<String>>,
+    pub extend_include: Option<Vec<String>>,
     pub per_file_ignores: Option<BTreeMap<String, Vec<Spanned<String>>>>,
     /// Extra function names (or `Class.method`) to treat as hot.
     pub hot_functions: Option<Vec<String>>,
@@ -48,6 +51,9 @@ struct PyProject {
 struct Tools {
     synclint: Option<Options>,
 }
+
+/// The files a folder's walk lints: Python files and Jupyter notebooks.
+pub const DEFAULT_INCLUDE: &[&str] = &["*.py", "*.ipynb"];
 
 /// Folders and files skipped unless named on the command line.
 pub const DEFAULT_EXCLUDE: &[&str] = &[
@@ -105,6 +111,7 @@ pub struct Settings {
     pub rules: RuleSet,
     per_file_ignores: Vec<(globset::GlobMatcher, Vec<RuleSelector>)>,
     exclude: GlobSet,
+    include: GlobSet,
     pub hot_functions: Vec<String>,
     pub respect_gitignore: bool,
     pub fix: bool,
@@ -162,6 +169,15 @@ impl Settings {
             exclude.add(glob);
         }
         let exclude = exclude.build().map_err(|e| miette!("invalid exclude patterns: {e}"))?;
+        let mut include = GlobSetBuilder::new();
+        let base = options
+            .include
+            .unwrap_or_else(|| DEFAULT_INCLUDE.iter().map(|s| s.to_string()).collect());
+        for pattern in base.into_iter().chain(options.extend_include.unwrap_or_default()) {
+            let glob = Glob::new(&pattern).map_err(|e| miette!("invalid include pattern `{pattern}`: {e}"))?;
+            include.add(glob);
+        }
+        let include = include.build().map_err(|e| miette!("invalid include patterns: {e}"))?;
         Ok(Settings {
             root: absolute(&root, cwd),
             cwd: cwd.to_path_buf(),
@@ -169,6 +185,7 @@ impl Settings {
             rules,
             per_file_ignores,
             exclude,
+            include,
             hot_functions: options.hot_functions.unwrap_or_default(),
             respect_gitignore: overrides
                 .respect_gitignore
@@ -206,11 +223,20 @@ impl Settings {
 
     /// Is this path excluded (by its name or by its path relative to the root)?
     pub fn is_excluded(&self, path: &Path) -> bool {
-        let name_matches = path.file_name().is_some_and(|name| self.exclude.is_match(name));
+        self.matches(&self.exclude, path)
+    }
+
+    /// Does a folder's walk lint this file (by its name or by its path relative to the root)?
+    pub fn is_included(&self, path: &Path) -> bool {
+        self.matches(&self.include, path)
+    }
+
+    fn matches(&self, globs: &GlobSet, path: &Path) -> bool {
+        let name_matches = path.file_name().is_some_and(|name| globs.is_match(name));
         name_matches
             || absolute(path, &self.cwd)
                 .strip_prefix(&self.root)
-                .is_ok_and(|relative| self.exclude.is_match(relative))
+                .is_ok_and(|relative| globs.is_match(relative))
     }
 }
 

@@ -1,5 +1,6 @@
 //! Finding the files to lint: the `ignore` crate's parallel walker, gitignore-aware, with the
-//! exclude patterns of each folder's settings. A path named on the command line is always linted.
+//! include and exclude patterns of each folder's settings. A path named on the command line is
+//! always linted.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -74,13 +75,15 @@ pub fn discover(
                 match entry {
                     Ok(entry) => {
                         let is_file = entry.file_type().is_some_and(|t| t.is_file());
-                        if is_file && entry.path().extension().is_some_and(|ext| ext == "py") {
+                        if is_file {
                             let dir = entry.path().parent().unwrap_or(Path::new("."));
                             let settings = resolver.for_dir(dir);
-                            files.lock().expect("files").push(DiscoveredFile {
-                                path: entry.into_path(),
-                                settings,
-                            });
+                            if settings.is_included(entry.path()) {
+                                files.lock().expect("files").push(DiscoveredFile {
+                                    path: entry.into_path(),
+                                    settings,
+                                });
+                            }
                         }
                     }
                     Err(error) => errors.lock().expect("errors").push(walk_error(error)),

@@ -3,22 +3,26 @@
 use ruff_text_size::{TextRange, TextSize};
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
-use crate::parse::parses_cleanly;
+use crate::parse::{SourceKind, parses_cleanly};
 use crate::registry::Rule;
 
 /// The result of one pass of fixes over a source.
 pub struct FixedSource {
     pub source: String,
     pub applied: Vec<Rule>,
+    /// The boundaries, where they are in the fixed source.
+    pub boundaries: Vec<TextSize>,
 }
 
 /// Applies every fix at or above `minimum` applicability that does not overlap an earlier one
-/// (sorted by position). Returns `None` when nothing applies. Skipped fixes are picked up by the
-/// next pass, after the file is checked again.
+/// (sorted by position) nor cross one of `boundaries` (sorted offsets no edit may span: where a
+/// notebook's cells start). Returns `None` when nothing applies. Skipped fixes are picked up by
+/// the next pass, after the file is checked again.
 pub fn apply_fixes<'d>(
     source: &str,
     diagnostics: impl IntoIterator<Item = &'d Diagnostic>,
     minimum: Applicability,
+    boundaries: &[TextSize],
 ) -> Option<FixedSource> {
     let mut fixes: Vec<(&Diagnostic, Vec<&Edit>)> = diagnostics
         .into_iter()
@@ -47,7 +51,15 @@ pub fn apply_fixes<'d>(
             let (a, b) = (pair[0].range, pair[1].range);
             conflicts(a, b) && !(a.is_empty() && !b.is_empty() && a.start() == b.start())
         });
-        if out_of_bounds || own_overlap || edits.iter().any(|edit| taken.iter().any(|t| conflicts(*t, edit.range))) {
+        let crosses = edits.iter().any(|edit| {
+            let inside = boundaries.partition_point(|&b| b <= edit.range.start());
+            boundaries.get(inside).is_some_and(|&b| b < edit.range.end())
+        });
+        if out_of_bounds
+            || own_overlap
+            || crosses
+            || edits.iter().any(|edit| taken.iter().any(|t| conflicts(*t, edit.range)))
+        {
             continue;
         }
         taken.extend(edits.iter().map(|edit| edit.range));
@@ -58,18 +70,39 @@ pub fn apply_fixes<'d>(
         return None;
     }
     accepted.sort_by_key(|edit| (edit.range.start(), edit.range.end()));
+    let (source, boundaries) = apply_edits(source, &accepted, boundaries);
+    Some(FixedSource {
+        source,
+        applied,
+        boundaries,
+    })
+}
+
+/// `source` with `edits` (sorted, none overlapping) applied, and where `boundaries` are in the
+/// result: a boundary moves by what the edits before it added or removed, and text inserted at
+/// a boundary starts the part after it (a line inserted at the top of a cell is in that cell).
+pub fn apply_edits(source: &str, edits: &[&Edit], boundaries: &[TextSize]) -> (String, Vec<TextSize>) {
     let mut output = String::with_capacity(source.len() + 64);
     let mut last = TextSize::from(0);
-    for edit in accepted {
+    for edit in edits {
         output.push_str(&source[TextRange::new(last, edit.range.start())]);
         output.push_str(&edit.content);
         last = edit.range.end();
     }
     output.push_str(&source[last.to_usize()..]);
-    Some(FixedSource {
-        source: output,
-        applied,
-    })
+    let boundaries = boundaries
+        .iter()
+        .map(|&boundary| {
+            let before = edits.iter().filter(|edit| {
+                edit.range.end() <= boundary && !(edit.range.is_empty() && edit.range.start() == boundary)
+            });
+            let grown: i64 = before
+                .map(|edit| edit.content.len() as i64 - i64::from(u32::from(edit.range.len())))
+                .sum();
+            TextSize::try_from((i64::from(u32::from(boundary)) + grown).max(0) as usize).unwrap_or(boundary)
+        })
+        .collect();
+    (output, boundaries)
 }
 
 /// Why [`fix_in_passes`] gave up; the source is then left as it was.
@@ -81,31 +114,42 @@ pub enum FixFailure {
     NotConverged(usize),
 }
 
-/// A source after [`fix_in_passes`]: the fixed text, the rule of every fix applied, and the
-/// findings of the fixed text.
+/// A source to fix: its text, its kind (each pass must parse as one), and the offsets no edit
+/// may cross, sorted (where a notebook's cells start; none in a Python file).
+pub struct FixTarget<'s> {
+    pub source: &'s str,
+    pub kind: SourceKind,
+    pub boundaries: Vec<TextSize>,
+}
+
+/// A source after [`fix_in_passes`]: the fixed text and where its boundaries are in it, the rule
+/// of every fix applied, and the findings of the fixed text.
 pub struct Fixed<T> {
     pub source: String,
+    pub boundaries: Vec<TextSize>,
     pub applied: Vec<Rule>,
     pub remaining: Vec<T>,
 }
 
 /// Applies fixes in passes until nothing changes: after each pass the new source must parse
-/// cleanly, and `relint` checks it again for the next pass's findings. `findings` are those of
-/// `source`; `diagnostic` picks a finding's diagnostic. At most `max_passes` passes may change
-/// the source.
+/// cleanly, and `relint` checks it again (with where its boundaries are now) for the next pass's
+/// findings. `findings` are those of
+/// the target's source; `diagnostic` picks a finding's diagnostic. At most `max_passes` passes
+/// may change the source.
 pub fn fix_in_passes<T>(
-    source: &str,
+    target: FixTarget,
     findings: Vec<T>,
     minimum: Applicability,
     max_passes: usize,
     diagnostic: impl Fn(&T) -> &Diagnostic,
-    mut relint: impl FnMut(&str) -> Vec<T>,
+    mut relint: impl FnMut(&str, &[TextSize]) -> Vec<T>,
 ) -> Result<Fixed<T>, FixFailure> {
-    let mut current = source.to_string();
+    let mut current = target.source.to_string();
+    let mut boundaries = target.boundaries;
     let mut remaining = findings;
     let mut applied = Vec::new();
     for pass in 0..=max_passes {
-        let Some(fixed) = apply_fixes(&current, remaining.iter().map(&diagnostic), minimum) else {
+        let Some(fixed) = apply_fixes(&current, remaining.iter().map(&diagnostic), minimum, &boundaries) else {
             break;
         };
         if fixed.source == current {
@@ -115,15 +159,17 @@ pub fn fix_in_passes<T>(
         if pass == max_passes {
             return Err(FixFailure::NotConverged(max_passes));
         }
-        if !parses_cleanly(&fixed.source) {
+        if !parses_cleanly(&fixed.source, target.kind) {
             return Err(FixFailure::DoesNotParse);
         }
         applied.extend(fixed.applied);
-        remaining = relint(&fixed.source);
+        remaining = relint(&fixed.source, &fixed.boundaries);
         current = fixed.source;
+        boundaries = fixed.boundaries;
     }
     Ok(Fixed {
         source: current,
+        boundaries,
         applied,
         remaining,
     })
@@ -151,6 +197,14 @@ mod tests {
         d
     }
 
+    fn python(source: &str) -> FixTarget<'_> {
+        FixTarget {
+            source,
+            kind: SourceKind::Python,
+            boundaries: Vec::new(),
+        }
+    }
+
     fn range(a: u32, b: u32) -> TextRange {
         TextRange::new(a.into(), b.into())
     }
@@ -162,6 +216,7 @@ mod tests {
             source,
             &[diagnostic(vec![Edit::replace(range(4, 5), "x")], Applicability::Safe)],
             Applicability::Safe,
+            &[],
         )
         .unwrap();
         assert_eq!(fixed.source, "a = x\r\n\tb = 2\r\n");
@@ -175,9 +230,9 @@ mod tests {
             diagnostic(vec![Edit::replace(range(4, 6), "B")], Applicability::Safe),
             diagnostic(vec![Edit::replace(range(8, 9), "C")], Applicability::Unsafe),
         ];
-        let fixed = apply_fixes(source, &fixes, Applicability::Safe).unwrap();
+        let fixed = apply_fixes(source, &fixes, Applicability::Safe, &[]).unwrap();
         assert_eq!(fixed.source, "01A56789");
-        let fixed = apply_fixes(source, &fixes, Applicability::Unsafe).unwrap();
+        let fixed = apply_fixes(source, &fixes, Applicability::Unsafe, &[]).unwrap();
         assert_eq!(fixed.source, "01A567C9");
     }
 
@@ -191,7 +246,7 @@ mod tests {
             ],
             Applicability::Unsafe,
         );
-        let fixed = apply_fixes("assert t\n", &[fix], Applicability::Unsafe).unwrap();
+        let fixed = apply_fixes("assert t\n", &[fix], Applicability::Unsafe, &[]).unwrap();
         assert_eq!(fixed.source, "import torch\ntorch._assert_async(t)\n");
         // Two insertions at one offset in one fix are still ambiguous.
         let fix = diagnostic(
@@ -201,7 +256,7 @@ mod tests {
             ],
             Applicability::Safe,
         );
-        assert!(apply_fixes("x\n", &[fix], Applicability::Safe).is_none());
+        assert!(apply_fixes("x\n", &[fix], Applicability::Safe, &[]).is_none());
     }
 
     #[test]
@@ -221,12 +276,12 @@ mod tests {
         // Pass 1 renames `a`, pass 2 (the re-check) renames `b`, then nothing is left.
         let mut checks = 0;
         let fixed = fix_in_passes(
-            "a = 1\nb = 2\n",
+            python("a = 1\nb = 2\n"),
             vec![replacing(0, 1, "x")],
             Applicability::Safe,
             10,
             |d| d,
-            |source| {
+            |source, _| {
                 checks += 1;
                 if source.starts_with('x') && source.contains('b') {
                     vec![replacing(6, 7, "y")]
@@ -244,36 +299,51 @@ mod tests {
 
     #[test]
     fn refuses_a_fix_that_does_not_parse() {
-        assert!(crate::parse::parses_cleanly("a = 1\n"));
+        assert!(crate::parse::parses_cleanly("a = 1\n", SourceKind::Python));
         let broken = fix_in_passes(
-            "a = 1\n",
+            python("a = 1\n"),
             vec![replacing(4, 5, "(")],
             Applicability::Safe,
             10,
             |d| d,
-            |_| Vec::new(),
+            |_, _| Vec::new(),
         );
         assert_eq!(broken.err(), Some(FixFailure::DoesNotParse));
         // The same edit is fine on its own: it is the pass's result that is checked.
-        let fixed = apply_fixes("a = 1\n", &[replacing(4, 5, "(")], Applicability::Safe).unwrap();
-        assert!(!crate::parse::parses_cleanly(&fixed.source));
+        let fixed = apply_fixes("a = 1\n", &[replacing(4, 5, "(")], Applicability::Safe, &[]).unwrap();
+        assert!(!crate::parse::parses_cleanly(&fixed.source, SourceKind::Python));
     }
 
     #[test]
     fn reports_fixes_that_never_settle() {
         // Each pass flips `0` and `1`: never converges.
-        let flip = |source: &str| {
+        let flip = |source: &str, _: &[TextSize]| {
             let next = if source.starts_with("a = 0") { "1" } else { "0" };
             vec![replacing(4, 5, next)]
         };
-        let result = fix_in_passes("a = 0\n", flip("a = 0"), Applicability::Safe, 10, |d| d, flip);
+        let result = fix_in_passes(
+            python("a = 0\n"),
+            flip("a = 0", &[]),
+            Applicability::Safe,
+            10,
+            |d| d,
+            flip,
+        );
         assert_eq!(result.err(), Some(FixFailure::NotConverged(10)));
     }
 
     #[test]
     fn a_fix_that_changes_nothing_converges() {
-        let same = |_: &str| vec![replacing(4, 5, "1")];
-        let fixed = fix_in_passes("a = 1\n", same("a = 1"), Applicability::Safe, 10, |d| d, same).unwrap();
+        let same = |_: &str, _: &[TextSize]| vec![replacing(4, 5, "1")];
+        let fixed = fix_in_passes(
+            python("a = 1\n"),
+            same("a = 1", &[]),
+            Applicability::Safe,
+            10,
+            |d| d,
+            same,
+        )
+        .unwrap();
         assert_eq!(fixed.source, "a = 1\n");
         assert!(fixed.applied.is_empty());
     }
@@ -282,22 +352,22 @@ mod tests {
     fn unsafe_fixes_wait_for_unsafe_minimum() {
         let unsafe_fix = || vec![diagnostic(vec![Edit::replace(range(4, 5), "2")], Applicability::Unsafe)];
         let fixed = fix_in_passes(
-            "a = 1\n",
+            python("a = 1\n"),
             unsafe_fix(),
             Applicability::Safe,
             10,
             |d| d,
-            |_| unsafe_fix(),
+            |_, _| unsafe_fix(),
         )
         .unwrap();
         assert_eq!(fixed.source, "a = 1\n");
         let fixed = fix_in_passes(
-            "a = 1\n",
+            python("a = 1\n"),
             unsafe_fix(),
             Applicability::Unsafe,
             10,
             |d| d,
-            |_| Vec::new(),
+            |_, _| Vec::new(),
         )
         .unwrap();
         assert_eq!(fixed.source, "a = 2\n");
@@ -314,7 +384,7 @@ mod tests {
             vec![Edit::replace(range(0, 1), "y"), Edit::replace(range(10, 11), "9")],
             Applicability::Safe,
         );
-        let fixed = apply_fixes("a = 1\nb = 2\n", &[first, second], Applicability::Safe).unwrap();
+        let fixed = apply_fixes("a = 1\nb = 2\n", &[first, second], Applicability::Safe, &[]).unwrap();
         assert_eq!(fixed.source, "x = 1\n# b = 2\n");
         assert_eq!(fixed.applied.len(), 1);
     }
@@ -323,7 +393,30 @@ mod tests {
     fn keeps_multibyte_text_and_a_bom() {
         let source = "\u{feff}s = 'é'\r\nt = 1";
         let at = source.find('1').unwrap() as u32;
-        let fixed = apply_fixes(source, &[replacing(at, at + 1, "2")], Applicability::Safe).unwrap();
+        let fixed = apply_fixes(source, &[replacing(at, at + 1, "2")], Applicability::Safe, &[]).unwrap();
         assert_eq!(fixed.source, "\u{feff}s = 'é'\r\nt = 2");
+    }
+
+    #[test]
+    fn no_edit_crosses_a_boundary_and_boundaries_move_with_the_text() {
+        // Two cells, `a = 1\n` and `b = 2\n`: the second starts at 6.
+        let source = "a = 1\nb = 2\n";
+        let across = replacing(4, 8, "X");
+        let inserted = diagnostic(
+            vec![Edit::insert(TextSize::from(6), "import torch\n")],
+            Applicability::Safe,
+        );
+        let shortened = replacing(0, 5, "a=1");
+        let fixed = apply_fixes(
+            source,
+            &[across, inserted, shortened],
+            Applicability::Safe,
+            &[TextSize::from(6)],
+        )
+        .unwrap();
+        assert_eq!(fixed.source, "a=1\nimport torch\nb = 2\n");
+        assert_eq!(fixed.applied.len(), 2);
+        // The insertion at the boundary starts the second cell.
+        assert_eq!(fixed.boundaries, vec![TextSize::from(4)]);
     }
 }

@@ -57,12 +57,12 @@ fn hot_tree(out: &mut dyn Write, modules: &[ModuleInfo], project: &Project, hot:
         }
     }
     let describe = |node: Node| {
-        let function = &modules[node.0].semantics.functions[node.1 as usize];
+        let module = &modules[node.0];
+        let function = &module.semantics.functions[node.1 as usize];
         format!(
-            "{}  ({}:{})",
+            "{}  ({})",
             project.dotted_name(node),
-            modules[node.0].display,
-            function.line
+            module.semantics.place(module.display, function.line)
         )
     };
     let mut printed: FxHashSet<Node> = FxHashSet::default();

@@ -19,6 +19,7 @@ pub mod graph;
 pub mod lines;
 pub mod linter;
 pub mod noqa;
+pub mod notebook;
 pub mod outcome;
 pub mod parse;
 pub mod pipeline;

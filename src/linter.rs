@@ -4,7 +4,7 @@ use crate::checker::{CheckOptions, check_module};
 use crate::diagnostic::Diagnostic;
 use crate::lines::Lines;
 use crate::noqa::{NoqaMap, noqa_row};
-use crate::parse::{SyntaxError, parse};
+use crate::parse::{SourceKind, SyntaxError, parse};
 use crate::registry::RuleSet;
 use crate::semantic::{FileFacts, FileSemantics};
 
@@ -22,13 +22,14 @@ pub struct FileLint {
 /// is a test (see [`is_test_path`]): nothing in it is hot.
 pub fn lint_source(
     source: &str,
+    kind: SourceKind,
     rules: RuleSet,
     hot_functions: &[String],
     facts: &FileFacts,
     every_call: bool,
     test_code: bool,
 ) -> FileLint {
-    let parsed = parse(source);
+    let parsed = parse(source, kind);
     let lines = Lines::new(source);
     let options = CheckOptions {
         rules: &rules,
@@ -104,11 +105,21 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, DecodeError> {
 #[cfg(test)]
 mod tests {
     use super::lint_source;
+    use crate::parse::SourceKind;
     use crate::registry::RuleSet;
     use crate::semantic::{FileFacts, FileSemantics, Question, Questions};
 
     fn semantics(source: &str) -> FileSemantics {
-        lint_source(source, RuleSet::all(), &[], &FileFacts::default(), false, false).semantics
+        lint_source(
+            source,
+            SourceKind::Python,
+            RuleSet::all(),
+            &[],
+            &FileFacts::default(),
+            false,
+            false,
+        )
+        .semantics
     }
 
     /// The questions asked of parameter `slot` of the function named `name`.

@@ -12,14 +12,16 @@ use rustc_hash::FxHashMap;
 
 use crate::config::Settings;
 use crate::diagnostic::{Applicability, Diagnostic};
-use crate::fix::{FixFailure, fix_in_passes};
+use crate::fix::{FixFailure, FixTarget, fix_in_passes};
 use crate::lines::Lines;
 use crate::linter::lint_source;
+use crate::notebook::Notebook;
+use crate::parse::{SourceKind, TextSize};
 use crate::pipeline::{Checked, Errors, Linted, Run};
 use crate::project::{FunctionNotes, hot_note};
 use crate::registry::Rule;
 use crate::render::{Finding, SourceText};
-use crate::semantic::{FunctionId, FunctionSummary, HotContext};
+use crate::semantic::{FileSemantics, FunctionId, HotContext};
 
 /// Fix passes before a file is reported as not converging.
 const MAX_FIX_PASSES: usize = 10;
@@ -99,20 +101,20 @@ pub(crate) fn outcome(
             match fixed_text {
                 FixedText::Diff => outcome
                     .diff
-                    .push_str(&unified_diff(&file.display, &fixed.original, &fixed.text)),
+                    .push_str(&fixed.diff(&file.display, file.checked.notebook())),
                 FixedText::Write => {
-                    if let Err(report) = write_atomically(&file.path, &file.display, &fixed.text) {
+                    if let Err(report) = write_atomically(&file.path, &file.display, fixed.file_text()) {
                         errors.push(report);
                     }
                 }
-                FixedText::Return => outcome.fixed_text = Some(fixed.text),
+                FixedText::Return => outcome.fixed_text = Some(fixed.file_text().to_string()),
             }
         }
         outcome.findings.append(&mut output.findings);
     }
     outcome
         .findings
-        .sort_by(|a, b| (&a.path, a.start, a.code()).cmp(&(&b.path, b.start, b.code())));
+        .sort_by(|a, b| (&a.path, a.cell, a.start, a.code()).cmp(&(&b.path, b.cell, b.start, b.code())));
     // The process ends once the outcome is printed, and the OS takes its memory back at once:
     // freeing every file's call graph piece by piece costs about 10 ms on a large tree.
     std::mem::forget(linted);
@@ -129,25 +131,49 @@ struct FileOutput {
     error: Option<Report>,
 }
 
-/// A file's text before and after its fixes.
+/// A file's code before and after its fixes; for a notebook, the notebook with the fixed code
+/// and its JSON.
 struct Fixed {
     original: Arc<str>,
-    text: String,
+    code: String,
+    notebook: Option<(Notebook, String)>,
+}
+
+impl Fixed {
+    /// What the file holds once fixed.
+    fn file_text(&self) -> &str {
+        match &self.notebook {
+            Some((_, json)) => json,
+            None => &self.code,
+        }
+    }
+
+    /// The change as a unified diff; a notebook's cell by cell, each headed `path:cell N`.
+    fn diff(&self, display: &str, before: Option<&Notebook>) -> String {
+        let (Some(before), Some((after, _))) = (before, &self.notebook) else {
+            return unified_diff(display, &self.original, &self.code);
+        };
+        before
+            .cell_texts(&self.original)
+            .zip(after.cell_texts(&self.code))
+            .filter(|((_, old), (_, new))| old != new)
+            .map(|((cell, old), (_, new))| unified_diff(&format!("{display}:cell {cell}"), old, new))
+            .collect()
+    }
 }
 
 /// Keeps the findings whose line is hot (resolving calls across files), and applies fixes in
 /// passes until nothing changes.
 fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<Applicability>) -> FileOutput {
     let settings = &file.settings;
-    let (source, diagnostics, syntax_errors) = match &file.checked {
+    let (source, notebook, diagnostics, syntax_errors) = match &file.checked {
         Checked::Located(candidates) => {
-            let functions = &file.semantics.functions;
             let called_note = |id: FunctionId| notes.get(&id).cloned();
             let findings = candidates.iter().filter_map(|(context, finding)| {
                 let note = hot_note(
                     *context,
                     &file.display,
-                    functions,
+                    &file.semantics,
                     called_note,
                     settings.report_periodic,
                 )?;
@@ -160,10 +186,12 @@ fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<Applicabili
         }
         Checked::Whole {
             source,
+            notebook,
             diagnostics,
             syntax_errors,
-        } => (source, diagnostics, syntax_errors),
+        } => (source, notebook.as_deref(), diagnostics, syntax_errors),
     };
+    let kind = SourceKind::of(&file.path);
     // Notes of this file's hot functions, by qualified name, so re-checked (fixed) code finds
     // them again.
     let function_notes: FxHashMap<&str, String> = file
@@ -173,24 +201,25 @@ fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<Applicabili
         .enumerate()
         .filter_map(|(id, f)| Some((&*f.qualname, notes.get(&(id as FunctionId))?.clone())))
         .collect();
-    // Why a finding's line is hot, in a file with these functions; `None` hides it.
-    let note = |context: HotContext, functions: &[FunctionSummary]| {
+    // Why a finding's line is hot, in a file with these semantics; `None` hides it.
+    let note = |context: HotContext, semantics: &FileSemantics| {
         let called_note = |id: FunctionId| {
-            let qualname = &*functions.get(id as usize)?.qualname;
+            let qualname = &*semantics.functions.get(id as usize)?.qualname;
             function_notes.get(qualname).cloned()
         };
-        hot_note(context, &file.display, functions, called_note, settings.report_periodic)
+        hot_note(context, &file.display, semantics, called_note, settings.report_periodic)
     };
-    let visible = |diagnostics: &[Diagnostic], functions: &[FunctionSummary]| -> Vec<(Diagnostic, String)> {
+    let visible = |diagnostics: &[Diagnostic], semantics: &FileSemantics| -> Vec<(Diagnostic, String)> {
         diagnostics
             .iter()
-            .filter_map(|d| Some((d.clone(), note(d.context, functions)?)))
+            .filter_map(|d| Some((d.clone(), note(d.context, semantics)?)))
             .collect()
     };
     let original_lines = Lines::new(source);
     let original = SourceText {
         text: source,
         lines: &original_lines,
+        notebook,
     };
     let mut output = FileOutput {
         findings: syntax_errors
@@ -199,7 +228,7 @@ fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<Applicabili
             .collect(),
         ..FileOutput::default()
     };
-    let mut remaining = visible(diagnostics, &file.semantics.functions);
+    let mut remaining = visible(diagnostics, &file.semantics);
     let has_fix = |minimum| {
         remaining
             .iter()
@@ -207,31 +236,61 @@ fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<Applicabili
     };
     if let Some(minimum) = fixing.filter(|&minimum| has_fix(minimum) && syntax_errors.is_empty()) {
         let rules = settings.rules_for(&file.path);
-        let relint = |source: &str| {
+        let relint = |source: &str, boundaries: &[TextSize]| {
             let test_code = crate::linter::is_test_path(&file.path);
-            let lint = lint_source(source, rules, &settings.hot_functions, &file.facts, false, test_code);
-            visible(&lint.diagnostics, &lint.semantics.functions)
+            let mut lint = lint_source(
+                source,
+                kind,
+                rules,
+                &settings.hot_functions,
+                &file.facts,
+                false,
+                test_code,
+            );
+            if let Some(notebook) = notebook {
+                lint.semantics.cell_rows = notebook.cell_rows(source, boundaries);
+            }
+            visible(&lint.diagnostics, &lint.semantics)
         };
-        match fix_in_passes(source, remaining, minimum, MAX_FIX_PASSES, |(d, _)| d, relint) {
-            Ok(fixed) => {
+        let target = FixTarget {
+            source,
+            kind,
+            boundaries: notebook.map(Notebook::cell_starts).unwrap_or_default(),
+        };
+        let fixed = fix_in_passes(target, remaining, minimum, MAX_FIX_PASSES, |(d, _)| d, relint)
+            .map_err(|failure| match failure {
+                FixFailure::DoesNotParse => "a fix produced code that does not parse".to_string(),
+                FixFailure::NotConverged(passes) => format!("fixes did not converge after {passes} passes"),
+            })
+            .and_then(|fixed| {
+                if fixed.source == **source {
+                    return Ok((fixed, None));
+                }
+                let notebook = match notebook {
+                    Some(notebook) => Some(
+                        notebook
+                            .with_code(source, &fixed.source, &fixed.boundaries)
+                            .ok_or("the fixed cells could not be written back into the notebook")?,
+                    ),
+                    None => None,
+                };
+                Ok((fixed, Some(notebook)))
+            });
+        match fixed {
+            Ok((fixed, written)) => {
                 remaining = fixed.remaining;
                 output.applied = fixed.applied;
-                if fixed.source != **source {
+                if let Some(notebook) = written {
                     output.fixed = Some(Fixed {
                         original: source.clone(),
-                        text: fixed.source,
+                        code: fixed.source,
+                        notebook,
                     });
                 }
             }
-            Err(failure) => {
-                let why = match failure {
-                    FixFailure::DoesNotParse => "a fix produced code that does not parse".to_string(),
-                    FixFailure::NotConverged(passes) => {
-                        format!("fixes did not converge after {passes} passes")
-                    }
-                };
+            Err(why) => {
                 output.error = Some(miette!("{}: {why}; the file was left unchanged", file.display));
-                remaining = visible(diagnostics, &file.semantics.functions);
+                remaining = visible(diagnostics, &file.semantics);
             }
         }
     }
@@ -239,10 +298,11 @@ fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<Applicabili
     let fixed_lines;
     let located_in = match &output.fixed {
         Some(fixed) => {
-            fixed_lines = Lines::new(&fixed.text);
+            fixed_lines = Lines::new(&fixed.code);
             SourceText {
-                text: &fixed.text,
+                text: &fixed.code,
                 lines: &fixed_lines,
+                notebook: fixed.notebook.as_ref().map(|(notebook, _)| notebook),
             }
         }
         None => original,
@@ -280,7 +340,7 @@ pub(crate) fn write_atomically(path: &Path, display: &str, contents: &str) -> Re
     Ok(())
 }
 
-pub(crate) fn unified_diff(path: &str, before: &str, after: &str) -> String {
+fn unified_diff(path: &str, before: &str, after: &str) -> String {
     similar::TextDiff::from_lines(before, after)
         .unified_diff()
         .context_radius(3)

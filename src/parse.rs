@@ -73,9 +73,35 @@ pub struct SyntaxError {
     pub message: String,
 }
 
+/// What a source is: a Python file, or a notebook's code cells joined (where IPython's escape
+/// commands, `%time` and `!pip`, are syntax).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SourceKind {
+    #[default]
+    Python,
+    Notebook,
+}
+
+impl SourceKind {
+    /// By the file's extension: `.ipynb` is a notebook.
+    pub fn of(path: &std::path::Path) -> Self {
+        match path.extension().is_some_and(|ext| ext == "ipynb") {
+            true => SourceKind::Notebook,
+            false => SourceKind::Python,
+        }
+    }
+
+    fn source_type(self) -> PySourceType {
+        match self {
+            SourceKind::Python => PySourceType::Python,
+            SourceKind::Notebook => PySourceType::Ipynb,
+        }
+    }
+}
+
 /// Parses with error recovery: always returns a module, possibly partial.
-pub fn parse(source: &str) -> ParsedModule {
-    let parsed = parse_unchecked_source(source, PySourceType::Python);
+pub fn parse(source: &str, kind: SourceKind) -> ParsedModule {
+    let parsed = parse_unchecked_source(source, kind.source_type());
     let syntax_errors = parsed
         .errors()
         .iter()
@@ -88,8 +114,8 @@ pub fn parse(source: &str) -> ParsedModule {
 }
 
 /// True when `source` parses without any syntax error (used to vet fixed code).
-pub fn parses_cleanly(source: &str) -> bool {
-    parse_unchecked(source, ParseOptions::from(PySourceType::Python))
+pub fn parses_cleanly(source: &str, kind: SourceKind) -> bool {
+    parse_unchecked(source, ParseOptions::from(kind.source_type()))
         .errors()
         .is_empty()
 }

@@ -17,7 +17,8 @@ use crate::diagnostic::{Applicability, Diagnostic};
 use crate::discovery::{DiscoveredFile, discover};
 use crate::lines::Lines;
 use crate::linter::{FileLint, decode, lint_source};
-use crate::parse::SyntaxError;
+use crate::notebook::{Notebook, code_of};
+use crate::parse::{SourceKind, SyntaxError};
 use crate::project::{FunctionNotes, ModuleInfo, ModulePaths, Project, Targets, display_path};
 use crate::render::{Finding, SourceText};
 use crate::semantic::{FileFacts, FileSemantics, HotContext};
@@ -240,7 +241,7 @@ pub(crate) fn parse_all(files: &[DiscoveredFile]) -> usize {
         .par_iter()
         .with_max_len(1)
         .filter_map(|file| std::fs::read(&file.path).ok().and_then(|bytes| decode(bytes).ok()))
-        .map(|source| crate::parse::parse(&source).module().body.len())
+        .map(|source| crate::parse::parse(&source, SourceKind::Python).module().body.len())
         .sum()
 }
 
@@ -374,7 +375,10 @@ impl Errors {
 /// kept whole).
 pub(crate) fn syntax_reports(file: &Linted) -> Vec<Report> {
     let Checked::Whole {
-        source, syntax_errors, ..
+        source,
+        notebook,
+        syntax_errors,
+        ..
     } = &file.checked
     else {
         return Vec::new();
@@ -382,14 +386,22 @@ pub(crate) fn syntax_reports(file: &Linted) -> Vec<Report> {
     syntax_errors
         .iter()
         .map(|error| {
-            let span = error.range.start().to_usize()..error.range.end().to_usize();
+            // In a notebook, the cell the error is in, named `path:cell N`.
+            let cell = notebook
+                .as_ref()
+                .and_then(|notebook| notebook.cell_code_at(source, error.range.start()));
+            let (name, text, base) = match cell {
+                Some((cell, start, text)) => (format!("{}:cell {cell}", file.display), text, start.to_usize()),
+                None => (file.display.clone(), &**source, 0),
+            };
+            let start = (error.range.start().to_usize() - base).min(text.len());
+            let span = start..(error.range.end().to_usize() - base).clamp(start, text.len());
             miette!(
                 labels = vec![LabeledSpan::at(span, "here")],
-                "{}: syntax error: {}",
-                file.display,
+                "{name}: syntax error: {}",
                 error.message
             )
-            .with_source_code(NamedSource::new(file.display.clone(), source.to_string()))
+            .with_source_code(NamedSource::new(name.clone(), text.to_string()))
         })
         .collect()
 }
@@ -417,6 +429,8 @@ pub(crate) enum Checked {
     /// source around them.
     Whole {
         source: Arc<str>,
+        /// The notebook whose code cells `source` joins.
+        notebook: Option<Arc<Notebook>>,
         diagnostics: Vec<Diagnostic>,
         syntax_errors: Vec<SyntaxError>,
     },
@@ -427,12 +441,19 @@ pub(crate) enum Checked {
 
 impl Checked {
     /// `fixing`: the least safe fixes that may be applied to the file, if any.
-    pub(crate) fn new(display: &str, text: String, lint: FileLint, fixing: Option<Applicability>) -> Self {
+    pub(crate) fn new(
+        display: &str,
+        text: String,
+        notebook: Option<Arc<Notebook>>,
+        lint: FileLint,
+        fixing: Option<Applicability>,
+    ) -> Self {
         let fixable = |d: &Diagnostic, minimum| d.fix.as_ref().is_some_and(|f| f.applicability >= minimum);
         let may_fix = fixing.is_some_and(|minimum| lint.diagnostics.iter().any(|d| fixable(d, minimum)));
         if may_fix || !lint.syntax_errors.is_empty() {
             return Checked::Whole {
                 source: text.into(),
+                notebook,
                 diagnostics: lint.diagnostics,
                 syntax_errors: lint.syntax_errors,
             };
@@ -445,6 +466,7 @@ impl Checked {
         let source = SourceText {
             text: &text,
             lines: &lines,
+            notebook: notebook.as_deref(),
         };
         let located = lint.diagnostics.into_iter().map(|d| {
             (
@@ -453,6 +475,14 @@ impl Checked {
             )
         });
         Checked::Located(located.collect())
+    }
+
+    /// The notebook whose cells the file's text joins, where it is kept.
+    pub(crate) fn notebook(&self) -> Option<&Notebook> {
+        match self {
+            Checked::Whole { notebook, .. } => notebook.as_deref(),
+            Checked::Located(_) => None,
+        }
     }
 
     pub(crate) fn syntax_errors(&self) -> &[SyntaxError] {
@@ -642,7 +672,10 @@ impl Analyser<'_> {
             }
         };
         let rules = settings.rules_for(path);
+        // Keyed by the file's text: a notebook's key is its JSON, read as it is.
         let key = self.file_key(&text, path, settings);
+        let kind = SourceKind::of(path);
+        let (code, notebook) = code_of(kind, text).map_err(|e| miette!("{display}: {e}"))?;
         let cached = cache.and_then(|cache| cache.get(path, key, stat, facts));
         let mut lint = match cached {
             Some(lint) => lint,
@@ -650,7 +683,8 @@ impl Analyser<'_> {
                 let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     let test_code = crate::linter::is_test_path(path);
                     lint_source(
-                        &text,
+                        &code,
+                        kind,
                         rules,
                         &settings.hot_functions,
                         facts,
@@ -673,12 +707,15 @@ impl Analyser<'_> {
             }
         };
         let key = stdin.is_none().then_some(key);
+        if let Some(notebook) = &notebook {
+            lint.semantics.cell_rows = notebook.cell_rows(&code, &notebook.cell_starts());
+        }
         if !named {
             return Ok((unreported(), lint.semantics, key));
         }
         let semantics = std::mem::take(&mut lint.semantics);
         let fixing = (self.options.fixing)(settings);
-        Ok((Checked::new(display, text, lint, fixing), semantics, key))
+        Ok((Checked::new(display, code, notebook, lint, fixing), semantics, key))
     }
 
     /// The cache's key of a file: from the cache where its size and time still match, else

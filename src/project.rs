@@ -183,17 +183,20 @@ impl HotFunctions<'_> {
             .iter()
             .filter_map(|(&node, &(root, caller))| {
                 let heading = match root.reason {
-                    HotReason::Loop { line } => format!("the loop at {}:{line}", self.modules[root.file].display),
+                    HotReason::Loop { line } => {
+                        let module = &self.modules[root.file];
+                        format!("the loop at {}", module.semantics.place(module.display, line))
+                    }
                     HotReason::Function { function, why } => {
                         if caller.is_none() && node == (root.file, function) {
                             return None;
                         }
-                        let summary = &self.modules[root.file].semantics.functions[function as usize];
+                        let module = &self.modules[root.file];
+                        let summary = &module.semantics.functions[function as usize];
                         format!(
-                            "`{}()` at {}:{}: {}",
+                            "`{}()` at {}: {}",
                             summary.qualname,
-                            self.modules[root.file].display,
-                            summary.line,
+                            module.semantics.place(module.display, summary.line),
                             why.describe()
                         )
                     }
@@ -1370,12 +1373,12 @@ fn describe_root(
         line: call_line,
     }: RootCall,
 ) -> String {
-    let path = modules[file].display;
+    let module = &modules[file];
     match reason {
-        HotReason::Loop { line } => format!("the loop at {path}:{line}"),
+        HotReason::Loop { line } => format!("the loop at {}", module.semantics.place(module.display, line)),
         HotReason::Function { function, .. } => {
-            let name = &modules[file].semantics.functions[function as usize].qualname;
-            format!("`{name}()` at {path}:{call_line}")
+            let name = &module.semantics.functions[function as usize].qualname;
+            format!("`{name}()` at {}", module.semantics.place(module.display, call_line))
         }
     }
 }
@@ -1464,30 +1467,32 @@ fn absolute_module(importer: &ModuleInfo, module: &str) -> Option<String> {
 pub fn hot_note(
     context: HotContext,
     display: &str,
-    functions: &[FunctionSummary],
+    semantics: &FileSemantics,
     called_note: impl Fn(FunctionId) -> Option<String>,
     report_periodic: bool,
 ) -> Option<String> {
     let describe_inner = |inner: PeriodicInner| -> Option<String> {
         match inner {
-            PeriodicInner::Hot(reason) => Some(describe_hot(display, functions, reason)),
+            PeriodicInner::Hot(reason) => Some(describe_hot(display, semantics, reason)),
             PeriodicInner::InFunction(function) => called_note(function).map(|note| format!("hot: {note}")),
         }
     };
     match context {
         HotContext::Hot(reason) => describe_inner(PeriodicInner::Hot(reason)),
         HotContext::InFunction(function) => describe_inner(PeriodicInner::InFunction(function)),
-        HotContext::Periodic { guard_line, inner } if report_periodic => describe_inner(inner)
-            .map(|note| format!("{note}; periodic: runs under the guard at line {guard_line}, not every step")),
+        HotContext::Periodic { guard_line, inner } if report_periodic => describe_inner(inner).map(|note| {
+            let guard = semantics.line_label(guard_line);
+            format!("{note}; periodic: runs under the guard at {guard}, not every step")
+        }),
         HotContext::Periodic { .. } | HotContext::Cold => None,
     }
 }
 
-fn describe_hot(display: &str, functions: &[FunctionSummary], reason: HotReason) -> String {
+fn describe_hot(display: &str, semantics: &FileSemantics, reason: HotReason) -> String {
     match reason {
-        HotReason::Loop { line } => format!("hot: inside the loop at {display}:{line}"),
+        HotReason::Loop { line } => format!("hot: inside the loop at {}", semantics.place(display, line)),
         HotReason::Function { function, why } => {
-            let name = functions.get(function as usize).map_or("?", |f| &*f.qualname);
+            let name = semantics.functions.get(function as usize).map_or("?", |f| &*f.qualname);
             format!("hot: `{name}`: {}", why.describe())
         }
     }

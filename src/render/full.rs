@@ -98,8 +98,13 @@ pub fn render(out: &mut Vec<u8>, findings: &[Finding], color: bool) -> io::Resul
         };
         for finding in findings {
             let excerpt = &finding.excerpt;
+            // A notebook's rows count within a cell: `train.ipynb:cell 3:2:9`.
+            let name = match finding.cell {
+                Some(cell) => format!("{}:cell {cell}", finding.path),
+                None => finding.path.clone(),
+            };
             let file = SourceFile {
-                name: &finding.path,
+                name: &name,
                 excerpt,
                 index: LineIndex::from_source_text(&excerpt.text),
             };

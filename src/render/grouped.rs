@@ -16,9 +16,11 @@ pub fn render(out: &mut Vec<u8>, findings: &[Finding], unsafe_fixes: bool) -> io
     let column_width = findings.iter().map(|f| digits(f.start.column)).max().unwrap_or(1);
     writeln!(out, "{}:", first.path)?;
     for finding in findings {
+        // A notebook's rows count within a cell.
+        let cell = finding.cell.map(|cell| format!("cell {cell}:")).unwrap_or_default();
         writeln!(
             out,
-            "  {:>row_width$}:{:<column_width$} {}{} {}",
+            "  {cell}{:>row_width$}:{:<column_width$} {}{} {}",
             finding.start.row,
             finding.start.column,
             finding.code(),

@@ -23,7 +23,7 @@ struct JsonFix {
 /// One finding as Ruff's JSON writes it; `json-lines` writes the same objects.
 #[derive(Serialize)]
 pub(super) struct JsonFinding<'a> {
-    cell: Option<()>,
+    cell: Option<u32>,
     code: Option<&'static str>,
     end_location: Location,
     filename: &'a str,
@@ -46,7 +46,7 @@ pub fn render(out: &mut dyn Write, findings: &[Finding]) -> io::Result<()> {
 pub(super) fn json_finding(finding: &Finding) -> JsonFinding<'_> {
     let location = finding.start;
     JsonFinding {
-        cell: None,
+        cell: finding.cell,
         code: finding.rule.map(|r| r.code()),
         end_location: finding.end,
         filename: &finding.path,

@@ -25,6 +25,7 @@ use ruff_text_size::{TextRange, TextSize};
 
 use crate::diagnostic::{Diagnostic, Fix};
 use crate::lines::Lines;
+use crate::notebook::Notebook;
 use crate::parse::SyntaxError;
 use crate::registry::Rule;
 
@@ -61,11 +62,21 @@ pub use crate::lines::Location;
 pub struct SourceText<'a> {
     pub text: &'a str,
     pub lines: &'a Lines<'a>,
+    /// The notebook whose code cells `text` joins: rows are then counted within a cell.
+    pub notebook: Option<&'a Notebook>,
 }
 
 impl SourceText<'_> {
-    pub fn location(&self, offset: TextSize) -> Location {
-        self.lines.location(offset)
+    /// The row and column of `offset`, and in a notebook its cell.
+    pub fn location(&self, offset: TextSize) -> (Option<u32>, Location) {
+        let location = self.lines.location(offset);
+        match self.notebook.and_then(|notebook| notebook.cell_at(offset)) {
+            Some((cell, start)) => {
+                let row = location.row + 1 - self.lines.row(start);
+                (Some(cell), Location { row, ..location })
+            }
+            None => (None, location),
+        }
     }
 
     /// The whole lines `range` touches: all `full` output shows of the file.
@@ -74,7 +85,7 @@ impl SourceText<'_> {
         Excerpt {
             text: self.text[lines].into(),
             base: lines.start(),
-            first_row: self.lines.row(range.start()),
+            first_row: self.location(range.start()).1.row,
         }
     }
 }
@@ -94,6 +105,9 @@ pub struct Excerpt {
 #[derive(Clone)]
 pub struct Finding {
     pub path: String,
+    /// In a notebook, the 1-based cell (counting every cell) that `start` and `end` count rows
+    /// in.
+    pub cell: Option<u32>,
     /// `None` for a syntax error.
     pub rule: Option<Rule>,
     pub message: String,
@@ -115,11 +129,12 @@ pub struct Finding {
 impl Finding {
     /// A rule's finding, located in the `source` it was found in.
     pub fn from_diagnostic(path: String, diagnostic: Diagnostic, note: Option<String>, source: SourceText) -> Self {
-        let edit_locations = diagnostic
-            .fix
-            .iter()
-            .flat_map(|fix| &fix.edits)
-            .map(|edit| (source.location(edit.range.start()), source.location(edit.range.end())));
+        let edit_locations = diagnostic.fix.iter().flat_map(|fix| &fix.edits).map(|edit| {
+            (
+                source.location(edit.range.start()).1,
+                source.location(edit.range.end()).1,
+            )
+        });
         Finding {
             edit_locations: edit_locations.collect(),
             rule: Some(diagnostic.rule),
@@ -142,16 +157,18 @@ impl Finding {
     }
 
     fn at(path: String, range: TextRange, source: SourceText) -> Self {
+        let (cell, start) = source.location(range.start());
         Finding {
             path,
+            cell,
             rule: None,
             message: String::new(),
             help: None,
             note: None,
             range,
             noqa_row: None,
-            start: source.location(range.start()),
-            end: source.location(range.end()),
+            start,
+            end: source.location(range.end()).1,
             fix: None,
             fix_title: None,
             edit_locations: Vec::new(),
@@ -167,13 +184,29 @@ impl Finding {
         }
     }
 
+    /// Where it starts, as people read it: `row:column`, in a notebook `cell N:row:column`.
+    pub fn position(&self) -> String {
+        let Location { row, column } = self.start;
+        match self.cell {
+            Some(cell) => format!("cell {cell}:{row}:{column}"),
+            None => format!("{row}:{column}"),
+        }
+    }
+
+    /// `cell N: ` before the message in formats that have a row and no place for a cell.
+    fn cell_prefix(&self) -> String {
+        self.cell.map(|cell| format!("cell {cell}: ")).unwrap_or_default()
+    }
+
     pub fn code(&self) -> &'static str {
         self.rule.map_or("invalid-syntax", Rule::code)
     }
 
-    /// The message with its help, on one line, for formats that carry one string.
+    /// The message with its help, on one line, for formats that carry one string (and in a
+    /// notebook the cell its rows count in).
     pub fn long_message(&self) -> String {
-        let mut text = one_line(&self.message).into_owned();
+        let mut text = self.cell_prefix();
+        text.push_str(&one_line(&self.message));
         if let Some(help) = &self.help {
             text.push_str("; ");
             text.push_str(&one_line(help));
@@ -277,13 +310,11 @@ fn render_blocks(
         OutputFormat::Azure => azure::render(out, findings),
         _ => {
             for finding in findings {
-                let start = finding.start;
                 writeln!(
                     out,
-                    "{}:{}:{}: {}{} {}",
+                    "{}:{}: {}{} {}",
                     finding.path,
-                    start.row,
-                    start.column,
+                    finding.position(),
                     finding.code(),
                     fix_marker(finding, unsafe_fixes),
                     one_line(&finding.message)

@@ -315,9 +315,38 @@ pub struct FileSemantics {
     pub step_work_asked: Box<[Box<str>]>,
     /// Attribute names the file sets on objects other than `self` (sorted).
     pub attributes_set_outside: Box<[Box<str>]>,
+    /// In a notebook, each linted cell's first row in the joined source and its number, so
+    /// that a row is shown as people find it: in its cell.
+    pub cell_rows: Box<[(u32, u32)]>,
 }
 
 impl FileSemantics {
+    /// Where `line` is, for a note: `train.py:12`, in a notebook `train.ipynb:cell 6:2`.
+    pub fn place(&self, display: &str, line: u32) -> String {
+        match self.cell_of(line) {
+            Some((cell, row)) => format!("{display}:cell {cell}:{row}"),
+            None => format!("{display}:{line}"),
+        }
+    }
+
+    /// `line 12`, in a notebook `cell 6, line 2`.
+    pub fn line_label(&self, line: u32) -> String {
+        match self.cell_of(line) {
+            Some((cell, row)) => format!("cell {cell}, line {row}"),
+            None => format!("line {line}"),
+        }
+    }
+
+    /// The cell `line` of a notebook's joined source is in, and its row there.
+    fn cell_of(&self, line: u32) -> Option<(u32, u32)> {
+        let index = self
+            .cell_rows
+            .partition_point(|&(first, _)| first <= line)
+            .checked_sub(1)?;
+        let (first, cell) = self.cell_rows[index];
+        Some((cell, line - first + 1))
+    }
+
     /// What the file made of the result of the call at `site`, where a question reached it.
     pub fn result_seen(&self, site: usize) -> Option<&ProjectKind> {
         let index = self

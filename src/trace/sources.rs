@@ -501,7 +501,7 @@ pub(crate) struct FunctionLines {
 
 /// Every function of a source text, outer ones before those nested in them.
 pub(crate) fn function_lines(source: &str) -> Vec<FunctionLines> {
-    let parsed = parse(source);
+    let parsed = parse(source, crate::parse::SourceKind::Python);
     let lines = Lines::new(source);
     let mut functions = Vec::new();
     collect_functions(&parsed.module().body, &lines, &mut functions);

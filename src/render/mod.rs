@@ -135,10 +135,13 @@ impl Finding {
                 source.location(edit.range.end()).1,
             )
         });
+        // In a notebook the row of the `# noqa` counts in the finding's cell, as its own row does.
+        let cell_rows_before =
+            source.lines.row(diagnostic.range.start()) - source.location(diagnostic.range.start()).1.row;
         Finding {
             edit_locations: edit_locations.collect(),
             rule: Some(diagnostic.rule),
-            noqa_row: Some(diagnostic.noqa_row as usize),
+            noqa_row: Some(diagnostic.noqa_row as usize - cell_rows_before),
             message: diagnostic.message,
             help: Some(diagnostic.help),
             note,

@@ -8,7 +8,8 @@
 #   pre-commit try-repo <this repository> synclint --files pkg/helpers.py clean.py
 #
 # and checks that the hook fails, reports SYNC101 in the helper (a hazard it can only see
-# through train.py, which is not passed), and says nothing about train.py or the clean file.
+# through train.py, which is not passed), and says nothing about train.py or the clean file;
+# a notebook passed beside them is linted, its findings named by cell.
 # pre-commit's `rust` language builds the hook with `cargo install --bins --path .` inside a
 # fresh clone, so this takes as long as a release build (try-repo uses a throwaway store: it
 # builds again on every run).
@@ -87,13 +88,15 @@ def train(model, loader, opt):
         total += loss.detach()
     return total
 EOF
-git add pyproject.toml pkg train.py clean.py
+# A notebook: the hook's file types take it (`jupyter`), and it is linted cell by cell.
+cp "$ROOT/fixtures/notebooks/train.ipynb" explore.ipynb
+git add pyproject.toml pkg train.py clean.py explore.ipynb
 git -c user.name=test -c user.email=test@example.com commit --quiet -m "project"
 
 # One try-repo run (each one rebuilds the hook): the helper and the clean file, as pre-commit
 # passes the files a commit changes.
 set +e
-out="$("$PC" try-repo "$HOOK_REPO" synclint --files pkg/helpers.py clean.py --color never 2>&1)"
+out="$("$PC" try-repo "$HOOK_REPO" synclint --files pkg/helpers.py clean.py explore.ipynb --color never 2>&1)"
 rc=$?
 set -e
 printf '%s\n' "$out"
@@ -102,10 +105,11 @@ printf '%s\n' "$out"
 grep -q "SYNC101" <<<"$out" || fail "no SYNC101 in the hook's output (exit code $rc)"
 grep -q "pkg/helpers.py" <<<"$out" || fail "the hazard's file is not named in the output"
 grep -q "loop at train.py" <<<"$out" || fail "the note does not name the loop in train.py"
+grep -q "explore.ipynb:cell 4:7:20" <<<"$out" || fail "the notebook's finding in cell 4 is not reported"
 if grep -q "clean.py" <<<"$out"; then
   fail "the hook reported something in clean.py"
 fi
 if grep -qE "^ *(┌─|-->) train.py|^train.py:" <<<"$out"; then
   fail "the hook reported a finding in train.py, which was not passed"
 fi
-echo "OK: the synclint hook fails on pkg/helpers.py with SYNC101 through train.py's loop and passes clean.py" >&2
+echo "OK: the synclint hook fails on pkg/helpers.py with SYNC101 through train.py's loop, reports the notebook's cells, and passes clean.py" >&2

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::parse::SourceKind;
 use crate::semantic::facts::merged_with_callers;
 use crate::semantic::model::ClassId;
 use crate::semantic::names::names_a_step;
@@ -236,6 +237,11 @@ pub struct ModulePaths {
 impl ModulePaths {
     /// The dotted module path of a file, and whether it is a package's `__init__.py`.
     pub fn module_of(&mut self, path: &Path) -> (String, bool) {
+        // A notebook is run, never imported: no module name, so that `train.ipynb` beside
+        // `train.py` does not stand for it.
+        if SourceKind::of(path) == SourceKind::Notebook {
+            return (String::new(), false);
+        }
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
         let is_package = stem == "__init__";
         let package = path.parent().and_then(|dir| self.package_of(dir, 0));
@@ -1394,6 +1400,10 @@ impl<'m> ModuleIndex<'m> {
         let mut by_path = FxHashMap::default();
         let mut by_last: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
         for (index, module) in modules.iter().enumerate() {
+            // No name: a notebook, which nothing imports.
+            if module.module.is_empty() && !module.is_package {
+                continue;
+            }
             by_path.insert(module.module.as_str(), index);
             let last = module.module.rsplit('.').next().unwrap_or_default();
             by_last.entry(last).or_default().push(index);

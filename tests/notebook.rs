@@ -271,3 +271,22 @@ fn stdin_named_as_a_notebook_is_fixed_as_one() {
     assert!(fixed.contains(".sum().detach()\""), "{fixed}");
     serde_json::from_str::<serde_json::Value>(&fixed).expect("the notebook's JSON");
 }
+
+#[test]
+fn a_notebook_is_never_the_module_an_import_names() {
+    // `train.ipynb` beside `train.py`: `from train import record` is the Python file's.
+    let project = project();
+    project
+        .write("train.py", "def record(loss):\n    return loss.item()\n")
+        .write(
+            "run.py",
+            "from train import record\n\nfor x in loader:\n    loss = model(x)\n    loss.backward()\n    record(loss)\n",
+        );
+    let output = project.run(&["check", "--no-cache", "train.py"]);
+    let text = stdout(&output);
+    assert!(text.contains("┌─ train.py:2:12"), "{text}");
+    assert!(
+        text.contains("`record()` is called from the loop at run.py:3"),
+        "{text}"
+    );
+}

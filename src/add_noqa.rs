@@ -96,9 +96,9 @@ pub fn with_directives(source: &str, findings: &[(Rule, TextSize)]) -> Option<(S
         // The bytes replaced, and by what.
         let (replaced, insertion) = match directive {
             // A bare `# noqa` covers every code already.
-            Some((_, (Directive::All, _))) => continue,
-            Some((comment_start, (Directive::Codes(_), directive_end))) => {
-                let codes_end = comment_start + directive_end;
+            Some((_, parsed)) if parsed.directive == Directive::All => continue,
+            Some((comment_start, parsed)) => {
+                let codes_end = comment_start + parsed.end;
                 (codes_end..codes_end, format!(", {codes}"))
             }
             None => {

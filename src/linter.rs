@@ -40,7 +40,7 @@ pub fn lint_source(
     let result = check_module(parsed.module(), source, &lines, &options);
     let mut diagnostics = result.diagnostics;
     if !diagnostics.is_empty() {
-        let noqa = NoqaMap::from_comments(source, parsed.comments(), &lines);
+        let mut noqa = NoqaMap::from_comments(source, parsed.comments(), &lines);
         let line_ends = parsed.line_ends();
         for diagnostic in &mut diagnostics {
             diagnostic.noqa_row = noqa_row(&line_ends, &lines, diagnostic.range.start());

@@ -173,7 +173,7 @@ fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<Applicabili
         .enumerate()
         .filter_map(|(id, f)| Some((&*f.qualname, notes.get(&(id as FunctionId))?.clone())))
         .collect();
-    // Why a finding's line is hot, in a file with these functions; `None` hides it.
+    // Whether a finding is reported in a file with these functions, and why its line is hot.
     let note = |context: HotContext, functions: &[FunctionSummary]| {
         let called_note = |id: FunctionId| {
             let qualname = &*functions.get(id as usize)?.qualname;
@@ -181,7 +181,7 @@ fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<Applicabili
         };
         hot_note(context, &file.display, functions, called_note, settings.report_periodic)
     };
-    let visible = |diagnostics: &[Diagnostic], functions: &[FunctionSummary]| -> Vec<(Diagnostic, String)> {
+    let visible = |diagnostics: &[Diagnostic], functions: &[FunctionSummary]| -> Vec<(Diagnostic, Option<String>)> {
         diagnostics
             .iter()
             .filter_map(|d| Some((d.clone(), note(d.context, functions)?)))
@@ -249,7 +249,7 @@ fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<Applicabili
     };
     let remaining = remaining
         .into_iter()
-        .map(|(d, note)| Finding::from_diagnostic(file.display.clone(), d, Some(note), located_in));
+        .map(|(d, note)| Finding::from_diagnostic(file.display.clone(), d, note, located_in));
     output.findings.extend(remaining);
     output
 }

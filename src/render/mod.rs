@@ -159,12 +159,9 @@ impl Finding {
         }
     }
 
-    /// The finding with why its line is hot.
-    pub fn with_note(self, note: String) -> Self {
-        Finding {
-            note: Some(note),
-            ..self
-        }
+    /// The finding with why its line is hot (if it is about a line's being hot).
+    pub fn with_note(self, note: Option<String>) -> Self {
+        Finding { note, ..self }
     }
 
     pub fn code(&self) -> &'static str {

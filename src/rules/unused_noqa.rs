@@ -8,6 +8,7 @@ use crate::diagnostic::{Diagnostic, Edit, Fix};
 use crate::lines::Lines;
 use crate::noqa::{NoqaDirective, code_covers};
 use crate::registry::{Rule, RuleSet};
+use crate::render::plural;
 use crate::semantic::HotContext;
 
 /// What becomes of one listed code.
@@ -79,8 +80,7 @@ fn judge(source: &str, lines: &Lines, directive: &NoqaDirective, rules: RuleSet)
         parts.push(format!("unused: {}", unused.join(", ")));
     }
     if !unknown.is_empty() {
-        let plural = if unknown.len() == 1 { "" } else { "s" };
-        parts.push(format!("unknown code{plural}: {}", unknown.join(", ")));
+        parts.push(format!("unknown code{}: {}", plural(unknown.len()), unknown.join(", ")));
     }
     let (name, scope) = if directive.file_level {
         ("`# synclint: noqa`", "in this file")

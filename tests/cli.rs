@@ -1361,9 +1361,9 @@ fn unknown_rule_in_config() {
     );
     assert_config_error(
         "pyproject.toml",
-        "[tool.synclint.per-file-ignores]\n\"tests/*\" = [\"SYNC9\"]\n",
+        "[tool.synclint.per-file-ignores]\n\"tests/*\" = [\"SYNC8\"]\n",
         "2 │ \"tests/*\"",
-        "SYNC9",
+        "SYNC8",
     );
 }
 

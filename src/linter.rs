@@ -41,7 +41,7 @@ pub fn lint_source(
     let result = check_module(parsed.module(), source, &lines, &options);
     let mut diagnostics = result.diagnostics;
     let judge_directives = rules.contains(Rule::UnusedNoqa);
-    // Most files report nothing: their comments are read only where SYNC900 judges them.
+    // Most files have no finding: their comments are read only where SYNC900 judges them.
     if !diagnostics.is_empty() || judge_directives {
         let mut noqa = NoqaMap::from_comments(source, parsed.comments(), &lines);
         let line_ends = parsed.line_ends();

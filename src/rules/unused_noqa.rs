@@ -6,7 +6,7 @@ use ruff_text_size::{TextRange, TextSize};
 
 use crate::diagnostic::{Diagnostic, Edit, Fix};
 use crate::lines::Lines;
-use crate::noqa::{NoqaDirective, code_covers};
+use crate::noqa::{Directive, NoqaDirective, code_covers};
 use crate::registry::{Rule, RuleSet};
 use crate::render::plural;
 use crate::semantic::HotContext;
@@ -54,7 +54,7 @@ pub(crate) fn unused_noqa(
 }
 
 fn judge(source: &str, lines: &Lines, directive: &NoqaDirective, rules: RuleSet) -> Option<Diagnostic> {
-    let crate::noqa::Directive::Codes(codes) = &directive.directive else {
+    let Directive::Codes(codes) = &directive.directive else {
         return None;
     };
     let verdicts: Vec<Verdict> = codes

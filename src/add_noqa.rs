@@ -104,9 +104,9 @@ pub fn directives(source: &str, kind: SourceKind, findings: &[(Rule, TextSize)])
             comment.and_then(|range| Some((range.start().to_usize(), parse_line_directive(&source[range])?)));
         edits.push(match directive {
             // A bare `# noqa` covers every code already.
-            Some((_, (Directive::All, _))) => continue,
-            Some((comment_start, (Directive::Codes(_), directive_end))) => {
-                let codes_end = TextSize::try_from(comment_start + directive_end).ok()?;
+            Some((_, parsed)) if parsed.directive == Directive::All => continue,
+            Some((comment_start, parsed)) => {
+                let codes_end = TextSize::try_from(comment_start + parsed.end).ok()?;
                 Edit::insert(codes_end, format!(", {codes}"))
             }
             None => {

@@ -121,7 +121,8 @@ struct RuleArgs {
 struct CheckArgs {
     /// Files or folders to lint (default: the current folder); `-` reads source from stdin.
     paths: Vec<PathBuf>,
-    /// Rules to enable (codes or prefixes, e.g. SYNC1); replaces the default (all rules).
+    /// Rules to enable (codes or prefixes, e.g. SYNC1, or ALL); replaces the default (all rules
+    /// but the opt-in SYNC900).
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     select: Option<Vec<RuleSelector>>,
     /// Rules to enable on top of the selection.

@@ -1,11 +1,12 @@
-//! One file: decode, parse, check, apply `# noqa`.
+//! One file: decode, parse, check, apply `# noqa` (and judge the directives, for SYNC900).
 
 use crate::checker::{CheckOptions, check_module};
 use crate::diagnostic::Diagnostic;
 use crate::lines::Lines;
 use crate::noqa::{NoqaMap, noqa_row};
 use crate::parse::{SourceKind, SyntaxError, parse};
-use crate::registry::RuleSet;
+use crate::registry::{Rule, RuleSet};
+use crate::rules;
 use crate::semantic::{FileFacts, FileSemantics};
 
 /// What linting one source produced.
@@ -40,13 +41,26 @@ pub fn lint_source(
     };
     let result = check_module(parsed.module(), source, &lines, &options);
     let mut diagnostics = result.diagnostics;
-    if !diagnostics.is_empty() {
-        let noqa = NoqaMap::from_comments(source, parsed.comments(), &lines);
+    let judge_directives = rules.contains(Rule::UnusedNoqa);
+    // Most files have no finding: their comments are read only where SYNC900 judges them.
+    if !diagnostics.is_empty() || judge_directives {
+        let mut noqa = NoqaMap::from_comments(source, parsed.comments(), &lines);
         let line_ends = parsed.line_ends();
         for diagnostic in &mut diagnostics {
             diagnostic.noqa_row = noqa_row(&line_ends, &lines, diagnostic.range.start());
         }
+        // A directive is used by any finding it suppresses. The checker kept no finding in code
+        // that this file shows to be cold, so such code uses none. A finding kept may still be
+        // hidden later, for want of a hot caller (which other files decide) or under
+        // `report-periodic = false`, and uses it all the same: removing the directive must not
+        // let a finding through once a hot caller appears or the setting changes, and `--fix`
+        // with `--isolated` must not strip what the project run needs.
         diagnostics.retain(|d| !noqa.suppresses(d.rule, d.noqa_row));
+        if judge_directives {
+            let unused = rules::unused_noqa(source, &lines, noqa.directives(), rules);
+            // Only a file-level directive can cover these: one that lists SYNC900 is not judged.
+            diagnostics.extend(unused.into_iter().filter(|d| !noqa.suppresses(d.rule, d.noqa_row)));
+        }
     }
     diagnostics.sort_by_key(|d| (d.range.start(), d.rule));
     diagnostics.dedup_by(|a, b| a.rule == b.rule && a.range == b.range);

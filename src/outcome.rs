@@ -201,7 +201,7 @@ fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<Applicabili
         .enumerate()
         .filter_map(|(id, f)| Some((&*f.qualname, notes.get(&(id as FunctionId))?.clone())))
         .collect();
-    // Why a finding's line is hot, in a file with these semantics; `None` hides it.
+    // Whether a finding is reported in a file with these semantics, and why its line is hot.
     let note = |context: HotContext, semantics: &FileSemantics| {
         let called_note = |id: FunctionId| {
             let qualname = &*semantics.functions.get(id as usize)?.qualname;
@@ -209,7 +209,7 @@ fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<Applicabili
         };
         hot_note(context, &file.display, semantics, called_note, settings.report_periodic)
     };
-    let visible = |diagnostics: &[Diagnostic], semantics: &FileSemantics| -> Vec<(Diagnostic, String)> {
+    let visible = |diagnostics: &[Diagnostic], semantics: &FileSemantics| -> Vec<(Diagnostic, Option<String>)> {
         diagnostics
             .iter()
             .filter_map(|d| Some((d.clone(), note(d.context, semantics)?)))
@@ -309,7 +309,7 @@ fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<Applicabili
     };
     let remaining = remaining
         .into_iter()
-        .map(|(d, note)| Finding::from_diagnostic(file.display.clone(), d, Some(note), located_in));
+        .map(|(d, note)| Finding::from_diagnostic(file.display.clone(), d, note, located_in));
     output.findings.extend(remaining);
     output
 }

@@ -1471,23 +1471,25 @@ fn absolute_module(importer: &ModuleInfo, module: &str) -> Option<String> {
     Some(package.join("."))
 }
 
-/// What the user is told about why a finding's line is hot; `None` hides the finding.
-/// `functions` are the file's functions (as checked, perhaps after fixes), `called_note` the call
-/// chain that makes one of them hot, if any.
+/// Whether a finding is reported, and what the user is told about why its line is hot: `None`
+/// hides the finding, `Some(None)` reports it without a note (a finding about a comment, not
+/// about a hot line). `functions` are the file's functions (as checked, perhaps after fixes),
+/// `called_note` the call chain that makes one of them hot, if any.
 pub fn hot_note(
     context: HotContext,
     display: &str,
     semantics: &FileSemantics,
     called_note: impl Fn(FunctionId) -> Option<String>,
     report_periodic: bool,
-) -> Option<String> {
+) -> Option<Option<String>> {
     let describe_inner = |inner: PeriodicInner| -> Option<String> {
         match inner {
             PeriodicInner::Hot(reason) => Some(describe_hot(display, semantics, reason)),
             PeriodicInner::InFunction(function) => called_note(function).map(|note| format!("hot: {note}")),
         }
     };
-    match context {
+    let note = match context {
+        HotContext::Anywhere => return Some(None),
         HotContext::Hot(reason) => describe_inner(PeriodicInner::Hot(reason)),
         HotContext::InFunction(function) => describe_inner(PeriodicInner::InFunction(function)),
         HotContext::Periodic { guard_line, inner } if report_periodic => describe_inner(inner).map(|note| {
@@ -1495,7 +1497,8 @@ pub fn hot_note(
             format!("{note}; periodic: runs under the guard at {guard}, not every step")
         }),
         HotContext::Periodic { .. } | HotContext::Cold => None,
-    }
+    };
+    note.map(Some)
 }
 
 fn describe_hot(display: &str, semantics: &FileSemantics, reason: HotReason) -> String {

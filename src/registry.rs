@@ -1,9 +1,10 @@
-//! The rule registry: every rule is named here once, with its code, name and doc.
+//! The rule registry: every rule is named here once, with its code, name and doc, and whether
+//! it is opt-in (left out of the default selection, enabled only by a selector that names it).
 
 use std::fmt;
 
 macro_rules! define_rules {
-    ($( $variant:ident => ($code:literal, $name:literal, $doc:literal), )*) => {
+    ($( $variant:ident => ($code:literal, $name:literal, $doc:literal $(, $opt_in:ident)?), )*) => {
         /// A lint rule.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, bincode::Encode, bincode::Decode)]
         pub enum Rule { $( $variant, )* }
@@ -25,8 +26,16 @@ macro_rules! define_rules {
             pub const fn doc(self) -> &'static str {
                 match self { $( Rule::$variant => include_str!(concat!("../rules/", $doc)), )* }
             }
+
+            /// Left out of the default selection: only `select`/`extend-select` with a selector
+            /// that matches it (`ALL`, a prefix, its code) enables it, as Ruff's `ALL` does.
+            pub const fn is_opt_in(self) -> bool {
+                match self { $( Rule::$variant => define_rules!(@opt_in $($opt_in)?), )* }
+            }
         }
     };
+    (@opt_in) => { false };
+    (@opt_in opt_in) => { true };
 }
 
 define_rules! {
@@ -56,6 +65,7 @@ define_rules! {
     ExplicitSynchronize => ("SYNC501", "explicit-synchronize", "SYNC501-explicit-synchronize.md"),
     SerialCollectives => ("SYNC601", "serial-collectives", "SYNC601-serial-collectives.md"),
     BarrierInStep => ("SYNC602", "barrier-in-step", "SYNC602-barrier-in-step.md"),
+    UnusedNoqa => ("SYNC900", "unused-noqa", "SYNC900-unused-noqa.md", opt_in),
 }
 
 impl Rule {
@@ -103,6 +113,11 @@ pub struct RuleSet(u64);
 impl RuleSet {
     pub fn all() -> Self {
         Rule::ALL.iter().copied().collect()
+    }
+
+    /// The rules enabled when nothing is selected: all but the opt-in ones.
+    pub fn default_selection() -> Self {
+        Rule::ALL.iter().copied().filter(|rule| !rule.is_opt_in()).collect()
     }
 
     pub fn empty() -> Self {
@@ -172,8 +187,9 @@ impl std::str::FromStr for RuleSelector {
     }
 }
 
-/// Applies `select` (or all rules), then `extend_select`, then `ignore`, where a more specific
-/// selector beats a less specific one (`--ignore SYNC1 --extend-select SYNC101` keeps SYNC101).
+/// Applies `select` (or the default selection), then `extend_select`, then `ignore`, where a
+/// more specific selector beats a less specific one (`--ignore SYNC1 --extend-select SYNC101`
+/// keeps SYNC101).
 pub fn resolve_rules(
     select: Option<&[RuleSelector]>,
     extend_select: &[RuleSelector],
@@ -189,7 +205,7 @@ pub fn resolve_rules(
     // same specificity, ignore (listed last) wins.
     decisions.sort_by_key(|(specificity, _, _)| *specificity);
     let mut set = if select.is_none() {
-        RuleSet::all()
+        RuleSet::default_selection()
     } else {
         RuleSet::empty()
     };
@@ -199,4 +215,35 @@ pub fn resolve_rules(
         }
     }
     set
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn selectors(list: &[&str]) -> Vec<RuleSelector> {
+        list.iter().map(|s| RuleSelector::parse(s).unwrap()).collect()
+    }
+
+    fn enables_unused_noqa(select: Option<&[&str]>, extend: &[&str], ignore: &[&str]) -> bool {
+        let select = select.map(selectors);
+        resolve_rules(select.as_deref(), &selectors(extend), &selectors(ignore)).contains(Rule::UnusedNoqa)
+    }
+
+    #[test]
+    fn opt_in_rules_need_a_selector_that_matches_them() {
+        assert!(!enables_unused_noqa(None, &[], &[]));
+        assert!(RuleSet::default_selection().contains(Rule::Item));
+        assert!(!enables_unused_noqa(Some(&["SYNC1"]), &[], &[]));
+        for selector in ["ALL", "SYNC", "SYNC9", "SYNC900"] {
+            assert!(enables_unused_noqa(Some(&[selector]), &[], &[]), "{selector}");
+            assert!(enables_unused_noqa(None, &[selector], &[]), "{selector}");
+        }
+        assert!(!enables_unused_noqa(Some(&["ALL"]), &[], &["SYNC9"]));
+        assert!(enables_unused_noqa(None, &["SYNC900"], &["SYNC"]));
+        assert_eq!(
+            RuleSet::default_selection().iter().count() + 1,
+            RuleSet::all().iter().count()
+        );
+    }
 }

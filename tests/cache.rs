@@ -128,6 +128,38 @@ fn warm_runs_and_runs_after_an_edit_print_what_uncached_runs_print() {
     );
 }
 
+/// Whether SYNC900 is selected is part of a file's key (the rule set is): runs that alternate
+/// on one cache print what uncached runs print, and the default run never shows SYNC900.
+#[test]
+fn selecting_unused_noqa_changes_the_key() {
+    let project = Project::new();
+    project.write("pyproject.toml", "[project]\nname = \"p\"\n").write(
+        "train.py",
+        "import torch\nfor b in loader:\n    model(b).item()  # noqa: SYNC101\n    model(b)  # noqa: SYNC101\n",
+    );
+    let cache = tempfile::tempdir().unwrap();
+    let default: &[&str] = &["check", "--output-format", "concise", "train.py"];
+    let selected: &[&str] = &[
+        "check",
+        "--output-format",
+        "concise",
+        "--extend-select",
+        "SYNC900",
+        "train.py",
+    ];
+    for _ in 0..2 {
+        for args in [default, selected] {
+            let uncached = shown(&run_cached(project.path(), None, args));
+            let cached = shown(&run_cached(project.path(), Some(cache.path()), args));
+            assert_eq!(cached, uncached, "{args:?}");
+        }
+    }
+    let quiet = stdout(&run_cached(project.path(), Some(cache.path()), default));
+    assert!(quiet.contains("All checks passed"), "{quiet}");
+    let reported = stdout(&run_cached(project.path(), Some(cache.path()), selected));
+    assert!(reported.starts_with("train.py:4:15: SYNC900 "), "{reported}");
+}
+
 /// Spoils a cache file's bytes.
 type Damage = fn(Vec<u8>) -> Vec<u8>;
 

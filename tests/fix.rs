@@ -1013,3 +1013,76 @@ fn fix_setting_applies_per_folder() {
     assert_eq!(plain, source, "the folder without `fix = true` is left alone");
     assert!(fixed.contains("torch.full((), 1.0, device=dev)"), "{fixed}");
 }
+
+// ---- 4. SYNC900: unused `# noqa` codes -------------------------------------------------------
+
+/// A file with a BOM, CRLF line endings, tab indentation and no final newline, whose `# noqa`
+/// directives are used, stale, another tool's or unknown.
+const DIRECTIVES: &str = "\u{feff}import torch\r\n\
+    \r\n\
+    device = torch.device(\"cuda\")\r\n\
+    x = torch.randn(8, device=device)\r\n\
+    for step in range(10):\r\n\
+    \tused = x.sum().item()\t# noqa: SYNC101, SYNC203\r\n\
+    \tstale = x.sum()  # noqa: E501,SYNC101\r\n\
+    \tafter_a_comment = x.sum()\t# type: ignore\t# noqa: SYNC1   \r\n\
+    \tunknown = x.sum()  # noqa: SYNC999 why\r\n\
+    \t# noqa: SYNC101\r\n\
+    \ts = torch.tensor(0.5, device=device)  # noqa: SYNC101\r\n\
+    \tlast = x.sum()  # noqa: SYNC101";
+
+#[test]
+fn sync900_removes_exactly_the_unused_codes_and_keeps_every_other_byte() {
+    let expected = "\u{feff}import torch\r\n\
+        \r\n\
+        device = torch.device(\"cuda\")\r\n\
+        x = torch.randn(8, device=device)\r\n\
+        for step in range(10):\r\n\
+        \tused = x.sum().item()\t# noqa: SYNC101\r\n\
+        \tstale = x.sum()  # noqa: E501\r\n\
+        \tafter_a_comment = x.sum()\t# type: ignore\r\n\
+        \tunknown = x.sum()  # why\r\n\
+        \ts = torch.full((), 0.5, device=device)\r\n\
+        \tlast = x.sum()";
+    // `--select ALL` selects SYNC900 as `--extend-select` does; SYNC401's fix on the same line
+    // applies in the same pass.
+    for selection in [["--extend-select", "SYNC900"], ["--select", "ALL"]] {
+        let dir = temp_dir();
+        let args = [&["check", "--isolated", "--fix"][..], &selection].concat();
+        let (fixed, output) = run_on(dir.path(), "train.py", DIRECTIVES.as_bytes(), &args);
+        assert_eq!(exit_code(&output), 0, "{selection:?}: {}", stderr(&output));
+        assert_eq!(String::from_utf8(fixed).unwrap(), expected, "{selection:?}");
+        assert!(stdout(&output).contains("8 fixed, 0 remaining"), "{}", stdout(&output));
+        let (again, output) = run_on(dir.path(), "train.py", expected.as_bytes(), &args);
+        assert_eq!(String::from_utf8(again).unwrap(), expected, "a second run changed it");
+        assert_eq!(exit_code(&output), 0);
+        assert!(stdout(&output).contains("All checks passed"), "{}", stdout(&output));
+    }
+}
+
+/// Alone, SYNC900 judges no code of a rule that did not run: it removes only the unknown code,
+/// not every directive (as Ruff's RUF100 does with codes of rules it does not run).
+#[test]
+fn sync900_alone_removes_only_unknown_codes() {
+    let dir = temp_dir();
+    let args = ["check", "--isolated", "--fix", "--select", "SYNC900"];
+    let (fixed, output) = run_on(dir.path(), "train.py", DIRECTIVES.as_bytes(), &args);
+    assert_eq!(exit_code(&output), 0, "{}", stderr(&output));
+    let expected = DIRECTIVES.replace("# noqa: SYNC999 why", "# why");
+    assert_eq!(String::from_utf8(fixed).unwrap(), expected);
+}
+
+/// Without SYNC900 selected, `--fix` leaves every directive alone.
+#[test]
+fn sync900_is_not_fixed_by_default() {
+    let dir = temp_dir();
+    let (fixed, output) = run_on(
+        dir.path(),
+        "train.py",
+        DIRECTIVES.as_bytes(),
+        &["check", "--isolated", "--fix"],
+    );
+    assert_eq!(exit_code(&output), 0, "{}", stderr(&output));
+    let expected = DIRECTIVES.replace("torch.tensor(0.5, device=device)", "torch.full((), 0.5, device=device)");
+    assert_eq!(String::from_utf8(fixed).unwrap(), expected);
+}

@@ -290,3 +290,29 @@ fn a_notebook_is_never_the_module_an_import_names() {
         "{text}"
     );
 }
+
+#[test]
+fn unused_noqa_is_reported_and_removed_in_cells() {
+    let project = Project::new();
+    let notebook = r#"{"cells": [{"cell_type": "code", "source": ["x = 1  # noqa: SYNC101\n"]}, {"cell_type": "code", "source": ["for b in loader:\n", "    loss = model(b)\n", "    loss.backward()\n", "    v = loss.item()  # noqa: SYNC101, SYNC203"]}], "nbformat": 4}"#;
+    project.write("pyproject.toml", "").write("u.ipynb", notebook);
+    let output = project.run(&[
+        "check",
+        "--no-cache",
+        "--extend-select",
+        "SYNC900",
+        "--output-format",
+        "concise",
+        "u.ipynb",
+    ]);
+    assert_eq!(
+        concise(&output),
+        ["u.ipynb:cell 1:1:8: SYNC900", "u.ipynb:cell 2:4:22: SYNC900"]
+    );
+    project.run(&["check", "--no-cache", "--extend-select", "SYNC900", "--fix", "u.ipynb"]);
+    let fixed = std::fs::read_to_string(project.path().join("u.ipynb")).unwrap();
+    let expected = notebook
+        .replace("x = 1  # noqa: SYNC101", "x = 1")
+        .replace(", SYNC203", "");
+    assert_eq!(fixed, expected);
+}

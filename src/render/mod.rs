@@ -179,12 +179,9 @@ impl Finding {
         }
     }
 
-    /// The finding with why its line is hot.
-    pub fn with_note(self, note: String) -> Self {
-        Finding {
-            note: Some(note),
-            ..self
-        }
+    /// The finding with why its line is hot (if it is about a line's being hot).
+    pub fn with_note(self, note: Option<String>) -> Self {
+        Finding { note, ..self }
     }
 
     /// Where it starts, as people read it: `row:column`, in a notebook `cell N:row:column`.

@@ -1,5 +1,6 @@
 //! The rules, one module each. `check_expr` / `check_stmt` are called by the checker at every
-//! node (after the node's children were visited) and dispatch to the enabled rules.
+//! node (after the node's children were visited) and dispatch to the enabled rules; SYNC900
+//! ([`unused_noqa`]) runs after the checker, on the file's `# noqa` directives.
 
 mod barrier_in_step;
 mod blocking_host_to_device;
@@ -27,6 +28,7 @@ mod tensor_formatting;
 mod tensor_truthiness;
 mod tolist;
 mod unique;
+mod unused_noqa;
 
 pub(crate) mod edits;
 mod locals;
@@ -37,6 +39,7 @@ use crate::checker::Checker;
 use crate::registry::Rule;
 
 pub(crate) use dataloader_without_pin_memory::report_unpinned_loaders;
+pub(crate) use unused_noqa::unused_noqa;
 
 #[inline(always)]
 pub(crate) fn check_expr(checker: &mut Checker, expr: &Expr) {

@@ -61,6 +61,9 @@ pub enum HotContext {
     /// Runs once: module level, setup, `except` handlers, and the lines outside the loops of a
     /// function that loops over a data loader (before and after its epoch).
     Cold,
+    /// Not about code that runs: a finding on a comment (an unused `# noqa`, SYNC900), reported
+    /// wherever it is. No line of code has this context.
+    Anywhere,
 }
 
 /// What a periodic guard sits in.

@@ -93,6 +93,9 @@ pub struct Checker<'a> {
     /// Attributes the file sets on objects other than `self` (`model.roi_heads.mask_head = m`,
     /// `setattr(vq, "remap", r)`): parts attached from outside the class.
     attributes_set_outside: Vec<Name>,
+    /// Where the function a call being visited is named (`obj.method` of `obj.method(x)`): no
+    /// property read.
+    called: TextRange,
 }
 
 /// What tests of `self.<attr>` asked of one `__init__`'s parameters.
@@ -135,6 +138,7 @@ pub fn check_module<'a>(
         decided_by_arguments: Default::default(),
         constructions_asked: Default::default(),
         attributes_set_outside: Vec::new(),
+        called: TextRange::default(),
     };
     checker.model.test_code = options.test_code;
     checker.visit_body(&module.body);
@@ -357,6 +361,7 @@ impl<'a> Checker<'a> {
                 never_hot: f.never_hot,
                 class: f.class,
                 takes_self: f.takes_self,
+                property: f.property,
                 demand: f.demand,
                 return_depends: f.return_depends.take(),
                 has_hot_lines: f.intrinsic.is_some() || f.has_loops,
@@ -746,17 +751,20 @@ impl<'a> Checker<'a> {
             .intrinsic_hotness(def, class.map(|id| &self.model.classes[id as usize]))
             .filter(|_| !replaced);
         let id = self.model.functions.len() as u32;
-        let takes_self = class.is_some()
-            && !def
-                .decorator_list
+        let decorated = |decorator: &str| {
+            def.decorator_list
                 .iter()
-                .any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == "staticmethod"));
+                .any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == decorator))
+        };
+        let takes_self = class.is_some() && !decorated("staticmethod");
+        let property = class.is_some() && decorated("property") && self.model.is_builtin("property");
         self.model.functions.push(FunctionInfo {
             name: def.name.id.clone(),
             qualname,
             class,
             def,
             line: self.line(def.name.range.start()),
+            property,
             intrinsic,
             never_hot: replaced || api::is_setup_function(def.name.id.as_str()),
             // Told once the class's methods are all known (see `ensure_analyzed_with`).
@@ -1296,7 +1304,7 @@ impl<'a> Checker<'a> {
         let constructs = |callee: &Callee| match callee {
             Callee::Method { method, .. } | Callee::Super { method, .. } => &**method == "__init__",
             Callee::Imported { name, .. } => name.starts_with(|c: char| c.is_ascii_uppercase()),
-            Callee::Local(_) => false,
+            Callee::Local(_) | Callee::Property { .. } => false,
         };
         let Some(callee) = self.project_callee(call).filter(constructs) else {
             return;
@@ -1917,6 +1925,59 @@ impl<'a> Checker<'a> {
             arguments,
             result_asked: Questions::default(),
         });
+    }
+
+    /// `self.size` or `cache.size`, where `size` is a `@property` of the instance's class, runs
+    /// the property where the read runs: a call-graph edge, as a call is (torchtune's
+    /// `KVCache.size` reads a CUDA scalar with `.item()`). A class of this file is told here;
+    /// another file's, by the project pass.
+    fn note_property_read(&mut self, attribute: &'a ast::ExprAttribute) {
+        let context = self.model.context();
+        if context == HotContext::Cold && !self.options.every_call {
+            return;
+        }
+        // A name or `self.<attr>` holding an instance: what the model tracks kinds of cheaply.
+        let receiver = attribute.value.as_ref();
+        let tracked = match receiver {
+            Expr::Name(_) => true,
+            Expr::Attribute(inner) => on_self(inner),
+            _ => false,
+        };
+        if !tracked {
+            return;
+        }
+        let name = attribute.attr.as_str();
+        let class = if on_self(attribute) {
+            self.model.flow.class.map(ClassRef::Local)
+        } else {
+            self.model
+                .kind_of(receiver)
+                .class()
+                .map(|class| self.model.class_of_ref(class))
+        };
+        let callee = match class {
+            Some(ClassRef::Local(class)) => {
+                let Some(id) = self.model.method_of(class, name) else {
+                    return;
+                };
+                if !self.model.functions[id as usize].property {
+                    return;
+                }
+                self.ensure_analyzed(id);
+                Callee::Method {
+                    class: ClassRef::Local(class),
+                    method: name.into(),
+                    bound: true,
+                }
+            }
+            Some(imported) => Callee::Property {
+                class: imported,
+                name: name.into(),
+            },
+            None => return,
+        };
+        let line = self.line(attribute.start());
+        self.push_call_site(callee, context, line, attribute.start(), None);
     }
 
     /// `with timer:` of a project class's instance runs its `__enter__` and `__exit__` where the
@@ -3733,6 +3794,8 @@ impl<'a> Checker<'a> {
                 self.bind_target(&named.target, kind, Some(&named.value));
             }
             Expr::Call(call) => {
+                // The attribute a call names is a method called, not a property read.
+                self.called = call.func.range();
                 visitor::walk_expr(self, expr);
                 self.note_call(call);
                 for (attr, value) in registered_modules(call) {
@@ -3753,9 +3816,14 @@ impl<'a> Checker<'a> {
                     self.model.functions[id as usize].step_work = true;
                 }
             }
-            Expr::Attribute(attribute) if attribute.ctx == ast::ExprContext::Load && on_self(attribute) => {
-                self.analyse_setters(attribute.attr.as_str());
+            Expr::Attribute(attribute) if attribute.ctx == ast::ExprContext::Load => {
+                if on_self(attribute) {
+                    self.analyse_setters(attribute.attr.as_str());
+                }
                 visitor::walk_expr(self, expr);
+                if attribute.range != self.called {
+                    self.note_property_read(attribute);
+                }
             }
             Expr::Yield(_) | Expr::YieldFrom(_) => {
                 self.yields = true;

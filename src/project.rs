@@ -463,6 +463,13 @@ impl<'m> Project<'m> {
                     .collect(),
                 unbound: !bound,
             },
+            Callee::Property { class, name } => bound(
+                self.classes_of(file, class)
+                    .into_iter()
+                    .flat_map(|class| self.methods(class, name))
+                    .filter(|&(file, id)| self.modules[file].semantics.functions[id as usize].property)
+                    .collect(),
+            ),
         }
     }
 
@@ -1535,6 +1542,7 @@ mod tests {
             never_hot: false,
             class: None,
             takes_self: false,
+            property: false,
             params: Box::default(),
             returns: ProjectKind::default(),
             returns_tuple: None,

@@ -41,6 +41,7 @@ const TOPICS: &[&str] = &[
     "context_managers",
     "annotations",
     "arguments",
+    "properties",
 ];
 
 /// (code, row) of every line `marker` marks in `source`.

@@ -189,6 +189,8 @@ pub struct FunctionInfo<'a> {
     pub returns_tuple: Option<Box<[Returned]>>,
     /// A method whose first parameter is the instance (not a `staticmethod`).
     pub takes_self: bool,
+    /// A `@property`: reading the attribute runs it.
+    pub property: bool,
     /// Its parameters as analysed (after `self`), for the project pass.
     pub params: Vec<ParamSummary>,
     /// Whether its hot callers give each parameter a value, as the project found (empty
@@ -231,6 +233,12 @@ pub enum Callee {
     Super {
         class: ClassId,
         method: Box<str>,
+    },
+    /// `cache.size` of an instance of a class of another file: reading the attribute runs the
+    /// class's method `name` where that method is a `@property` (the project pass tells).
+    Property {
+        class: ClassRef,
+        name: Box<str>,
     },
 }
 
@@ -431,6 +439,8 @@ pub struct FunctionSummary {
     /// Its first parameter is the instance (a method that is not a `staticmethod`); it is not
     /// in `params`.
     pub takes_self: bool,
+    /// A `@property`: reading the attribute runs it.
+    pub property: bool,
     /// Its parameters (positional, then keyword-only), with the kinds they were bound to.
     pub params: Box<[ParamSummary]>,
     /// The join of its `return` kinds.

@@ -1138,7 +1138,7 @@ impl<'a> Checker<'a> {
         {
             self.bind_target(key, Kind::Unknown, None);
             let kind = self.iteration_kind(iter);
-            self.bind_target(value, kind, None);
+            self.bind_element(value, kind, iter);
             return;
         }
         if let (Expr::Tuple(tuple), Expr::Call(call)) = (target, iter)
@@ -1193,8 +1193,22 @@ impl<'a> Checker<'a> {
         let kind = self.iteration_kind(iter);
         // `for item in zip(xs, ys)`: the item keeps the `zip` it came from, so unpacking it
         // later (`x, y = item`) binds each name as `zip` gives it.
-        let zipped = Some(iter).filter(|iter| target.is_name_expr() && self.is_zip_call(iter));
-        self.bind_target(target, kind, zipped);
+        if target.is_name_expr() && self.is_zip_call(iter) {
+            self.bind_target(target, kind, Some(iter));
+        } else {
+            self.bind_element(target, kind, iter);
+        }
+    }
+
+    /// Binds a loop's target to an element of `iter`. Where the element's kind is not known,
+    /// it depends on what is iterated: a question about it is a question about `iter` (`for k, v
+    /// in batch.items(): v.to(device)` asks what the parameter `batch` is), which the callers
+    /// of another file can answer.
+    fn bind_element(&mut self, target: &'a Expr, kind: Kind, iter: &'a Expr) {
+        match target {
+            Expr::Name(name) if kind.is_opaque() => self.model.bind_unpacked(&name.id, kind, iter),
+            target => self.bind_target(target, kind, None),
+        }
     }
 
     /// `zip(...)` of the builtin, without starred arguments.

@@ -777,9 +777,14 @@ impl<'a> SemanticModel<'a> {
             Kind::Module(module, _) => Kind::Module(module, None),
             Kind::Object(_) => Kind::Object(0),
             // A data-dependent shape synced where the op ran, in the code that made it; the
-            // function it is passed to or returned to does not sync again by reading it.
+            // function it is passed to or returned to does not sync again by reading it. A
+            // loader is known by its offset in this file: elsewhere, a loader's batch.
             Kind::Tensor(facts) => Kind::Tensor(TensorFacts {
                 data_dependent: false,
+                batch: match facts.batch {
+                    BatchSource::Loader(_) => BatchSource::UnknownLoader,
+                    other => other,
+                },
                 ..facts
             }),
             other => other,

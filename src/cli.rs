@@ -242,7 +242,7 @@ fn graph_command(args: GraphArgs, threads: usize) -> u8 {
         every_call: true,
         fixing: &|_| None,
         cache: args.project.cache(&resolver, &cwd),
-        stdin: None,
+        overlays: FxHashMap::default(),
     };
     let run = match run(&paths_or_cwd(&args.paths), &resolver, &cwd, &options) {
         Ok(run) => run,
@@ -469,7 +469,7 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
         every_call: false,
         fixing: &fixing,
         cache: cache_folder(args.no_cache, args.cache_dir.as_deref(), &resolver, &cwd),
-        stdin: None,
+        overlays: FxHashMap::default(),
     };
     if args.parse_only {
         let mut errors = Errors::default();
@@ -558,7 +558,7 @@ fn add_noqa_command(
         // Fixed code would move the findings off the lines the directives go on.
         fixing: &|_| None,
         cache: cache_folder(args.no_cache, args.cache_dir.as_deref(), resolver, cwd),
-        stdin: None,
+        overlays: FxHashMap::default(),
     };
     let run = match run(paths, resolver, cwd, &options) {
         Ok(run) => run,
@@ -675,7 +675,7 @@ fn check_stdin(args: &CheckArgs, out: &mut dyn Write, resolver: &Arc<Resolver>, 
         every_call: false,
         fixing: &fixing_for,
         cache: cache_folder(args.no_cache, args.cache_dir.as_deref(), resolver, cwd),
-        stdin: Some((name.clone(), text.clone())),
+        overlays: FxHashMap::from_iter([(name.clone(), text.clone())]),
     };
     let run = match run(std::slice::from_ref(&name), resolver, cwd, &options) {
         Ok(run) => run,

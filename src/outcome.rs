@@ -121,23 +121,23 @@ pub(crate) fn outcome(
 
 /// What happened to one file after the project-wide pass.
 #[derive(Default)]
-struct FileOutput {
+pub(crate) struct FileOutput {
     /// Syntax errors and the findings still to report, with why their line is hot.
-    findings: Vec<Finding>,
-    fixed: Option<Fixed>,
+    pub(crate) findings: Vec<Finding>,
+    pub(crate) fixed: Option<Fixed>,
     applied: Vec<Rule>,
-    error: Option<Report>,
+    pub(crate) error: Option<Report>,
 }
 
 /// A file's text before and after its fixes.
-struct Fixed {
+pub(crate) struct Fixed {
     original: Arc<str>,
-    text: String,
+    pub(crate) text: String,
 }
 
 /// Keeps the findings whose line is hot (resolving calls across files), and applies fixes in
 /// passes until nothing changes.
-fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<Applicability>) -> FileOutput {
+pub(crate) fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<Applicability>) -> FileOutput {
     let settings = &file.settings;
     let (source, diagnostics, syntax_errors) = match &file.checked {
         Checked::Located(candidates) => {

@@ -8,14 +8,18 @@ use crate::diagnostic::Edit;
 use crate::semantic::BindingSource;
 
 /// Adds `text` (e.g. `non_blocking=True`) as the last argument of `call`. `None` where another
-/// argument cannot follow the last one (a lone unparenthesized generator: `f(x for x in y)`).
+/// argument cannot follow the last one (a lone unparenthesized generator: `f(x for x in y)`), or
+/// the call is not closed yet (`x.to(d` in code being typed).
 pub(crate) fn add_argument(checker: &Checker, call: &ExprCall, text: &str) -> Option<Edit> {
     add_argument_in(checker.source(), call, text)
 }
 
 /// [`add_argument`] for a call parsed from `source` (offsets into `source`).
 pub(crate) fn add_argument_in(source: &str, call: &ExprCall, text: &str) -> Option<Edit> {
-    let close = call.arguments.end() - TextSize::from(1);
+    let close = call.arguments.end().checked_sub(TextSize::from(1))?;
+    if source.as_bytes().get(close.to_usize()) != Some(&b')') {
+        return None;
+    }
     match call.arguments.iter_source_order().last() {
         None => Some(Edit::insert(close, text)),
         Some(_) if matches!(call.arguments.args.first(), Some(Expr::Generator(g)) if !g.parenthesized) => None,
@@ -309,4 +313,40 @@ pub(crate) fn call_at(source: &str, range: TextRange) -> Option<ExprCall> {
         return None;
     };
     Some(call)
+}
+
+#[cfg(test)]
+mod tests {
+    use ruff_python_ast::{Expr, Stmt};
+
+    use super::add_argument_in;
+
+    /// `text` added to the call that is the first statement of `source`.
+    fn added(source: &str) -> Option<String> {
+        let parsed = crate::parse::parse(source);
+        let Some(Stmt::Expr(statement)) = parsed.module().body.first() else {
+            panic!("a call statement in {source:?}");
+        };
+        let Expr::Call(call) = &*statement.value else {
+            panic!("a call in {source:?}");
+        };
+        let edit = add_argument_in(source, call, "non_blocking=True")?;
+        let mut fixed = source.to_string();
+        fixed.insert_str(edit.range.start().to_usize(), &edit.content);
+        Some(fixed)
+    }
+
+    #[test]
+    fn arguments_go_after_the_last_one() {
+        assert_eq!(added("x.to(d)\n").as_deref(), Some("x.to(d, non_blocking=True)\n"));
+        assert_eq!(added("x.to()\n").as_deref(), Some("x.to(non_blocking=True)\n"));
+        assert_eq!(added("x.to((d))\n").as_deref(), Some("x.to((d), non_blocking=True)\n"));
+    }
+
+    #[test]
+    fn a_call_being_typed_gets_none() {
+        assert_eq!(added("x.to(d"), None);
+        assert_eq!(added("x.to(d\n"), None);
+        assert_eq!(added("x.to(\n"), None);
+    }
 }

@@ -127,9 +127,9 @@ mod tests {
         let item = document.text().find("x.item").unwrap();
         assert_eq!(document.position(item), Position::new(0, 12));
         assert_eq!(document.offset(Position::new(0, 12)), item);
-        let t = document.text().find('t').unwrap();
+        let t = document.text().find("t = 1").unwrap();
         assert_eq!(document.position(t), Position::new(1, 0));
-        let u = document.text().find('u').unwrap();
+        let u = document.text().find("u = 2").unwrap();
         assert_eq!(document.position(u), Position::new(2, 0));
         assert_eq!(document.position(document.text().len()), Position::new(3, 0));
     }

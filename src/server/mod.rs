@@ -32,8 +32,10 @@ use transport::Transport;
 /// or the input ends (1). `stack_size`: of the threads that check files (deeply nested code
 /// recurses deeply).
 pub fn serve(options: ServerOptions, stack_size: usize) -> u8 {
+    // One core is left to the session, so that a project pass never slows the answer to an
+    // edit.
     let pool = match rayon::ThreadPoolBuilder::new()
-        .num_threads(options.threads)
+        .num_threads(options.threads.saturating_sub(1).max(1))
         .stack_size(stack_size)
         .thread_name(|index| format!("synclint-check-{index}"))
         .build()

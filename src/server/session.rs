@@ -76,6 +76,8 @@ struct OpenDocument {
     context: Option<ProjectContext>,
     /// The diagnostics last sent (or, to a client that pulls them, last computed).
     shown: Option<Vec<Diagnostic>>,
+    /// Edited since `report` was made: checked once the edits queued behind are applied too.
+    stale: bool,
 }
 
 /// The project passes: the one running and the next.
@@ -83,8 +85,9 @@ struct OpenDocument {
 struct Passes {
     /// When the next pass starts.
     due: Option<Instant>,
-    /// The version of each open file the running pass checks; `None` while none runs.
-    running: Option<FxHashMap<PathBuf, i32>>,
+    /// When the running pass started, and the version of each open file it checks; `None`
+    /// while none runs.
+    running: Option<(Instant, FxHashMap<PathBuf, i32>)>,
 }
 
 /// Whether the server goes on after a message, or exits with a code.
@@ -135,16 +138,22 @@ impl<'a> Session<'a> {
                 _ => never(),
             };
             select! {
-                recv(incoming) -> input => match input {
-                    Ok(Incoming::Message(message)) => {
-                        if let Flow::Exit(code) = self.handle(message) {
-                            return code;
+                recv(incoming) -> input => {
+                    match input {
+                        Ok(Incoming::Message(message)) => {
+                            if let Flow::Exit(code) = self.handle(message) {
+                                return code;
+                            }
                         }
+                        Ok(Incoming::Invalid(response)) => self.send_text(response),
+                        // The input ended without `exit`.
+                        Err(_) => return 1,
                     }
-                    Ok(Incoming::Invalid(response)) => self.send_text(response),
-                    // The input ended without `exit`.
-                    Err(_) => return 1,
-                },
+                    // Keystrokes that came faster than checks are checked once, together.
+                    if incoming.is_empty() {
+                        self.check_stale();
+                    }
+                }
                 recv(passes_done) -> outcome => {
                     if let Ok(outcome) = outcome {
                         self.pass_done(outcome);
@@ -158,6 +167,8 @@ impl<'a> Session<'a> {
     pub fn handle(&mut self, message: Message) -> Flow {
         match message {
             Message::Request(request) => {
+                // Answers are about the text as it is now.
+                self.check_stale();
                 let id = request.id.clone();
                 let response_result = self.request(request).map_err(|(code, message)| ResponseError {
                     code: code as i32,
@@ -287,9 +298,7 @@ impl<'a> Session<'a> {
             DidOpenTextDocument::METHOD => {
                 let params: lsp_types::DidOpenTextDocumentParams = params(notification.params)?;
                 let item = params.text_document;
-                self.open(item.uri.clone(), Document::new(item.text, item.version));
-                self.check(&item.uri);
-                self.show_diagnostics(&item.uri, true);
+                self.open(item.uri, Document::new(item.text, item.version));
                 self.schedule_pass(Duration::ZERO);
             }
             DidChangeTextDocument::METHOD => {
@@ -392,8 +401,23 @@ impl<'a> Session<'a> {
             report: None,
             context: None,
             shown: None,
+            stale: true,
         };
         self.documents.insert(document_uri, open);
+    }
+
+    /// Checks the documents edited since their last check, and shows what changed.
+    fn check_stale(&mut self) {
+        let stale: Vec<Uri> = self
+            .documents
+            .iter()
+            .filter(|(_, open)| open.stale)
+            .map(|(document_uri, _)| document_uri.clone())
+            .collect();
+        for document_uri in stale {
+            self.check(&document_uri);
+            self.show_diagnostics(&document_uri, true);
+        }
     }
 
     /// Checks an open document's current text quickly (see [`quick_check`]).
@@ -407,6 +431,7 @@ impl<'a> Session<'a> {
             open.context.as_ref(),
             &workspace.resolver,
         );
+        open.stale = false;
         match checked {
             Ok(report) => open.report = Some(report),
             Err(problem) => {
@@ -520,14 +545,23 @@ impl<'a> Session<'a> {
             threads: self.options.threads,
         };
         if self.passes_to_run.send(request).is_ok() {
-            self.passes.running = Some(versions);
+            self.passes.running = Some((Instant::now(), versions));
         }
     }
 
     /// Takes what a project pass concluded: the reports of files unchanged since it started,
     /// and for the others, what it knows about them to check their current text with.
     fn pass_done(&mut self, outcome: PassOutcome) {
-        let versions = self.passes.running.take().unwrap_or_default();
+        let Some((started, versions)) = self.passes.running.take() else {
+            return;
+        };
+        self.check_stale();
+        let took = started.elapsed().as_secs_f64() * 1000.0;
+        let open = versions.len();
+        self.log(
+            MessageType::LOG,
+            format!("project pass over {open} open files: {took:.1} ms"),
+        );
         for problem in outcome.problems {
             self.log(MessageType::WARNING, problem);
         }

@@ -512,6 +512,18 @@ def train(model, loader):
     // Back to a Python float: the caller's finding goes.
     client.change_all(&helper_uri, 3, helper);
     client.diagnostics_where(&train_uri, |d| d.is_empty());
+
+    // A sync in the helper is hot through the caller's loop, which the related information
+    // points at.
+    client.change_all(&helper_uri, 4, "def scale(t):\n    return t.max().item()\n");
+    let found = client.diagnostics_where(&helper_uri, |d| !d.is_empty());
+    let related = &found[0]["relatedInformation"][0];
+    assert_eq!(
+        related["message"],
+        "hot: `scale()` is called from the loop at train.py:5"
+    );
+    assert_eq!(related["location"]["uri"], train_uri.as_str());
+    assert_eq!(related["location"]["range"]["start"]["line"], 4);
     assert_eq!(client.errors_seen(), Vec::<Value>::new());
     let (code, stderr) = client.shut_down();
     assert_eq!(code, 0, "{stderr}");

@@ -30,7 +30,6 @@ pub fn fix_minimum(settings: &Settings) -> Applicability {
 }
 
 /// A file as the server checks it.
-#[derive(Clone)]
 pub struct Target {
     /// Where its settings come from, and (for a file on disk) the file.
     pub path: PathBuf,

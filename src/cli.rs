@@ -20,6 +20,7 @@ use crate::pipeline::{Errors, RunOptions, cache_root, discover_all, module_infos
 use crate::project::{Project, display_path};
 use crate::registry::{Rule, RuleSelector};
 use crate::render::{ColorChoice, Finding, OutputFormat, plural, render};
+use crate::server::ServerOptions;
 use crate::trace::{TraceFormat, TraceOptions, render as render_trace, trace, write_svg};
 
 /// Deep enough for 5,000-deep nested expressions in the parser and the checker.
@@ -51,6 +52,18 @@ enum Command {
     /// Join `torch.profiler` traces with the findings: which findings the run confirmed and
     /// what they cost, which syncs no finding explains, which findings never synced.
     Trace(TraceArgs),
+    /// Run a language server (LSP over stdin and stdout) for editors: findings as you type,
+    /// fixes and `# noqa` as code actions, rule docs on hover.
+    Server(ServerArgs),
+}
+
+#[derive(Args)]
+struct ServerArgs {
+    #[command(flatten)]
+    project: ProjectArgs,
+    /// Accepted for editors that pass it; stdin and stdout are the only transport.
+    #[arg(long, hide = true)]
+    stdio: bool,
 }
 
 #[derive(Args)]
@@ -225,6 +238,7 @@ pub fn main() -> ExitCode {
         Some(Command::Rule(args)) => rule_command(args),
         Some(Command::Graph(args)) => graph_command(args, threads),
         Some(Command::Trace(args)) => trace_command(args, threads),
+        Some(Command::Server(args)) => server_command(args, threads),
         Some(Command::Check(args)) => check(args, threads),
         None => check(cli.check, threads),
     });
@@ -243,7 +257,7 @@ fn graph_command(args: GraphArgs, threads: usize) -> u8 {
         every_call: true,
         fixing: &|_| None,
         cache: args.project.cache(&resolver, &cwd),
-        stdin: None,
+        overlays: FxHashMap::default(),
     };
     let run = match run(&paths_or_cwd(&args.paths), &resolver, &cwd, &options) {
         Ok(run) => run,
@@ -293,6 +307,19 @@ fn trace_command(args: TraceArgs, threads: usize) -> u8 {
     } else {
         0
     }
+}
+
+fn server_command(args: ServerArgs, threads: usize) -> u8 {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let project = args.project;
+    let options = ServerOptions {
+        isolated: project.isolated,
+        config: project.config.map(|path| cwd.join(path)),
+        no_cache: project.no_cache,
+        cache_dir: project.cache_dir.map(|path| cwd.join(path)),
+        threads,
+    };
+    crate::server::serve(options, STACK_SIZE)
 }
 
 /// The cache folder a command uses; `None` with `--no-cache`.
@@ -470,7 +497,7 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
         every_call: false,
         fixing: &fixing,
         cache: cache_folder(args.no_cache, args.cache_dir.as_deref(), &resolver, &cwd),
-        stdin: None,
+        overlays: FxHashMap::default(),
     };
     if args.parse_only {
         let mut errors = Errors::default();
@@ -559,7 +586,7 @@ fn add_noqa_command(
         // Fixed code would move the findings off the lines the directives go on.
         fixing: &|_| None,
         cache: cache_folder(args.no_cache, args.cache_dir.as_deref(), resolver, cwd),
-        stdin: None,
+        overlays: FxHashMap::default(),
     };
     let run = match run(paths, resolver, cwd, &options) {
         Ok(run) => run,
@@ -676,7 +703,7 @@ fn check_stdin(args: &CheckArgs, out: &mut dyn Write, resolver: &Arc<Resolver>, 
         every_call: false,
         fixing: &fixing_for,
         cache: cache_folder(args.no_cache, args.cache_dir.as_deref(), resolver, cwd),
-        stdin: Some((name.clone(), text.clone())),
+        overlays: FxHashMap::from_iter([(name.clone(), text.clone())]),
     };
     let run = match run(std::slice::from_ref(&name), resolver, cwd, &options) {
         Ok(run) => run,

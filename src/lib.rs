@@ -28,4 +28,5 @@ pub mod registry;
 pub mod render;
 pub mod rules;
 pub mod semantic;
+pub mod server;
 pub mod trace;

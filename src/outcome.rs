@@ -123,17 +123,17 @@ pub(crate) fn outcome(
 
 /// What happened to one file after the project-wide pass.
 #[derive(Default)]
-struct FileOutput {
+pub(crate) struct FileOutput {
     /// Syntax errors and the findings still to report, with why their line is hot.
-    findings: Vec<Finding>,
-    fixed: Option<Fixed>,
+    pub(crate) findings: Vec<Finding>,
+    pub(crate) fixed: Option<Fixed>,
     applied: Vec<Rule>,
-    error: Option<Report>,
+    pub(crate) error: Option<Report>,
 }
 
 /// A file's code before and after its fixes; for a notebook, the notebook with the fixed code
 /// and its JSON.
-struct Fixed {
+pub(crate) struct Fixed {
     original: Arc<str>,
     code: String,
     notebook: Option<(Notebook, String)>,
@@ -141,7 +141,7 @@ struct Fixed {
 
 impl Fixed {
     /// What the file holds once fixed.
-    fn file_text(&self) -> &str {
+    pub(crate) fn file_text(&self) -> &str {
         match &self.notebook {
             Some((_, json)) => json,
             None => &self.code,
@@ -164,7 +164,7 @@ impl Fixed {
 
 /// Keeps the findings whose line is hot (resolving calls across files), and applies fixes in
 /// passes until nothing changes.
-fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<Applicability>) -> FileOutput {
+pub(crate) fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<Applicability>) -> FileOutput {
     let settings = &file.settings;
     let (source, notebook, diagnostics, syntax_errors) = match &file.checked {
         Checked::Located(candidates) => {

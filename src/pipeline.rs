@@ -40,8 +40,10 @@ pub(crate) struct RunOptions<'a> {
     pub fixing: &'a (dyn Fn(&Settings) -> Option<Applicability> + Sync),
     /// The cache folder; `None` checks every file afresh and writes nothing.
     pub cache: Option<PathBuf>,
-    /// Source read from stdin, and the path it stands for (the one path named).
-    pub stdin: Option<(PathBuf, String)>,
+    /// Text checked in place of what is on disk, by the path it stands for: source read from
+    /// stdin, or an editor's unsaved buffers. A named path with text here is taken as given (it
+    /// need not exist on disk); nothing of such text is cached.
+    pub overlays: FxHashMap<PathBuf, String>,
 }
 
 /// What a run checked: every file of the project, the named ones first (or the named ones
@@ -64,17 +66,20 @@ pub(crate) fn discover_all(
     options: &RunOptions,
     errors: &mut Errors,
 ) -> Result<(Vec<DiscoveredFile>, usize), Vec<Report>> {
-    let files = match &options.stdin {
-        // What stdin stands for need not exist on disk.
-        Some(_) => paths
-            .iter()
-            .map(|path| DiscoveredFile {
-                path: path.clone(),
-                settings: resolver.for_dir(path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(cwd)),
-            })
-            .collect(),
-        None => discover_paths(paths, resolver, cwd, options.threads, errors),
-    };
+    let (given, on_disk): (Vec<&PathBuf>, Vec<&PathBuf>) =
+        paths.iter().partition(|path| options.overlays.contains_key(*path));
+    // What an overlay stands for need not exist on disk.
+    let mut files: Vec<DiscoveredFile> = given
+        .into_iter()
+        .map(|path| DiscoveredFile {
+            path: path.clone(),
+            settings: resolver.for_dir(path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(cwd)),
+        })
+        .collect();
+    if !on_disk.is_empty() {
+        let on_disk: Vec<PathBuf> = on_disk.into_iter().cloned().collect();
+        files.extend(discover_paths(&on_disk, resolver, cwd, options.threads, errors));
+    }
     // The call graph and the facts come from the whole project of the files named (unless
     // isolated): a file's verdict does not depend on which others were named with it.
     let (files, named) = if options.isolated {
@@ -109,7 +114,7 @@ pub(crate) fn run(
     // The call graph shows every file, so it always runs the project pass.
     let snapshots = cache
         .as_ref()
-        .filter(|_| options.stdin.is_none() && !options.every_call);
+        .filter(|_| options.overlays.is_empty() && !options.every_call);
     if let Some(run) = snapshots.and_then(|cache| replay(&files, named, cwd, cache, &analyser, &mut errors)) {
         if let Some(cache) = cache
             && let Err(report) = cache.save()
@@ -419,7 +424,7 @@ pub(crate) struct Linted {
     pub(crate) named: bool,
     /// What the project knew about the file when it was checked.
     pub(crate) facts: FileFacts,
-    /// Its content and settings, as the cache knows them (`None` for source from stdin).
+    /// Its content and settings, as the cache knows them (`None` for text from an overlay).
     pub(crate) key: Option<FileKey>,
 }
 
@@ -644,14 +649,9 @@ impl Analyser<'_> {
         facts: &FileFacts,
         named: bool,
     ) -> Result<(Checked, FileSemantics, Option<FileKey>), Report> {
-        let stdin = self
-            .options
-            .stdin
-            .as_ref()
-            .filter(|(name, _)| name == path)
-            .map(|(_, text)| text);
+        let overlay = self.options.overlays.get(path);
         // Unsaved text from an editor is not worth keeping.
-        let cache = self.cache.filter(|_| stdin.is_none());
+        let cache = self.cache.filter(|_| overlay.is_none());
         let stat = cache
             .and_then(|_| std::fs::metadata(path).ok())
             .and_then(|metadata| FileStat::of(&metadata));
@@ -664,7 +664,7 @@ impl Analyser<'_> {
         {
             return Ok((unreported(), lint.semantics, Some(key)));
         }
-        let text = match stdin {
+        let text = match overlay {
             Some(text) => text.clone(),
             None => {
                 let bytes = std::fs::read(path).map_err(|e| miette!("{display}: cannot read: {e}"))?;
@@ -706,7 +706,7 @@ impl Analyser<'_> {
                 lint
             }
         };
-        let key = stdin.is_none().then_some(key);
+        let key = overlay.is_none().then_some(key);
         if let Some(notebook) = &notebook {
             lint.semantics.cell_rows = notebook.cell_rows(&code, &notebook.cell_starts());
         }
@@ -719,9 +719,9 @@ impl Analyser<'_> {
     }
 
     /// The cache's key of a file: from the cache where its size and time still match, else
-    /// from its text. `None` without a cache, for source from stdin, or where it cannot be read.
+    /// from its text. `None` without a cache, in a run with overlays, or where it cannot be read.
     fn key(&self, path: &Path, settings: &Settings) -> Option<FileKey> {
-        let cache = self.cache.filter(|_| self.options.stdin.is_none())?;
+        let cache = self.cache.filter(|_| self.options.overlays.is_empty())?;
         let stat = FileStat::of(&std::fs::metadata(path).ok()?)?;
         if let Some(key) = cache.known_key(path, stat) {
             return Some(key);

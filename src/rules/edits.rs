@@ -8,14 +8,15 @@ use crate::diagnostic::Edit;
 use crate::semantic::BindingSource;
 
 /// Adds `text` (e.g. `non_blocking=True`) as the last argument of `call`. `None` where another
-/// argument cannot follow the last one (a lone unparenthesized generator: `f(x for x in y)`).
+/// argument cannot follow the last one (a lone unparenthesized generator: `f(x for x in y)`), or
+/// the call is not closed yet (`x.to(d` in code being typed).
 pub(crate) fn add_argument(checker: &Checker, call: &ExprCall, text: &str) -> Option<Edit> {
     add_argument_in(checker.source(), call, text)
 }
 
 /// [`add_argument`] for a call parsed from `source` (offsets into `source`).
 pub(crate) fn add_argument_in(source: &str, call: &ExprCall, text: &str) -> Option<Edit> {
-    let close = call.arguments.end() - TextSize::from(1);
+    let close = closing_paren(source, call)?;
     match call.arguments.iter_source_order().last() {
         None => Some(Edit::insert(close, text)),
         Some(_) if matches!(call.arguments.args.first(), Some(Expr::Generator(g)) if !g.parenthesized) => None,
@@ -38,6 +39,18 @@ pub(crate) fn add_argument_in(source: &str, call: &ExprCall, text: &str) -> Opti
             }
         }
     }
+}
+
+/// Where the `)` that closes `call` is; `None` for a call not closed yet (`x.to(d` in code being
+/// typed, whose arguments the parser ends where the text runs out).
+fn closing_paren(source: &str, call: &ExprCall) -> Option<TextSize> {
+    let close = call.arguments.end().checked_sub(TextSize::from(1))?;
+    let after_arguments = call
+        .arguments
+        .iter_source_order()
+        .last()
+        .is_none_or(|last| last.end() <= close);
+    (source.as_bytes().get(close.to_usize()) == Some(&b')') && after_arguments).then_some(close)
 }
 
 /// The offset of the first comma in `between` (the text after an argument), skipping the
@@ -84,7 +97,7 @@ pub(crate) fn remove_keyword(checker: &Checker, call: &ExprCall, name: &str) -> 
     let ordered: Vec<TextRange> = call.arguments.iter_source_order().map(|arg| arg.range()).collect();
     let keyword = call.arguments.find_keyword(name)?;
     let index = ordered.iter().position(|range| *range == keyword.range())?;
-    let close = call.arguments.end() - TextSize::from(1);
+    let close = closing_paren(source, call)?;
     let next_start = ordered.get(index + 1).map_or(close, |r| r.start());
     let after = &source[TextRange::new(keyword.end(), next_start)];
     // Own line: only indentation before it, and only its comma after it.
@@ -309,4 +322,66 @@ pub(crate) fn call_at(source: &str, range: TextRange) -> Option<ExprCall> {
         return None;
     };
     Some(call)
+}
+
+#[cfg(test)]
+mod tests {
+    use ruff_python_ast::{Expr, Stmt};
+
+    use super::add_argument_in;
+
+    /// `text` added to the call that is the first statement of `source`.
+    fn added(source: &str) -> Option<String> {
+        let parsed = crate::parse::parse(source, crate::parse::SourceKind::Python);
+        let Some(Stmt::Expr(statement)) = parsed.module().body.first() else {
+            panic!("a call statement in {source:?}");
+        };
+        let Expr::Call(call) = &*statement.value else {
+            panic!("a call in {source:?}");
+        };
+        let edit = add_argument_in(source, call, "non_blocking=True")?;
+        let mut fixed = source.to_string();
+        fixed.insert_str(edit.range.start().to_usize(), &edit.content);
+        Some(fixed)
+    }
+
+    #[test]
+    fn arguments_go_after_the_last_one() {
+        assert_eq!(added("x.to(d)\n").as_deref(), Some("x.to(d, non_blocking=True)\n"));
+        assert_eq!(added("x.to()\n").as_deref(), Some("x.to(non_blocking=True)\n"));
+        assert_eq!(added("x.to((d))\n").as_deref(), Some("x.to((d), non_blocking=True)\n"));
+    }
+
+    #[test]
+    fn a_call_being_typed_gets_none() {
+        assert_eq!(added("x.to(d"), None);
+        assert_eq!(added("x.to(d\n"), None);
+        assert_eq!(added("x.to(\n"), None);
+        // The last argument's own parenthesis is not the call's.
+        assert_eq!(added("D.Normal(m, s.std()"), None);
+    }
+
+    /// Fixes for calls cut short by the end of the text, as while typing, are not offered.
+    #[test]
+    fn rules_with_fixes_leave_unclosed_calls_alone() {
+        let header = "import torch\nfrom torch.nn.utils import clip_grad_norm_\n\n\ndef train(model, loader, opt):\n    for x in loader:\n";
+        for tail in [
+            "        x = x.to(torch.device('cuda')",
+            "        clip_grad_norm_(model.parameters(), 1.0, error_if_nonfinite=True",
+            "        d = torch.distributions.Normal(x.mean(), x.std()",
+        ] {
+            let source = format!("{header}{tail}");
+            let facts = crate::semantic::FileFacts::default();
+            let lint = crate::linter::lint_source(
+                &source,
+                crate::parse::SourceKind::Python,
+                crate::registry::RuleSet::all(),
+                &[],
+                &facts,
+                false,
+                false,
+            );
+            assert!(!lint.syntax_errors.is_empty(), "{source}");
+        }
+    }
 }

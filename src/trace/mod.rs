@@ -169,7 +169,7 @@ fn check_files(
         every_call: false,
         fixing: &|_| None,
         cache: options.cache.clone(),
-        stdin: None,
+        overlays: FxHashMap::default(),
     };
     let checked = run(files, resolver, &options.cwd, &run_options)?;
     let (outcome, run_errors) = outcome(checked, &|_| None, FixedText::Write, true);

@@ -1200,15 +1200,34 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// Binds a loop's target to an element of `iter`. Where the element's kind is not known,
-    /// it depends on what is iterated: a question about it is a question about `iter` (`for k, v
-    /// in batch.items(): v.to(device)` asks what the parameter `batch` is), which the callers
-    /// of another file can answer.
+    /// Binds a loop's target to an element of `iter`. Where the element's kind is not known and
+    /// a parameter is iterated (`for t in batch:`, `for k, v in batch.items():`), the element
+    /// depends on it: a question about the element is a question about the parameter, which
+    /// the callers of another file can answer (`v.to(device)` asks what `batch` is). Other
+    /// iterables are not traced: what they depend on is rarely a parameter, and each question
+    /// traced costs the project pass.
     fn bind_element(&mut self, target: &'a Expr, kind: Kind, iter: &'a Expr) {
         match target {
-            Expr::Name(name) if kind.is_opaque() => self.model.bind_unpacked(&name.id, kind, iter),
+            Expr::Name(name) if kind.is_opaque() && self.iterates_a_parameter(iter) => {
+                self.model.bind_unpacked(&name.id, kind, iter)
+            }
             target => self.bind_target(target, kind, None),
         }
+    }
+
+    /// `param`, `param.items()` or `param.values()` of a parameter of the function analysed.
+    fn iterates_a_parameter(&self, iter: &Expr) -> bool {
+        let iterated: &Expr = match iter {
+            Expr::Call(call) if call.arguments.is_empty() => match call.func.as_ref() {
+                Expr::Attribute(method) if matches!(method.attr.as_str(), "items" | "values") => &method.value,
+                _ => return false,
+            },
+            iter => iter,
+        };
+        matches!(iterated, Expr::Name(name) if matches!(
+            self.model.lookup(name.id.as_str()),
+            Some(Binding { source: BindingSource::Parameter(_), .. })
+        ))
     }
 
     /// `zip(...)` of the builtin, without starred arguments.

@@ -184,7 +184,7 @@ impl Notebook {
     pub fn cell_code_at<'c>(&self, code: &'c str, offset: TextSize) -> Option<(u32, TextSize, &'c str)> {
         let index = self.cell_index(offset)?;
         let cell = &self.cells[index];
-        let text = cell_text(code, &self.cell_starts(), index, cell.added_newline);
+        let text = cell_text(code, &self.cell_starts(), index, cell.added_newline)?;
         Some((cell.number, cell.start, text))
     }
 
@@ -209,7 +209,7 @@ impl Notebook {
         self.cells
             .iter()
             .enumerate()
-            .map(move |(index, cell)| (cell.number, cell_text(code, &starts, index, cell.added_newline)))
+            .filter_map(move |(index, cell)| Some((cell.number, cell_text(code, &starts, index, cell.added_newline)?)))
     }
 
     /// The notebook with its joined source changed from `before` to `after`, where `starts` are
@@ -224,8 +224,8 @@ impl Notebook {
         let old_starts = self.cell_starts();
         let mut copied = 0;
         for (index, cell) in self.cells.iter().enumerate() {
-            let old = cell_text(before, &old_starts, index, cell.added_newline);
-            let new = cell_text(after, starts, index, cell.added_newline);
+            let old = cell_text(before, &old_starts, index, cell.added_newline)?;
+            let new = cell_text(after, starts, index, cell.added_newline)?;
             if old == new {
                 continue;
             }
@@ -318,15 +318,15 @@ impl Notebook {
 }
 
 /// Cell `index`'s code in a joined source whose cells start at `starts`, without the line break
-/// the joining added.
-fn cell_text<'s>(code: &'s str, starts: &[TextSize], index: usize, added_newline: bool) -> &'s str {
-    let start = starts[index].to_usize();
+/// the joining added; `None` where `starts` do not fit `code`.
+fn cell_text<'s>(code: &'s str, starts: &[TextSize], index: usize, added_newline: bool) -> Option<&'s str> {
+    let start = starts.get(index)?.to_usize();
     let end = starts.get(index + 1).map_or(code.len(), |s| s.to_usize());
-    let text = &code[start..end];
-    match added_newline {
+    let text = code.get(start..end)?;
+    Some(match added_newline {
         true => text.strip_suffix('\n').unwrap_or(text),
         false => text,
-    }
+    })
 }
 
 /// The indentation of the file's second line: the unit Jupyter indented it with (one space).

@@ -98,6 +98,15 @@ fn span(whole: &str, raw: &RawValue) -> Range<usize> {
     start..start + raw.get().len()
 }
 
+/// What is wrong in a cell, located by the line the cell starts on in the file (serde's own
+/// line and column count in the cell's text, not the file's).
+fn cell_error(json: &str, cell: &RawValue, number: u32, error: serde_json::Error) -> NotebookError {
+    let line = json[..offset_in(json, cell.get())].matches('\n').count() + 1;
+    let message = error.to_string();
+    let message = message.rfind(" at line ").map_or(message.as_str(), |at| &message[..at]);
+    NotebookError(format!("cell {number} (from line {line}): {message}"))
+}
+
 fn json_error(error: serde_json::Error) -> NotebookError {
     NotebookError(format!("{error}"))
 }
@@ -135,14 +144,12 @@ impl Notebook {
         let mut cells = Vec::new();
         for (index, raw) in notebook.cells.iter().enumerate() {
             let number = index as u32 + 1;
-            let cell: RawCell =
-                serde_json::from_str(raw.get()).map_err(|e| NotebookError(format!("cell {number}: {e}")))?;
+            let cell: RawCell = serde_json::from_str(raw.get()).map_err(|e| cell_error(&json, raw, number, e))?;
             if cell.cell_type != "code" {
                 continue;
             }
             let Some(source) = cell.source else { continue };
-            let (text, source) =
-                read_source(&json, source).map_err(|e| NotebookError(format!("cell {number}: {e}")))?;
+            let (text, source) = read_source(&json, source).map_err(|e| cell_error(&json, raw, number, e))?;
             if !is_python(&text) {
                 continue;
             }
@@ -503,7 +510,17 @@ mod tests {
         assert!(error.to_string().contains("nbformat 4"), "{error}");
         let error = Notebook::parse("{\"cells\": [{\"source\": []}]}".into()).unwrap_err();
         assert!(
-            error.to_string().contains("cell 1: missing field `cell_type`"),
+            error
+                .to_string()
+                .ends_with("cell 1 (from line 1): missing field `cell_type`"),
+            "{error}"
+        );
+        let json = "{\n \"cells\": [\n  {\"cell_type\": \"code\", \"source\": [1]}\n ]\n}";
+        let error = Notebook::parse(json.into()).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .ends_with("cell 1 (from line 3): invalid type: integer `1`, expected a string"),
             "{error}"
         );
     }

@@ -304,6 +304,16 @@ pub struct Argument {
     pub depends: Option<Box<Dependence>>,
 }
 
+/// A place a note names, read back (see [`FileSemantics::places_in_note`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotePlace<'n> {
+    /// As the note shows it: relative to the folder checked.
+    pub path: &'n str,
+    /// In a notebook, the cell `row` counts in.
+    pub cell: Option<u32>,
+    pub row: u32,
+}
+
 /// What the project-wide pass needs from a file once its AST is gone.
 #[derive(Debug, Default, Clone, bincode::Encode, bincode::Decode)]
 pub struct FileSemantics {
@@ -335,6 +345,34 @@ impl FileSemantics {
             Some((cell, row)) => format!("{display}:cell {cell}:{row}"),
             None => format!("{display}:{line}"),
         }
+    }
+
+    /// The places a note names after ` at ` (each written by [`FileSemantics::place`]), read
+    /// back in order: where a hot chain starts, for an editor to link to.
+    pub fn places_in_note(note: &str) -> impl Iterator<Item = NotePlace<'_>> {
+        note.match_indices(" at ").filter_map(move |(at, _)| {
+            let rest = &note[at + 4..];
+            let end = |text: &str| text.find(char::is_whitespace).unwrap_or(text.len());
+            let first = &rest[..end(rest)];
+            // A notebook's place has a space in it: `train.ipynb:cell 6:2`.
+            let (path, cell, row) = match first.strip_suffix(":cell") {
+                Some(path) => {
+                    let tail = rest[first.len()..].trim_start();
+                    let (cell, row) = tail[..end(tail)].split_once(':')?;
+                    (path, Some(cell.parse().ok()?), row)
+                }
+                None => {
+                    let (path, row) = first.rsplit_once(':')?;
+                    (path, None, row)
+                }
+            };
+            let row = row
+                .trim_end_matches([',', ';', ':', ')'])
+                .parse()
+                .ok()
+                .filter(|&row| row > 0)?;
+            Some(NotePlace { path, cell, row })
+        })
     }
 
     /// `line 12`, in a notebook `cell 6, line 2`.
@@ -3110,7 +3148,45 @@ fn holds_only_int_literals(expr: &Expr) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::OrderedKeys;
+    use super::{FileSemantics, NotePlace, OrderedKeys};
+
+    #[test]
+    fn the_places_a_note_names_read_back_as_they_were_written() {
+        let script = FileSemantics::default();
+        let notebook = FileSemantics {
+            cell_rows: Box::new([(1, 2), (4, 6)]),
+            ..FileSemantics::default()
+        };
+        let note = format!(
+            "`record()` is called from the loop at {} via `log()`; hot: `f()` at {}: a loss",
+            script.place("pkg/train.py", 12),
+            notebook.place("nb/train.ipynb", 5)
+        );
+        assert_eq!(
+            note,
+            "`record()` is called from the loop at pkg/train.py:12 via `log()`; hot: `f()` at nb/train.ipynb:cell 6:2: a loss"
+        );
+        let places: Vec<NotePlace> = FileSemantics::places_in_note(&note).collect();
+        assert_eq!(
+            places,
+            [
+                NotePlace {
+                    path: "pkg/train.py",
+                    cell: None,
+                    row: 12
+                },
+                NotePlace {
+                    path: "nb/train.ipynb",
+                    cell: Some(6),
+                    row: 2
+                },
+            ]
+        );
+        assert_eq!(
+            FileSemantics::places_in_note("hot: `Net.forward`: runs at every step").count(),
+            0
+        );
+    }
 
     #[test]
     fn ordered_keys_keep_first_positions_past_the_scan_limit() {

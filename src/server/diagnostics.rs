@@ -14,6 +14,7 @@ use super::analysis::Report;
 use super::documents::Document;
 use super::uri;
 use crate::render::Finding;
+use crate::semantic::FileSemantics;
 
 pub const SOURCE: &str = "synclint";
 
@@ -70,31 +71,27 @@ pub fn diagnostic(
     }
 }
 
-/// Where a hot note's chain starts. Notes name it as `at PATH:LINE` (the loop, or the function
+/// Where a hot note's chain starts: the first place the note names (the loop, or the function
 /// hot by itself, that the chain starts from: `hot: inside the loop at train.py:12`), with the
 /// path shown relative to the folder checked; a function hot by itself in this file is named
-/// as `` hot: `Net.forward`: ... ``, and its line is the file's to tell.
+/// as `` hot: `Net.forward`: ... ``, and its line is the file's to tell. A chain that starts in a
+/// notebook's cell has no place in a text document.
 fn note_location(note: &str, report: &Report, document_uri: &Uri, root: &Path) -> Option<Location> {
     let at_line = |uri: Uri, line: u32| Location {
         uri,
         range: Range::new(Position::new(line - 1, 0), Position::new(line - 1, 0)),
     };
-    for (at, _) in note.match_indices(" at ") {
-        let place = note[at + 4..].split_whitespace().next().unwrap_or_default();
-        let place = place.trim_end_matches([',', ';', ':', ')']);
-        let Some((path, line)) = place.rsplit_once(':') else {
-            continue;
-        };
-        let Some(line) = line.parse::<u32>().ok().filter(|&line| line > 0) else {
-            continue;
-        };
-        let path = root.join(path);
+    if let Some(place) = FileSemantics::places_in_note(note).next() {
+        if place.cell.is_some() {
+            return None;
+        }
+        let path = root.join(place.path);
         let uri = if report.path() == path {
             document_uri.clone()
         } else {
             uri::from_path(&path)?
         };
-        return Some(at_line(uri, line));
+        return Some(at_line(uri, place.row));
     }
     let name = note.strip_prefix("hot: `")?.split('`').next()?;
     let line = report.function_line(name)?;

@@ -222,7 +222,8 @@ impl Notebook {
     /// The notebook with its joined source changed from `before` to `after`, where `starts` are
     /// where the cells start in `after`: each changed cell's source written in place of its old
     /// one, every other byte kept. The result is read back and must join to `after` exactly;
-    /// `None` where it would not.
+    /// `None` where it would not, or where a change would move a cell magic off its cell's
+    /// first line.
     pub fn with_code(&self, before: &str, after: &str, starts: &[TextSize]) -> Option<(Notebook, String)> {
         if starts.len() != self.cells.len() {
             return None;
@@ -235,6 +236,11 @@ impl Notebook {
             let new = cell_text(after, starts, index, cell.added_newline)?;
             if old == new {
                 continue;
+            }
+            // A cell magic works only on its cell's first line (an import added above `%%time`
+            // would break the cell).
+            if old.starts_with("%%") && !new.starts_with(old.split_inclusive('\n').next().unwrap_or(old)) {
+                return None;
             }
             let value = cell.source.value();
             json.push_str(&self.json[copied..value.start]);
@@ -473,6 +479,20 @@ mod tests {
         // And back: the line goes, the rest stays.
         let (_, restored) = again.with_code(&fixed, &code, &notebook.cell_starts()).unwrap();
         assert_eq!(restored, NOTEBOOK);
+    }
+
+    #[test]
+    fn a_cell_magic_stays_on_its_cells_first_line() {
+        let json = r#"{"cells": [{"cell_type": "code", "source": ["%%time\n", "x = 1"]}], "nbformat": 4}"#;
+        let (notebook, code) = Notebook::parse(json.to_string()).unwrap();
+        let starts = notebook.cell_starts();
+        assert!(
+            notebook
+                .with_code(&code, &format!("import torch\n{code}"), &starts)
+                .is_none()
+        );
+        let fixed = code.replace("x = 1", "x = 2");
+        assert!(notebook.with_code(&code, &fixed, &starts).is_some());
     }
 
     #[test]

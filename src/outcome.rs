@@ -270,7 +270,7 @@ pub(crate) fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<
                     Some(notebook) => Some(
                         notebook
                             .with_code(source, &fixed.source, &fixed.boundaries)
-                            .ok_or("the fixed cells could not be written back into the notebook")?,
+                            .ok_or("the fixed cells could not be written back into the notebook (a fix would move a cell magic off its cell's first line, or the cells would not read back)")?,
                     ),
                     None => None,
                 };

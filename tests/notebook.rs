@@ -316,3 +316,18 @@ fn unused_noqa_is_reported_and_removed_in_cells() {
         .replace(", SYNC203", "");
     assert_eq!(fixed, expected);
 }
+
+#[test]
+fn an_added_import_goes_below_a_cell_magic() {
+    // `%%time` works only on its cell's first line: `import torch` goes after it.
+    let project = Project::new();
+    let notebook = r#"{"cells": [{"cell_type": "code", "source": ["%%time\n", "from torch import tensor"]}, {"cell_type": "code", "source": ["for b in loader:\n", "    loss = model(b)\n", "    loss.backward()\n", "    zero = tensor(0.0, device=\"cuda\")"]}], "nbformat": 4}"#;
+    project.write("pyproject.toml", "").write("m.ipynb", notebook);
+    let output = project.run(&["check", "--no-cache", "--fix", "m.ipynb"]);
+    assert_eq!(exit_code(&output), 0, "{}{}", stdout(&output), stderr(&output));
+    let fixed = std::fs::read_to_string(project.path().join("m.ipynb")).unwrap();
+    let expected = notebook
+        .replace(r#"["%%time\n", "#, r#"["%%time\n", "import torch\n", "#)
+        .replace("tensor(0.0,", "torch.full((), 0.0,");
+    assert_eq!(fixed, expected);
+}

@@ -223,8 +223,9 @@ pub(crate) fn torch_name(checker: &Checker) -> (String, Option<Edit>) {
     ("torch".to_string(), Some(import_edit(checker, "import torch")))
 }
 
-/// Inserts `statement` at the top of the file's import block (after a docstring and
-/// `from __future__` imports), with the file's line ending. In a file without imports it goes
+/// Inserts `statement` at the top of the file's import block (after a docstring,
+/// `from __future__` imports and a notebook's leading escape commands), with the file's line
+/// ending. In a file without imports it goes
 /// before the first statement, after the comments that head the file (a shebang, an encoding
 /// declaration, a licence).
 pub(crate) fn import_edit(checker: &Checker, statement: &str) -> Edit {
@@ -236,7 +237,10 @@ pub(crate) fn import_edit(checker: &Checker, statement: &str) -> Edit {
         let is_docstring = index == 0 && matches!(stmt, Stmt::Expr(expr) if expr.value.is_string_literal_expr());
         let is_future = matches!(stmt, Stmt::ImportFrom(import)
             if import.module.as_ref().is_some_and(|m| m.id.as_str() == "__future__"));
-        if is_docstring || is_future {
+        // A notebook's leading escape commands stay first: a cell magic (`%%time`) works only on
+        // its cell's first line, and `!pip install torch` comes before the import it enables.
+        let is_escape = matches!(stmt, Stmt::IpyEscapeCommand(_));
+        if is_docstring || is_future || is_escape {
             position = Some(line_end_after(source, stmt.end()));
             continue;
         }

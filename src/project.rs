@@ -28,6 +28,18 @@ pub struct ModuleInfo<'a> {
     pub semantics: &'a FileSemantics,
 }
 
+impl ModuleInfo<'_> {
+    /// Its name in the call graph: its module path, or a notebook's (which has none: nothing
+    /// imports it) by its file name without `.ipynb`, as a script's top level is named.
+    pub fn dotted_name(&self) -> std::borrow::Cow<'_, str> {
+        if !self.module.is_empty() || self.is_package {
+            return std::borrow::Cow::Borrowed(&self.module);
+        }
+        let stem = Path::new(self.display).file_stem().and_then(|stem| stem.to_str());
+        std::borrow::Cow::Borrowed(stem.unwrap_or_default())
+    }
+}
+
 /// Why a file's functions are hot through calls: the note of each one a hot line reaches
 /// ("`masked_mean()` is called from the loop at train.py:12").
 pub type FunctionNotes = FxHashMap<FunctionId, String>;
@@ -651,14 +663,14 @@ impl<'m> Project<'m> {
     pub fn call_graph(&self) -> std::collections::BTreeMap<String, Vec<String>> {
         let mut graph: std::collections::BTreeMap<String, Vec<String>> = Default::default();
         for (file, module) in self.modules.iter().enumerate() {
-            graph.entry(module.module.clone()).or_default();
+            graph.entry(module.dotted_name().into_owned()).or_default();
             for id in 0..module.semantics.functions.len() {
                 graph.entry(self.dotted_name((file, id as FunctionId))).or_default();
             }
             for (site, targets) in module.semantics.call_sites.iter().zip(&self.targets[file]) {
                 let caller = match site.caller {
                     Some(id) => self.dotted_name((file, id)),
-                    None => module.module.clone(),
+                    None => module.dotted_name().into_owned(),
                 };
                 let callees = graph.entry(caller).or_default();
                 callees.extend(targets.functions.iter().map(|&target| self.dotted_name(target)));
@@ -710,7 +722,7 @@ impl<'m> Project<'m> {
 
     /// `pkg.model.Net.forward`; a nested function's `<locals>` step is left out.
     pub fn dotted_name(&self, (file, id): ProjectFunction) -> String {
-        let module = &self.modules[file].module;
+        let module = self.modules[file].dotted_name();
         let qualname = self.modules[file].semantics.functions[id as usize]
             .qualname
             .replace(".<locals>.", ".");

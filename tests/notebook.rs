@@ -331,3 +331,25 @@ fn an_added_import_goes_below_a_cell_magic() {
         .replace("tensor(0.0,", "torch.full((), 0.0,");
     assert_eq!(fixed, expected);
 }
+
+#[test]
+fn the_call_graph_names_a_notebooks_functions_by_its_file() {
+    let project = project();
+    let segmentation = std::fs::read_to_string(repo().join("fixtures/notebooks/segmentation.ipynb")).unwrap();
+    project.write("segmentation.ipynb", segmentation);
+    let output = project.run(&["graph", "--no-cache", "--output-format", "json", "."]);
+    let graph = json(&output);
+    assert_eq!(
+        graph["train"],
+        serde_json::json!(["train.masked_loss", "train.record", "train.summary"])
+    );
+    assert_eq!(
+        graph["segmentation"],
+        serde_json::json!(["segmentation.iou", "segmentation.segmentation_loss"])
+    );
+    let tree = stdout(&project.run(&["graph", "--no-cache", "."]));
+    assert!(
+        tree.contains("the loop at train.ipynb:cell 6:2\n  train.masked_loss  (train.ipynb:cell 4:1)\n"),
+        "{tree}"
+    );
+}

@@ -61,11 +61,10 @@ pub(crate) fn add_noqa_to_files(run: Run) -> (usize, Errors) {
             if !parses_cleanly(&code, kind) {
                 return Err(unchanged());
             }
-            let text = match notebook {
-                Some(notebook) => notebook.with_code(&source, &code, &boundaries).ok_or_else(unchanged)?.1,
-                None => code,
-            };
-            write_atomically(path, display, &text)?;
+            let written = notebook
+                .map(|notebook| notebook.with_code(&source, &code, &boundaries).ok_or_else(unchanged))
+                .transpose()?;
+            write_atomically(path, display, written.as_ref().map_or(code.as_str(), Notebook::json))?;
             Ok(edits.len())
         })
         .collect();

@@ -221,10 +221,10 @@ impl Notebook {
 
     /// The notebook with its joined source changed from `before` to `after`, where `starts` are
     /// where the cells start in `after`: each changed cell's source written in place of its old
-    /// one, every other byte kept. The result is read back and must join to `after` exactly;
+    /// one, every other byte of the JSON ([`Notebook::json`]) kept. The result is read back and must join to `after` exactly;
     /// `None` where it would not, or where a change would move a cell magic off its cell's
     /// first line.
-    pub fn with_code(&self, before: &str, after: &str, starts: &[TextSize]) -> Option<(Notebook, String)> {
+    pub fn with_code(&self, before: &str, after: &str, starts: &[TextSize]) -> Option<Notebook> {
         if starts.len() != self.cells.len() {
             return None;
         }
@@ -248,8 +248,8 @@ impl Notebook {
             copied = value.end;
         }
         json.push_str(&self.json[copied..]);
-        let (notebook, code) = Notebook::parse(json.clone()).ok()?;
-        (code == after).then_some((notebook, json))
+        let (notebook, code) = Notebook::parse(json).ok()?;
+        (code == after).then_some(notebook)
     }
 
     /// A cell's `source` value written anew: in a list of lines, the lines that did not change
@@ -458,7 +458,7 @@ mod tests {
         let fixed = code.replace("return x.sum()", "return x.sum(0)");
         let mut starts = notebook.cell_starts();
         starts[1] += TextSize::from(1);
-        let (_, json) = notebook.with_code(&code, &fixed, &starts).unwrap();
+        let json = notebook.with_code(&code, &fixed, &starts).unwrap().json().to_string();
         assert_eq!(json, NOTEBOOK.replace("return x.sum()", "return x.sum(0)"));
     }
 
@@ -468,7 +468,8 @@ mod tests {
         let fixed = code.replace("def step(x):\n", "import math\ndef step(x):\n");
         let mut starts = notebook.cell_starts();
         starts[1] += TextSize::from(12);
-        let (again, json) = notebook.with_code(&code, &fixed, &starts).unwrap();
+        let again = notebook.with_code(&code, &fixed, &starts).unwrap();
+        let json = again.json();
         assert_eq!(
             json,
             NOTEBOOK.replace(
@@ -477,8 +478,8 @@ mod tests {
             )
         );
         // And back: the line goes, the rest stays.
-        let (_, restored) = again.with_code(&fixed, &code, &notebook.cell_starts()).unwrap();
-        assert_eq!(restored, NOTEBOOK);
+        let restored = again.with_code(&fixed, &code, &notebook.cell_starts()).unwrap();
+        assert_eq!(restored.json(), NOTEBOOK);
     }
 
     #[test]
@@ -499,7 +500,11 @@ mod tests {
     fn a_string_source_is_written_as_one_string() {
         let (notebook, code) = Notebook::parse(NOTEBOOK.to_string()).unwrap();
         let fixed = code.replace("print(y.item())", "print(y)");
-        let (_, json) = notebook.with_code(&code, &fixed, &notebook.cell_starts()).unwrap();
+        let json = notebook
+            .with_code(&code, &fixed, &notebook.cell_starts())
+            .unwrap()
+            .json()
+            .to_string();
         assert_eq!(json, NOTEBOOK.replace("print(y.item())", "print(y)"));
     }
 
@@ -509,7 +514,11 @@ mod tests {
             "{\n \"cells\": [\n  {\n   \"cell_type\": \"code\",\n   \"source\": []\n  }\n ],\n \"nbformat\": 4\n}\n";
         let (notebook, code) = Notebook::parse(json.to_string()).unwrap();
         assert_eq!(code, "");
-        let (_, written) = notebook.with_code("", "a = 1\nb = 2\n", &[TextSize::from(0)]).unwrap();
+        let written = notebook
+            .with_code("", "a = 1\nb = 2\n", &[TextSize::from(0)])
+            .unwrap()
+            .json()
+            .to_string();
         assert_eq!(
             written,
             json.replace(
@@ -552,7 +561,7 @@ mod tests {
         let fixed = code.replace("x.sum()", "x.sum(0)");
         let mut starts = notebook.cell_starts();
         starts[1] += TextSize::from(1);
-        let (_, written) = notebook.with_code(&code, &fixed, &starts).unwrap();
+        let written = notebook.with_code(&code, &fixed, &starts).unwrap().json().to_string();
         assert_eq!(written, json.replace("x.sum()", "x.sum(0)"));
     }
 }

@@ -131,26 +131,25 @@ pub(crate) struct FileOutput {
     pub(crate) error: Option<Report>,
 }
 
-/// A file's code before and after its fixes; for a notebook, the notebook with the fixed code
-/// and its JSON.
+/// A file's code before and after its fixes; for a notebook, the notebook with the fixed code.
 pub(crate) struct Fixed {
     original: Arc<str>,
     code: String,
-    notebook: Option<(Notebook, String)>,
+    notebook: Option<Notebook>,
 }
 
 impl Fixed {
     /// What the file holds once fixed.
     pub(crate) fn file_text(&self) -> &str {
         match &self.notebook {
-            Some((_, json)) => json,
+            Some(notebook) => notebook.json(),
             None => &self.code,
         }
     }
 
     /// The change as a unified diff; a notebook's cell by cell, each headed `path:cell N`.
     fn diff(&self, display: &str, before: Option<&Notebook>) -> String {
-        let (Some(before), Some((after, _))) = (before, &self.notebook) else {
+        let (Some(before), Some(after)) = (before, &self.notebook) else {
             return unified_diff(display, &self.original, &self.code);
         };
         before
@@ -266,14 +265,10 @@ pub(crate) fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<
                 if fixed.source == **source {
                     return Ok((fixed, None));
                 }
-                let notebook = match notebook {
-                    Some(notebook) => Some(
-                        notebook
-                            .with_code(source, &fixed.source, &fixed.boundaries)
-                            .ok_or("the fixed cells could not be written back into the notebook (a fix would move a cell magic off its cell's first line, or the cells would not read back)")?,
-                    ),
-                    None => None,
-                };
+                let why = "the fixed cells could not be written back into the notebook (a fix would move a cell magic off its cell's first line, or the cells would not read back)";
+                let notebook = notebook
+                    .map(|notebook| notebook.with_code(source, &fixed.source, &fixed.boundaries).ok_or(why))
+                    .transpose()?;
                 Ok((fixed, Some(notebook)))
             });
         match fixed {
@@ -302,7 +297,7 @@ pub(crate) fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<
             SourceText {
                 text: &fixed.code,
                 lines: &fixed_lines,
-                notebook: fixed.notebook.as_ref().map(|(notebook, _)| notebook),
+                notebook: fixed.notebook.as_ref(),
             }
         }
         None => original,

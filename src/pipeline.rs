@@ -692,7 +692,7 @@ impl Analyser<'_> {
                         test_code,
                     )
                 }));
-                let lint = checked.map_err(|panic| {
+                let mut lint = checked.map_err(|panic| {
                     let reason = panic
                         .downcast_ref::<&str>()
                         .map(|s| s.to_string())
@@ -700,6 +700,11 @@ impl Analyser<'_> {
                         .unwrap_or_default();
                     miette!("{display}: internal error while checking this file (please report it): {reason}")
                 })?;
+                // Kept with the summary, so that a file the cache answers for without reading
+                // it (a project file not named) still shows its rows in their cells.
+                if let Some(notebook) = &notebook {
+                    lint.semantics.cell_rows = notebook.cell_rows(&code, &notebook.cell_starts());
+                }
                 if let Some(cache) = cache {
                     cache.put(path, key, stat, facts, &lint);
                 }
@@ -707,9 +712,6 @@ impl Analyser<'_> {
             }
         };
         let key = overlay.is_none().then_some(key);
-        if let Some(notebook) = &notebook {
-            lint.semantics.cell_rows = notebook.cell_rows(&code, &notebook.cell_starts());
-        }
         if !named {
             return Ok((unreported(), lint.semantics, key));
         }

@@ -69,13 +69,18 @@ pub struct SourceText<'a> {
 impl SourceText<'_> {
     /// The row and column of `offset`, and in a notebook its cell.
     pub fn location(&self, offset: TextSize) -> (Option<u32>, Location) {
+        let (cell, rows_before) = self.cell_of(offset);
         let location = self.lines.location(offset);
+        let row = location.row - rows_before;
+        (cell, Location { row, ..location })
+    }
+
+    /// In a notebook, the cell `offset` is in and how many rows of the text come before it;
+    /// elsewhere no cell and no rows.
+    fn cell_of(&self, offset: TextSize) -> (Option<u32>, usize) {
         match self.notebook.and_then(|notebook| notebook.cell_at(offset)) {
-            Some((cell, start)) => {
-                let row = location.row + 1 - self.lines.row(start);
-                (Some(cell), Location { row, ..location })
-            }
-            None => (None, location),
+            Some((cell, start)) => (Some(cell), self.lines.row(start) - 1),
+            None => (None, 0),
         }
     }
 
@@ -136,12 +141,11 @@ impl Finding {
             )
         });
         // In a notebook the row of the `# noqa` counts in the finding's cell, as its own row does.
-        let cell_rows_before =
-            source.lines.row(diagnostic.range.start()) - source.location(diagnostic.range.start()).1.row;
+        let (_, rows_before) = source.cell_of(diagnostic.range.start());
         Finding {
             edit_locations: edit_locations.collect(),
             rule: Some(diagnostic.rule),
-            noqa_row: Some(diagnostic.noqa_row as usize - cell_rows_before),
+            noqa_row: Some(diagnostic.noqa_row as usize - rows_before),
             message: diagnostic.message,
             help: Some(diagnostic.help),
             note,

@@ -96,10 +96,11 @@ pub fn apply_edits(source: &str, edits: &[&Edit], boundaries: &[TextSize]) -> (S
             let before = edits.iter().filter(|edit| {
                 edit.range.end() <= boundary && !(edit.range.is_empty() && edit.range.start() == boundary)
             });
-            let grown: i64 = before
-                .map(|edit| edit.content.len() as i64 - i64::from(u32::from(edit.range.len())))
-                .sum();
-            TextSize::try_from((i64::from(u32::from(boundary)) + grown).max(0) as usize).unwrap_or(boundary)
+            // The edits before it replace no more than the text before it.
+            let (added, removed) = before.fold((0, 0), |(added, removed), edit| {
+                (added + edit.content.len(), removed + edit.range.len().to_usize())
+            });
+            TextSize::try_from(boundary.to_usize() + added - removed).unwrap_or(boundary)
         })
         .collect();
     (output, boundaries)
@@ -133,9 +134,8 @@ pub struct Fixed<T> {
 
 /// Applies fixes in passes until nothing changes: after each pass the new source must parse
 /// cleanly, and `relint` checks it again (with where its boundaries are now) for the next pass's
-/// findings. `findings` are those of
-/// the target's source; `diagnostic` picks a finding's diagnostic. At most `max_passes` passes
-/// may change the source.
+/// findings. `findings` are those of the target's source; `diagnostic` picks a finding's
+/// diagnostic. At most `max_passes` passes may change the source.
 pub fn fix_in_passes<T>(
     target: FixTarget,
     findings: Vec<T>,

@@ -31,7 +31,7 @@ use crate::semantic::{
     ModuleKind, ParamSummary, ProjectKind, SemanticModel, TensorFacts,
 };
 use crate::semantic::{
-    Demand, Dependence, FunctionSummary, Given, GivenAsked, Question, Questions, Returned, slot_bit,
+    Demand, Dependence, FunctionSummary, Given, GivenAsked, ParameterSync, Question, Questions, Returned, slot_bit,
 };
 
 /// What the checker needs from the settings.
@@ -96,6 +96,23 @@ pub struct Checker<'a> {
     /// Where the function a call being visited is named (`obj.method` of `obj.method(x)`): no
     /// property read.
     called: TextRange,
+    /// Findings on values made from parameters, for [`FunctionSummary::syncs_on`].
+    parameter_syncs: Vec<ParameterSyncFound>,
+    /// Findings at calls that reach a sync in another function (rule, end), with that sync and
+    /// its place: a caller of this function is told of that sync, not of the call.
+    deeper_syncs: Vec<(Rule, TextSize, Box<str>)>,
+}
+
+/// A finding in a function's own lines on a value made from its parameters, found while the
+/// rules ran (matched with the findings that remain when the file is done).
+struct ParameterSyncFound {
+    function: FunctionId,
+    /// The parameters, as slot bits, and those of them whose kind was unknown.
+    slots: u64,
+    unknown: u64,
+    rule: Rule,
+    /// Where the finding ends (its start may move to the line of the method that syncs).
+    end: TextSize,
 }
 
 /// What tests of `self.<attr>` asked of one `__init__`'s parameters.
@@ -139,6 +156,8 @@ pub fn check_module<'a>(
         constructions_asked: Default::default(),
         attributes_set_outside: Vec::new(),
         called: TextRange::default(),
+        parameter_syncs: Vec::new(),
+        deeper_syncs: Vec::new(),
     };
     checker.model.test_code = options.test_code;
     checker.visit_body(&module.body);
@@ -256,6 +275,13 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Reports a call that reaches `sync` (what syncs and where) in the function it calls.
+    pub fn report_deeper_sync(&mut self, diagnostic: Diagnostic, sync: &str) {
+        self.deeper_syncs
+            .push((diagnostic.rule, diagnostic.range.end(), sync.into()));
+        self.report(diagnostic);
+    }
+
     /// Drops the finding `rule` reported at `range`: a more specific rule reports the same
     /// sync with a better rewrite.
     pub fn supersede(&mut self, rule: Rule, range: TextRange) {
@@ -267,6 +293,7 @@ impl<'a> Checker<'a> {
     fn run_rules(&mut self, rules: impl FnOnce(&mut Self)) {
         let reported = self.diagnostics.len();
         self.model.in_rule.set(true);
+        self.model.slots_traced.set(0);
         rules(self);
         self.model.in_rule.set(false);
         // A finding may rest on a guess about a parameter (a tensor by its name in a
@@ -274,6 +301,7 @@ impl<'a> Checker<'a> {
         if self.diagnostics.len() > reported
             && let Some(id) = self.model.flow.function
         {
+            self.note_parameter_syncs(id, reported);
             let tensors = self.model.functions[id as usize]
                 .params
                 .iter()
@@ -285,6 +313,33 @@ impl<'a> Checker<'a> {
                 .borrow_mut()
                 .parameters
                 .note_slots(Question::Host, tensors);
+        }
+    }
+
+    /// The findings from `reported` on, in the lines of function `id` that run whenever it does
+    /// (no loop, no guard), on values made from its parameters: its callers' arguments go
+    /// through them.
+    fn note_parameter_syncs(&mut self, id: FunctionId, reported: usize) {
+        let slots = self.model.slots_traced.get() & !slot_bit(63);
+        if slots == 0 {
+            return;
+        }
+        let params = &self.model.functions[id as usize].params;
+        let unknown = params
+            .iter()
+            .enumerate()
+            .filter(|(_, param)| param.kind.kind == Kind::Unknown)
+            .fold(0, |bits, (slot, _)| bits | slot_bit(slot));
+        for diagnostic in &self.diagnostics[reported..] {
+            if diagnostic.context == HotContext::InFunction(id) && diagnostic.rule.reads_the_value() {
+                self.parameter_syncs.push(ParameterSyncFound {
+                    function: id,
+                    slots,
+                    unknown,
+                    rule: diagnostic.rule,
+                    end: diagnostic.range.end(),
+                });
+            }
         }
     }
 
@@ -331,6 +386,35 @@ impl<'a> Checker<'a> {
             function.demand.given = function.demand.given.union(asked.given);
             function.stored_absent = asked.stored_absent.into_boxed_slice();
         }
+        let mut syncs_on: Vec<Vec<ParameterSync>> = vec![Vec::new(); model.functions.len()];
+        for found in &self.parameter_syncs {
+            // A finding superseded by a more specific one is gone.
+            let Some(diagnostic) = self
+                .diagnostics
+                .iter()
+                .find(|d| d.rule == found.rule && d.range.end() == found.end)
+            else {
+                continue;
+            };
+            let syncs = &mut syncs_on[found.function as usize];
+            for slot in 0..63 {
+                if found.slots & slot_bit(slot) != 0 {
+                    syncs.push(ParameterSync {
+                        slot: slot as u16,
+                        rule: found.rule,
+                        at: diagnostic.range.start().to_u32(),
+                        line: self.lines.row(diagnostic.range.start()) as u32,
+                        message: diagnostic.message.as_str().into(),
+                        deeper: self
+                            .deeper_syncs
+                            .iter()
+                            .find(|(rule, end, _)| *rule == found.rule && *end == found.end)
+                            .map(|(_, _, sync)| sync.clone()),
+                        unknown_counts: found.unknown & slot_bit(slot) != 0,
+                    });
+                }
+            }
+        }
         // Every file's call sites stay in memory until the project-wide pass: no spare room.
         model.call_sites.shrink_to_fit();
         let exports = model.module_exports();
@@ -353,7 +437,8 @@ impl<'a> Checker<'a> {
             .functions
             .iter_mut()
             .zip(returns)
-            .map(|(f, returns)| FunctionSummary {
+            .zip(syncs_on)
+            .map(|((f, returns), syncs_on)| FunctionSummary {
                 name_at: (f.qualname.len() - f.name.len()) as u32,
                 qualname: std::mem::take(&mut f.qualname),
                 line: f.line,
@@ -370,6 +455,7 @@ impl<'a> Checker<'a> {
                 returns: returns.0,
                 returns_tuple: returns.1,
                 stored_absent: std::mem::take(&mut f.stored_absent),
+                syncs_on: syncs_on.into_boxed_slice(),
             })
             .collect();
         let classes = model
@@ -2231,6 +2317,10 @@ impl<'a> Checker<'a> {
                 kind: self.model.to_project(kind),
                 given: self.model.given_by(expr),
                 parameter,
+                made_from: match parameter {
+                    None => self.model.parameter_root(expr, 0),
+                    Some(_) => None,
+                },
                 depends,
             }
         };

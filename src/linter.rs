@@ -41,6 +41,7 @@ pub fn lint_source(
     };
     let result = check_module(parsed.module(), source, &lines, &options);
     let mut diagnostics = result.diagnostics;
+    let mut semantics = result.semantics;
     let judge_directives = rules.contains(Rule::UnusedNoqa);
     // Most files have no finding: their comments are read only where SYNC900 judges them.
     if !diagnostics.is_empty() || judge_directives {
@@ -56,6 +57,12 @@ pub fn lint_source(
         // let a finding through once a hot caller appears or the setting changes, and `--fix`
         // with `--isolated` must not strip what the project run needs.
         diagnostics.retain(|d| !noqa.suppresses(d.rule, d.noqa_row));
+        // A sync accepted in a helper (`# noqa` there) is accepted at its callers too.
+        semantics.keep_syncs(|rule, at| {
+            diagnostics
+                .iter()
+                .any(|d| d.rule == rule && d.range.start().to_u32() == at)
+        });
         if judge_directives {
             let unused = rules::unused_noqa(source, &lines, noqa.directives(), rules);
             // Only a file-level directive can cover these: one that lists SYNC900 is not judged.
@@ -67,7 +74,7 @@ pub fn lint_source(
     FileLint {
         diagnostics,
         syntax_errors: parsed.syntax_errors,
-        semantics: result.semantics,
+        semantics,
     }
 }
 

@@ -8,13 +8,14 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::parse::SourceKind;
+use crate::semantic::facts::CalleeSync;
 use crate::semantic::facts::merged_with_callers;
 use crate::semantic::model::ClassId;
 use crate::semantic::names::names_a_step;
 use crate::semantic::{
-    CallArguments, Callee, ClassRef, Dependence, Device, Export, FileFacts, FileSemantics, FunctionId, FunctionSummary,
-    Given, HotContext, HotReason, IntrinsicHot, Kind, ModuleKind, PeriodicInner, ProjectKind, ProjectReturns, Question,
-    Questions, TensorFacts, refines_passed_on,
+    Argument, CallArguments, Callee, ClassRef, Dependence, Device, Export, FileFacts, FileSemantics, FunctionId,
+    FunctionSummary, Given, HotContext, HotReason, IntrinsicHot, Kind, ModuleKind, PeriodicInner, ProjectKind,
+    ProjectReturns, Question, Questions, TensorFacts, refines_passed_on,
 };
 
 /// One linted file, as the call graph sees it.
@@ -49,6 +50,10 @@ pub type ProjectFunction = (usize, FunctionId);
 
 /// A call site of the project: (file, the site's index in the file).
 type ProjectSite = (usize, usize);
+
+/// A parameter slot of a function, and the finding (function, index in its `syncs_on`) that
+/// syncs on what it is given.
+type SyncThrough = (u16, (ProjectFunction, usize));
 
 /// Values passed on whose facts a question reaches (see [`Project::wanted`]).
 #[derive(Default)]
@@ -985,6 +990,7 @@ impl<'m> Project<'m> {
                     }
                 }
             });
+        self.tell_callee_syncs(hot, &mut facts);
         let step_work = self.step_work();
         facts
             .par_iter_mut()
@@ -1090,6 +1096,150 @@ impl<'m> Project<'m> {
     /// Per file and function: does it do a step's work, itself (it trains, runs a network, is
     /// hot by itself) or through the project functions it calls? A fixpoint over the call
     /// graph's edges, which only turns answers on.
+    /// Per function, the syncs on what its parameters are given, by slot: its own findings on
+    /// values made from them (`syncs_on`), and those of the functions it passes a parameter to
+    /// unchanged from lines that run whenever it does (a fixpoint over the call graph). Each
+    /// names the finding that syncs: (function, index in its `syncs_on`).
+    fn parameter_syncs(&self) -> FxHashMap<ProjectFunction, Vec<SyncThrough>> {
+        let modules = self.modules;
+        let mut syncs: FxHashMap<ProjectFunction, Vec<SyncThrough>> = FxHashMap::default();
+        for (file, module) in modules.iter().enumerate() {
+            for (id, function) in module.semantics.functions.iter().enumerate() {
+                let function_id = (file, id as FunctionId);
+                for (index, sync) in function.syncs_on.iter().enumerate() {
+                    syncs
+                        .entry(function_id)
+                        .or_default()
+                        .push((sync.slot, (function_id, index)));
+                }
+            }
+        }
+        if syncs.is_empty() {
+            return syncs;
+        }
+        // The calls that pass a parameter of their function on, by callee.
+        let mut passing: FxHashMap<ProjectFunction, Vec<ProjectSite>> = FxHashMap::default();
+        for (file, module) in modules.iter().enumerate() {
+            for (index, site) in module.semantics.call_sites.iter().enumerate() {
+                let passes_a_parameter = site.arguments.as_deref().is_some_and(|arguments| {
+                    arguments
+                        .positional
+                        .iter()
+                        .chain(arguments.keywords.iter().map(|(_, argument)| argument))
+                        .any(|argument| argument.from_parameter().is_some())
+                });
+                if passes_a_parameter && matches!(site.context, HotContext::InFunction(_)) {
+                    for &target in &self.targets[file][index].functions {
+                        passing.entry(target).or_default().push((file, index));
+                    }
+                }
+            }
+        }
+        let mut pending: Vec<ProjectFunction> = syncs.keys().copied().collect();
+        while let Some(callee) = pending.pop() {
+            let Some(sites) = passing.get(&callee) else { continue };
+            let callee_syncs = syncs[&callee].clone();
+            for &(file, index) in sites {
+                let site = &modules[file].semantics.call_sites[index];
+                let HotContext::InFunction(caller) = site.context else {
+                    continue;
+                };
+                let caller = (file, caller);
+                for &(slot, origin) in &callee_syncs {
+                    let Some(parameter) = self
+                        .argument_for(file, index, callee, slot)
+                        .and_then(Argument::from_parameter)
+                    else {
+                        continue;
+                    };
+                    let known = syncs.entry(caller).or_default();
+                    // A few per function: a helper that hands its tensor to many syncs is
+                    // reported once per sync kind at its callers anyway.
+                    if known.len() < 8 && !known.contains(&(parameter, origin)) {
+                        known.push((parameter, origin));
+                        pending.push(caller);
+                    }
+                }
+            }
+        }
+        syncs
+    }
+
+    /// What call site `index` of `file` gives parameter `slot` of `callee`, where the file
+    /// recorded its arguments.
+    fn argument_for(&self, file: usize, index: usize, callee: ProjectFunction, slot: u16) -> Option<&'m Argument> {
+        let site = &self.modules[file].semantics.call_sites[index];
+        let arguments = site.arguments.as_deref()?;
+        let function = &self.modules[callee.0].semantics.functions[callee.1 as usize];
+        let skip = usize::from(self.targets[file][index].unbound && function.takes_self);
+        let parameter = function.params.get(usize::from(slot))?;
+        arguments.for_parameter(Some(usize::from(slot) + skip), &parameter.name)
+    }
+
+    /// Tells each file the syncs its hot calls pass a value into (see [`Self::parameter_syncs`]):
+    /// where the call gives the parameter something that may be a GPU tensor, made there (a
+    /// parameter passed on is told to the callers that give it, through the caller's own
+    /// summary), the call is reported as the sync it leads to.
+    fn tell_callee_syncs(&self, hot: &HotFunctions, facts: &mut [FileFacts]) {
+        let syncs = self.parameter_syncs();
+        if syncs.is_empty() {
+            return;
+        }
+        let modules = self.modules;
+        for (file, module) in modules.iter().enumerate() {
+            for (index, site) in module.semantics.call_sites.iter().enumerate() {
+                let runs_hot = match site.context {
+                    HotContext::Hot(_) => true,
+                    HotContext::InFunction(caller) => hot.reached.contains_key(&(file, caller)),
+                    _ => false,
+                };
+                if !runs_hot {
+                    continue;
+                }
+                let mut told: Vec<CalleeSync> = Vec::new();
+                for &target in &self.targets[file][index].functions {
+                    let Some(target_syncs) = syncs.get(&target) else {
+                        continue;
+                    };
+                    let function = &modules[target.0].semantics.functions[target.1 as usize];
+                    for &(slot, ((origin_file, origin), sync)) in target_syncs {
+                        let origin_module = &modules[origin_file];
+                        let found = &origin_module.semantics.functions[origin as usize].syncs_on[sync];
+                        let Some(parameter) = function.params.get(usize::from(slot)) else {
+                            continue;
+                        };
+                        let argument = self.argument_for(file, index, target, slot);
+                        // Left to its default, given a host value, or passed on from the caller's
+                        // own parameter (told where the caller is called).
+                        let not_given =
+                            argument.is_none() && site.arguments.as_deref().is_some_and(|arguments| !arguments.spread);
+                        let host = argument.is_some_and(|argument| argument.kind.kind.is_known_host_value());
+                        let passed_on = argument.is_some_and(|argument| argument.from_parameter().is_some())
+                            && matches!(site.context, HotContext::InFunction(_));
+                        if not_given || host || passed_on || told.iter().any(|told| told.rule == found.rule) {
+                            continue;
+                        }
+                        let skip = u16::from(self.targets[file][index].unbound && function.takes_self);
+                        told.push(CalleeSync {
+                            callee: format!("{}()", function.qualname).into(),
+                            parameter: parameter.name.clone(),
+                            position: slot + skip,
+                            rule: found.rule,
+                            unknown_counts: found.unknown_counts,
+                            sync: found.deeper.clone().unwrap_or_else(|| {
+                                let place = origin_module.semantics.place(origin_module.display, found.line);
+                                format!("{} ({place})", found.message).into()
+                            }),
+                        });
+                    }
+                }
+                if !told.is_empty() {
+                    facts[file].callee_syncs.insert(site.at, told.into_boxed_slice());
+                }
+            }
+        }
+    }
+
     fn step_work(&self) -> Vec<Vec<bool>> {
         let mut step_work: Vec<Vec<bool>> = Vec::with_capacity(self.modules.len());
         let mut found: Vec<ProjectFunction> = Vec::new();
@@ -1561,6 +1711,7 @@ mod tests {
             demand: Default::default(),
             return_depends: None,
             stored_absent: Box::default(),
+            syncs_on: Box::default(),
             has_hot_lines: false,
             step_work: false,
         }

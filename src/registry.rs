@@ -76,6 +76,13 @@ impl Rule {
             .find(|rule| rule.code().eq_ignore_ascii_case(code))
     }
 
+    /// Its sync reads a tensor's value on the host (SYNC1xx) or sizes a result by it (SYNC2xx):
+    /// a function that does so with a value it is given syncs where its callers give it a GPU
+    /// tensor. Library calls, copies to the device and barriers sync whatever they are given.
+    pub fn reads_the_value(self) -> bool {
+        self.code().starts_with("SYNC1") || self.code().starts_with("SYNC2")
+    }
+
     /// The first paragraph of the doc's "What it does" section, on one line.
     pub fn summary(self) -> String {
         let doc = self.doc();

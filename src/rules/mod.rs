@@ -15,6 +15,7 @@ mod device_to_host_copy;
 mod distribution_validation;
 mod explicit_synchronize;
 mod grad_scaler_unfused_optimizer;
+mod helper_syncs;
 mod host_comparison;
 mod host_index;
 mod item;
@@ -114,6 +115,7 @@ fn check_call(checker: &mut Checker, call: &ruff_python_ast::ExprCall) {
     explicit_synchronize::call(checker, call, callee);
     serial_collectives::call(checker, call, callee);
     barrier_in_step::call(checker, call, callee);
+    helper_syncs::call(checker, call);
 }
 
 pub(crate) fn check_stmt(checker: &mut Checker, stmt: &Stmt) {

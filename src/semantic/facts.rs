@@ -9,6 +9,7 @@ use rustc_hash::FxHashMap;
 
 use super::kinds::Kind;
 use super::model::Returned;
+use crate::registry::Rule;
 
 /// A kind as it crosses files: the class of an instance spelled out as an absolute dotted path
 /// (`pkg.heads.Head`), since class references are numbered per file.
@@ -187,6 +188,25 @@ pub struct FileFacts {
     /// Whether hot callers give the parameters the file tests for `None` or truth a value (by
     /// the function's qualified name, per parameter), where every one does or none does.
     pub given: FxHashMap<Box<str>, Box<[Given]>>,
+    /// The syncs in project functions that hot calls of the file pass a value into (a helper's
+    /// `.item()` of its parameter), by the call's offset in the file.
+    pub callee_syncs: FxHashMap<u32, Box<[CalleeSync]>>,
+}
+
+/// A sync in a project function on what one of its parameters is given (see
+/// [`FunctionSummary::syncs_on`](super::FunctionSummary)), as a call's file sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, bincode::Encode, bincode::Decode)]
+pub struct CalleeSync {
+    /// The function, as the note names it (`length_to_mask()`).
+    pub callee: Box<str>,
+    /// The parameter: by name, and by its position among the call's positional arguments.
+    pub parameter: Box<str>,
+    pub position: u16,
+    pub rule: Rule,
+    /// An argument nothing is known of syncs as well.
+    pub unknown_counts: bool,
+    /// What syncs there, and where: "`length.max().item()` waits for the GPU (data.py:850)".
+    pub sync: Box<str>,
 }
 
 impl FileFacts {
@@ -209,5 +229,6 @@ impl Hash for FileFacts {
         sorted(&self.results, state);
         self.step_work.hash(state);
         sorted(&self.given, state);
+        sorted(&self.callee_syncs, state);
     }
 }

@@ -9,11 +9,12 @@ use ruff_python_ast::{self as ast, Expr, Operator, UnaryOp};
 use ruff_text_size::{Ranged, TextRange};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::demand::{Demand, Dependence, GivenAsked, Question, Questions};
+use super::demand::{Demand, Dependence, GivenAsked, Question, Questions, slot_bit};
 use super::facts::{FileFacts, Given, ProjectKind, ProjectReturns, spelled_union};
 use super::hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
 use super::kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
 use super::torch_api as api;
+use crate::registry::Rule;
 
 pub type ScopeId = u32;
 pub type ClassId = u32;
@@ -300,8 +301,18 @@ pub struct Argument {
     /// the caller was given (`Sometimes`: a parameter, an attribute, may be `None`).
     pub given: Given,
     pub parameter: Option<u16>,
+    /// The caller's parameter it is made from by tensor operations (`scores > 0`,
+    /// `values.mean()`), where it is not the parameter itself.
+    pub made_from: Option<u16>,
     /// What it depends on, where the file cannot tell what it is.
     pub depends: Option<Box<Dependence>>,
+}
+
+impl Argument {
+    /// The caller's parameter it is, or is made from by tensor operations.
+    pub fn from_parameter(&self) -> Option<u16> {
+        self.parameter.or(self.made_from)
+    }
 }
 
 /// A place a note names, read back (see [`FileSemantics::places_in_note`]).
@@ -376,6 +387,22 @@ impl FileSemantics {
     }
 
     /// `line 12`, in a notebook `cell 6, line 2`.
+    /// Keeps the functions' [`FunctionSummary::syncs_on`] whose finding (rule, offset) is
+    /// still reported.
+    pub fn keep_syncs(&mut self, reported: impl Fn(Rule, u32) -> bool) {
+        for function in &mut self.functions {
+            if function.syncs_on.iter().any(|sync| !reported(sync.rule, sync.at)) {
+                let kept: Vec<ParameterSync> = function
+                    .syncs_on
+                    .iter()
+                    .filter(|sync| reported(sync.rule, sync.at))
+                    .cloned()
+                    .collect();
+                function.syncs_on = kept.into_boxed_slice();
+            }
+        }
+    }
+
     pub fn line_label(&self, line: u32) -> String {
         match self.cell_of(line) {
             Some((cell, row)) => format!("cell {cell}, line {row}"),
@@ -496,12 +523,35 @@ pub struct FunctionSummary {
     /// arm needs them absent (`if self.remap is not None:`, `remap=None`): code that sets one
     /// on an instance from outside (`model.remap = table`) leaves the constructions undecided.
     pub stored_absent: Box<[(u16, Box<str>)]>,
+    /// The findings in its own lines (outside any guard or loop) on values made from its
+    /// parameters: a call that passes a tensor which may be on a GPU syncs there (issue 14's
+    /// helper syncs, reported at hot calls).
+    pub syncs_on: Box<[ParameterSync]>,
     /// Some of its lines are hot by themselves: it is hot by itself, or holds a loop.
     pub has_hot_lines: bool,
     /// It does a step's work itself: trains, runs a network, or is hot by itself (a `forward`,
     /// a loss, a step). The project adds what its callees do: a loop that calls it is a step
     /// loop.
     pub step_work: bool,
+}
+
+/// A finding of a function on a value made from one of its parameters (`length.max().item()`
+/// of `length`), in lines that run whenever the function does.
+#[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
+pub struct ParameterSync {
+    pub slot: u16,
+    pub rule: Rule,
+    /// Where the finding starts in the file, and its 1-based line.
+    pub at: u32,
+    pub line: u32,
+    /// What the finding says syncs.
+    pub message: Box<str>,
+    /// Where the finding is itself a call reaching a sync deeper down: that sync and its place
+    /// ("`t.item()` waits for the GPU (utils.py:2)"), which callers name instead.
+    pub deeper: Option<Box<str>>,
+    /// The parameter's kind was unknown there: an argument nothing is known of syncs too, as
+    /// the finding did (`.item()` of an unknown counts; `if x:` of one does not).
+    pub unknown_counts: bool,
 }
 
 #[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
@@ -635,6 +685,12 @@ pub struct SemanticModel<'a> {
     pub(crate) facts: &'a FileFacts,
     /// A rule is asking: what the kinds it cannot tell depend on is noted in `demand`.
     pub(crate) in_rule: std::cell::Cell<bool>,
+    /// The parameters (as slot bits) the values rules asked about depend on, since the checker
+    /// last cleared it: a finding made from one is a sync its callers' arguments go through.
+    pub(crate) slots_traced: std::cell::Cell<u64>,
+    /// Tracing has gone into the arguments of a call that is no torch operation (`Var(tx, x)`):
+    /// what it makes depends on them, but is not the tensor they are, so no slot is traced.
+    tracing_through_a_call: std::cell::Cell<bool>,
     /// Inside the kind of an element of a tuple or list display read by index (`dt[0]`): one
     /// level only, since the element may read the name again (`shape = (shape[0], 1)`).
     reading_display: std::cell::Cell<bool>,
@@ -703,6 +759,8 @@ impl<'a> SemanticModel<'a> {
             results_seen: Default::default(),
             facts,
             in_rule: Default::default(),
+            slots_traced: Default::default(),
+            tracing_through_a_call: Default::default(),
             reading_display: Default::default(),
             demand: Default::default(),
         }
@@ -1150,6 +1208,10 @@ impl<'a> SemanticModel<'a> {
         let asking = self.in_rule.replace(false);
         let kind = self.infer_kind(expr);
         if asking {
+            if let Some(slot) = self.parameter_root(expr, 0) {
+                self.slots_traced
+                    .set(self.slots_traced.get() | slot_bit(usize::from(slot)));
+            }
             if kind.is_opaque() {
                 self.note_demand_of(expr, 0, question);
             } else if question.left_open_by(kind)
@@ -1160,7 +1222,7 @@ impl<'a> SemanticModel<'a> {
                 }) = self.lookup(name.id.as_str())
             {
                 // `masks: torch.Tensor` indexing: the callers may pass a mask.
-                self.demand.borrow_mut().parameters.note(question, *slot as usize);
+                self.note_parameter(question, *slot);
             }
         }
         self.in_rule.set(asking);
@@ -1269,6 +1331,52 @@ impl<'a> SemanticModel<'a> {
         (dependence != Dependence::default()).then_some(dependence)
     }
 
+    /// The parameter a value is, or is made from by tensor operations on it (`x`, `x.max()`,
+    /// `x[0]`, `x > 0`, `torch.round(x * t)`, a name bound to one of those), known or not: what
+    /// a caller gives it is what the value reads.
+    pub(crate) fn parameter_root(&self, expr: &Expr, depth: u32) -> Option<u16> {
+        if depth > 6 {
+            return None;
+        }
+        let next = depth + 1;
+        match expr {
+            Expr::Name(name) => match self.lookup(name.id.as_str())? {
+                Binding {
+                    source: BindingSource::Parameter(slot),
+                    ..
+                } => Some(*slot),
+                Binding { value: Some(value), .. } => self.parameter_root(value, next),
+                _ => None,
+            },
+            Expr::Attribute(attribute) => self.parameter_root(&attribute.value, next),
+            Expr::Subscript(subscript) => self.parameter_root(&subscript.value, next),
+            Expr::Call(call) => match call.func.as_ref() {
+                Expr::Attribute(method) if !self.callee(call).is_some_and(|callee| callee.starts_with("torch.")) => {
+                    self.parameter_root(&method.value, next)
+                }
+                _ if self.callee(call).is_some_and(|callee| callee.starts_with("torch.")) => {
+                    self.parameter_root(call.arguments.args.first()?, next)
+                }
+                _ => None,
+            },
+            Expr::BinOp(binop) => self
+                .parameter_root(&binop.left, next)
+                .or_else(|| self.parameter_root(&binop.right, next)),
+            Expr::UnaryOp(unary) => self.parameter_root(&unary.operand, next),
+            Expr::Compare(compare) => self.parameter_root(&compare.left, next),
+            _ => None,
+        }
+    }
+
+    /// A rule's verdict hangs on what parameter `slot` is, as `question` asks.
+    fn note_parameter(&self, question: Question, slot: u16) {
+        self.demand.borrow_mut().parameters.note(question, usize::from(slot));
+        if !self.tracing_through_a_call.get() {
+            self.slots_traced
+                .set(self.slots_traced.get() | slot_bit(usize::from(slot)));
+        }
+    }
+
     /// [`Self::note_demand`] of `question`: it stays the question while the value is the same
     /// one (a name bound to it, an arm of a conditional); of a part the value is made from (an
     /// operand, a receiver, an argument), what the part is matters (a tensor compared is a
@@ -1314,16 +1422,14 @@ impl<'a> SemanticModel<'a> {
                 Some(Binding {
                     source: BindingSource::Parameter(slot),
                     ..
-                }) => self.demand.borrow_mut().parameters.note(question, *slot as usize),
+                }) => self.note_parameter(question, *slot),
                 Some(Binding {
                     source: BindingSource::Joined(index),
                     ..
                 }) => {
                     for origin in &self.joined[*index as usize] {
                         match *origin {
-                            Origin::Parameter(slot) => {
-                                self.demand.borrow_mut().parameters.note(question, slot as usize)
-                            }
+                            Origin::Parameter(slot) => self.note_parameter(question, slot),
                             Origin::Value(value) => self.trace_demand(value, depth + 1, question, seen),
                         }
                     }
@@ -1342,13 +1448,18 @@ impl<'a> SemanticModel<'a> {
                         results_seen.insert(site, seen);
                     }
                 }
-                if let Some(callee) = self.callee(call).filter(|q| !is_library(q)) {
+                let callee = self.callee(call);
+                let torch_operation = callee.as_deref().is_some_and(|callee| callee.starts_with("torch."));
+                if let Some(callee) = callee.filter(|q| !is_library(q)) {
                     note_question(&mut self.demand.borrow_mut().calls, callee, question);
                 }
                 self.trace_demand(&call.func, depth + 1, part, seen);
+                let outer = self.tracing_through_a_call.get();
+                self.tracing_through_a_call.set(outer || !torch_operation);
                 for arg in &call.arguments.args {
                     self.trace_demand(arg, depth + 1, part, seen);
                 }
+                self.tracing_through_a_call.set(outer);
             }
             Expr::Attribute(attribute) => self.trace_demand(&attribute.value, depth + 1, part, seen),
             // An element is never a number (`x.shape[0]` is known already), and it is a GPU

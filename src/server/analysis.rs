@@ -106,7 +106,7 @@ impl ProjectContext {
     /// with the text, and one inside it is forgotten.
     fn facts_for(&self, text: &str) -> FileFacts {
         let mut facts = self.facts.clone();
-        if facts.results.is_empty() || *self.text == *text {
+        if (facts.results.is_empty() && facts.callee_syncs.is_empty()) || *self.text == *text {
             return facts;
         }
         let (old, new) = (self.text.as_bytes(), text.as_bytes());
@@ -118,19 +118,24 @@ impl ProjectContext {
             .take_while(|(a, b)| a == b)
             .count();
         let edited_end = old.len() - suffix;
+        let moved = |at: u32| {
+            let at = at as usize;
+            let moved = if at < prefix {
+                at
+            } else if at >= edited_end {
+                at + new.len() - old.len()
+            } else {
+                return None;
+            };
+            u32::try_from(moved).ok()
+        };
         facts.results = std::mem::take(&mut facts.results)
             .into_iter()
-            .filter_map(|(at, returns)| {
-                let at = at as usize;
-                let moved = if at < prefix {
-                    at
-                } else if at >= edited_end {
-                    at + new.len() - old.len()
-                } else {
-                    return None;
-                };
-                Some((u32::try_from(moved).ok()?, returns))
-            })
+            .filter_map(|(at, returns)| Some((moved(at)?, returns)))
+            .collect();
+        facts.callee_syncs = std::mem::take(&mut facts.callee_syncs)
+            .into_iter()
+            .filter_map(|(at, syncs)| Some((moved(at)?, syncs)))
             .collect();
         facts
     }

@@ -2426,8 +2426,33 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Whether `stmt` always stops the program's normal flow with an error: `raise`, `assert
+    /// False`, `torch._assert(False, ...)`, `sys.exit(...)`.
+    fn always_fails(&self, stmt: Option<&Stmt>) -> bool {
+        let is_false = |expr: &Expr| match expr {
+            Expr::BooleanLiteral(literal) => !literal.value,
+            Expr::NumberLiteral(number) => matches!(&number.value, ast::Number::Int(int) if int.as_u8() == Some(0)),
+            _ => false,
+        };
+        match stmt {
+            Some(Stmt::Raise(_)) => true,
+            Some(Stmt::Assert(assert)) => is_false(&assert.test),
+            Some(Stmt::Expr(expr)) => {
+                let Expr::Call(call) = expr.value.as_ref() else {
+                    return false;
+                };
+                match self.model.callee(call).as_deref() {
+                    Some("torch._assert") => call.arguments.args.first().is_some_and(is_false),
+                    Some("sys.exit" | "os._exit") => true,
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
+    }
+
     /// One arm of a conditional, visited from the state before the conditional. An arm that
-    /// ends in `raise` is an error path: it runs at most once, so it is cold.
+    /// ends in an error (`raise`, `assert False`) runs at most once, so it is cold.
     fn visit_arm(&mut self, body: &'a [Stmt]) -> ArmOutcome<'a> {
         self.visit_narrowed_arm(body, None)
     }
@@ -2435,11 +2460,8 @@ impl<'a> Checker<'a> {
     /// An arm in which `isinstance` narrowed a name (`if isinstance(v, np.generic):`).
     fn visit_narrowed_arm(&mut self, body: &'a [Stmt], narrowed: Option<(Narrowed<'a>, Kind)>) -> ArmOutcome<'a> {
         let last = body.last();
-        let raises = matches!(last, Some(Stmt::Raise(_)));
-        let falls_through = !matches!(
-            last,
-            Some(Stmt::Return(_) | Stmt::Raise(_) | Stmt::Continue(_) | Stmt::Break(_))
-        );
+        let raises = self.always_fails(last);
+        let falls_through = !raises && !matches!(last, Some(Stmt::Return(_) | Stmt::Continue(_) | Stmt::Break(_)));
         self.model.begin_arm();
         let narrowed_attribute = match narrowed {
             Some((Narrowed::Name(name), kind)) => {

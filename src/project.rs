@@ -1216,7 +1216,15 @@ impl<'m> Project<'m> {
                         let host = argument.is_some_and(|argument| argument.kind.kind.is_known_host_value());
                         let passed_on = argument.is_some_and(|argument| argument.from_parameter().is_some())
                             && matches!(site.context, HotContext::InFunction(_));
-                        if not_given || host || passed_on || told.iter().any(|told| told.rule == found.rule) {
+                        // A helper of the call's own file is reported there already, with the
+                        // call in its note.
+                        let same_file = origin_file == file;
+                        if same_file
+                            || not_given
+                            || host
+                            || passed_on
+                            || told.iter().any(|told| told.rule == found.rule)
+                        {
                             continue;
                         }
                         let skip = u16::from(self.targets[file][index].unbound && function.takes_self);

@@ -692,13 +692,9 @@ fn typing_a_file_character_by_character() {
             );
         }
     }
-    // Once typed in full, the file's diagnostics are what `check` reports: at once for the
-    // lines the file decides alone, and after the project pass for the calls it reports for
-    // the syncs of the helpers they reach (`record(metrics, gn)`: the project tells the file).
-    client.diagnostics_of_version(&uri, version);
-    let expected = cli_findings(&project, "typed.py").0;
-    let typed = client.diagnostics_where(&uri, |diagnostics| positions(diagnostics) == expected);
-    assert_eq!(positions(&typed), expected);
+    // Once typed in full, the file's diagnostics are what `check` reports.
+    let typed = client.diagnostics_of_version(&uri, version);
+    assert_eq!(positions(&typed), cli_findings(&project, "typed.py").0);
     assert_eq!(client.errors_seen(), Vec::<Value>::new());
     let (code, stderr) = client.shut_down();
     assert_eq!(code, 0, "{stderr}");

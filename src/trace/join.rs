@@ -336,10 +336,33 @@ impl Joiner<'_> {
                     }
                 }
                 let chosen = candidates[self.next_call(trace_index, sync, frame, path, &candidates)];
+                let rule = source.findings[chosen].rule;
+                let outer = placed
+                    .iter()
+                    .position(|p| std::ptr::eq(p, frame))
+                    .map_or(0, |at| at + 1);
+                self.confirm_calls_reaching(&placed[outer..], frame.frame.function, rule);
                 return Some((path.clone(), chosen));
             }
         }
         None
+    }
+
+    /// The outer frames' findings of `rule` at the calls leading to the sync found inside
+    /// `callee` (a hot call reported for the sync of the helper it reaches): the same sync
+    /// confirms them, counted once, in the helper's row.
+    fn confirm_calls_reaching<'t>(&mut self, outer: &[PlacedFrame<'t>], mut callee: &'t str, rule: Rule) {
+        for frame in outer {
+            let Some(path) = &frame.file else { continue };
+            let Some(source) = self.files.get(path) else { continue };
+            let function = function_at(&source.functions, frame.frame.line);
+            for (index, finding) in source.findings.iter().enumerate() {
+                if finding.function == function && finding.rule == rule && calls(&finding.line, callee) {
+                    self.confirmed.insert((path.clone(), index));
+                }
+            }
+            callee = frame.frame.function;
+        }
     }
 
     /// Which of `candidates` this sync is: the k-th of its kind in one call of the function in

@@ -2587,31 +2587,22 @@ impl<'a> Checker<'a> {
                 Expr::Name(name) => (name, true),
                 _ => return None,
             },
-            // t.device.type == "cuda" / != "cpu"
+            // t.is_cpu
+            Expr::Attribute(attribute) if attribute.attr.as_str() == "is_cpu" => match attribute.value.as_ref() {
+                Expr::Name(name) => (name, false),
+                _ => return None,
+            },
+            // t.device.type == "cuda" / != "cpu", t.device == torch.device("cpu"), either way round
             Expr::Compare(compare) => {
-                let ([op], [Expr::StringLiteral(device)]) = (&*compare.ops, &*compare.comparators) else {
+                let ([op], [right]) = (&*compare.ops, &*compare.comparators) else {
                     return None;
                 };
-                let Expr::Attribute(type_) = compare.left.as_ref() else {
-                    return None;
-                };
-                let Expr::Attribute(device_attr) = type_.value.as_ref() else {
-                    return None;
-                };
-                let Expr::Name(name) = device_attr.value.as_ref() else {
-                    return None;
-                };
-                if type_.attr.as_str() != "type" || device_attr.attr.as_str() != "device" {
-                    return None;
-                }
-                let is_cuda = match device.value.to_str() {
-                    "cuda" => true,
-                    "cpu" => false,
-                    _ => return None,
-                };
+                let (name, is_cuda) = self
+                    .device_compared(&compare.left, right)
+                    .or_else(|| self.device_compared(right, &compare.left))?;
                 match op {
-                    ast::CmpOp::Eq => (name, is_cuda),
-                    ast::CmpOp::NotEq => (name, !is_cuda),
+                    ast::CmpOp::Eq | ast::CmpOp::Is => (name, is_cuda),
+                    ast::CmpOp::NotEq | ast::CmpOp::IsNot => (name, !is_cuda),
                     _ => return None,
                 }
             }
@@ -2622,6 +2613,36 @@ impl<'a> Checker<'a> {
         };
         let device = if on_cuda == holds { Device::Cuda } else { Device::Cpu };
         Some((Narrowed::Name(&name.id), Kind::Tensor(facts.with_device(device))))
+    }
+
+    /// `t.device.type` compared with `"cuda"` or `"cpu"`, or `t.device` with `torch.device(...)`
+    /// of one: the tensor, and whether the device named is a GPU.
+    fn device_compared<'e>(&self, side: &'e Expr, device: &Expr) -> Option<(&'e ast::ExprName, bool)> {
+        let named = |text: &str| match text {
+            "cpu" => Some(false),
+            "cuda" => Some(true),
+            text => text.strip_prefix("cuda:").map(|_| true),
+        };
+        let Expr::Attribute(attribute) = side else { return None };
+        match (attribute.attr.as_str(), attribute.value.as_ref(), device) {
+            ("type", Expr::Attribute(device_attr), Expr::StringLiteral(literal))
+                if device_attr.attr.as_str() == "device" =>
+            {
+                let Expr::Name(name) = device_attr.value.as_ref() else {
+                    return None;
+                };
+                Some((name, named(literal.value.to_str())?))
+            }
+            ("device", Expr::Name(name), Expr::Call(call))
+                if self.model.qualified_name(&call.func).as_deref() == Some("torch.device") =>
+            {
+                let [Expr::StringLiteral(literal)] = &*call.arguments.args else {
+                    return None;
+                };
+                Some((name, named(literal.value.to_str())?))
+            }
+            _ => None,
+        }
     }
 
     /// `isinstance(name, T)` and `isinstance(self.attr, T)` tell what it is inside the arm (a

@@ -1213,7 +1213,14 @@ impl<'m> Project<'m> {
                         // own parameter (told where the caller is called).
                         let not_given =
                             argument.is_none() && site.arguments.as_deref().is_some_and(|arguments| !arguments.spread);
-                        let host = argument.is_some_and(|argument| argument.kind.kind.is_known_host_value());
+                        // As the call's file will judge it (`may_be_cuda`): a file told of a call
+                        // it would not report is checked again for nothing.
+                        let no_gpu_tensor = match argument.map(|argument| argument.kind.kind) {
+                            Some(Kind::Tensor(facts)) => !facts.may_be_cuda(),
+                            // Recorded without a tensor among the arguments, or told unknown.
+                            None | Some(Kind::Unknown) => !found.unknown_counts,
+                            Some(_) => true,
+                        };
                         let passed_on = argument.is_some_and(|argument| argument.from_parameter().is_some())
                             && matches!(site.context, HotContext::InFunction(_));
                         // A helper of the call's own file is reported there already, with the
@@ -1221,7 +1228,7 @@ impl<'m> Project<'m> {
                         let same_file = origin_file == file;
                         if same_file
                             || not_given
-                            || host
+                            || no_gpu_tensor
                             || passed_on
                             || told.iter().any(|told| told.rule == found.rule)
                         {

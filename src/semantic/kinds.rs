@@ -158,6 +158,9 @@ impl TensorFacts {
 pub struct OptimizerFacts {
     /// `fused=True` was passed.
     pub fused: bool,
+    /// `capturable=` was passed anything but a literal `False`: its step counts may live on
+    /// the GPU.
+    pub capturable: bool,
     /// Adam or AdamW, which have a fused implementation GradScaler can step without syncing.
     pub adam_family: bool,
     /// The constructor call, so a fix can add `fused=True`.

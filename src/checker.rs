@@ -939,6 +939,20 @@ impl<'a> Checker<'a> {
         let saved_scope = std::mem::replace(&mut self.model.flow.scope, scope);
         let saved_class = self.model.flow.class.replace(id);
         self.visit_body(&class_def.body);
+        // Annotated fields (`boxes: torch.Tensor` of a dataclass, a `NamedTuple`, a plain
+        // class): what an instance's attribute holds, joined later with what methods assign.
+        for stmt in &class_def.body {
+            if let Stmt::AnnAssign(field) = stmt
+                && let Expr::Name(name) = field.target.as_ref()
+                && let kind @ (Kind::Tensor(_) | Kind::TensorSequence(_)) =
+                    self.model.annotation_kind(&field.annotation)
+            {
+                self.model.classes[id as usize]
+                    .attrs
+                    .entry(name.id.clone())
+                    .or_insert(kind);
+            }
+        }
         self.model.flow.scope = saved_scope;
         self.model.invalidate_kinds();
         self.model.flow.class = saved_class;
@@ -1086,6 +1100,19 @@ impl<'a> Checker<'a> {
             {
                 self.bind_returned(target, &Returned::Tuple(elements), value);
             }
+            // `x, w = ctx.saved_tensors` in an autograd Function's `backward`: what `forward`
+            // saved, in order (`ctx.save_for_backward(x.cpu(), w)`: a CPU tensor first).
+            Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. })
+                if let Some(saved) = value.and_then(|value| self.saved_for_backward(value))
+                    && saved.len() == elts.len() =>
+            {
+                // `save_for_backward` takes tensors (or `None`): what is not copied to the CPU is
+                // a tensor of unknown device.
+                for (element, on_the_cpu) in elts.iter().zip(saved) {
+                    let device = if on_the_cpu { Device::Cpu } else { Device::Unknown };
+                    self.bind_target(element, Kind::Tensor(TensorFacts::on(device)), None);
+                }
+            }
             // `x, y = item` of an item a loop took from `zip(xs, ys)`.
             Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. })
                 if let Some(Expr::Name(item)) = value
@@ -1145,6 +1172,48 @@ impl<'a> Checker<'a> {
             }
             _ => {}
         }
+    }
+
+    /// For `ctx.saved_tensors` in a method of an autograd Function, the arguments its
+    /// `forward` passes to `ctx.save_for_backward(...)`, each `true` where it is copied to the
+    /// CPU there (`x.cpu()`, `x.to("cpu")`); `None` elsewhere, or where `forward` saves in
+    /// several places.
+    fn saved_for_backward(&self, value: &Expr) -> Option<Vec<bool>> {
+        let Expr::Attribute(attribute) = value else { return None };
+        if attribute.attr.as_str() != "saved_tensors" || !attribute.value.is_name_expr() {
+            return None;
+        }
+        let class = self.model.flow.class?;
+        if !is_autograd_function(&self.model.classes[class as usize]) {
+            return None;
+        }
+        let forward = self.model.method_of(class, "forward")?;
+        let mut saves = Vec::new();
+        any_expr(&self.model.functions[forward as usize].def.body, |expr| {
+            if let Expr::Call(call) = expr
+                && let Expr::Attribute(method) = call.func.as_ref()
+                && method.attr.as_str() == "save_for_backward"
+            {
+                saves.push(call);
+            }
+            false
+        });
+        let [save] = saves.as_slice() else { return None };
+        let copied_to_the_cpu = |argument: &Expr| {
+            let Expr::Call(call) = argument else { return false };
+            let Expr::Attribute(method) = call.func.as_ref() else {
+                return false;
+            };
+            match method.attr.as_str() {
+                "cpu" => call.arguments.is_empty(),
+                "to" => matches!(
+                    call.arguments.args.first(),
+                    Some(Expr::StringLiteral(device)) if device.value.to_str() == "cpu"
+                ),
+                _ => false,
+            }
+        };
+        Some(save.arguments.args.iter().map(copied_to_the_cpu).collect())
     }
 
     /// `self.<attr> = value` in a method of the class being analysed: the attribute holds the

@@ -221,7 +221,8 @@ fn split_sizes(checker: &mut Checker, sizes: Option<&Expr>) {
     );
 }
 
-/// `x[:n]` with a GPU tensor `n` as a bound.
+/// `x[:n]` with a GPU tensor `n` as a bound; `table[i]` of a numpy array or a Python list or
+/// tuple with a GPU tensor `i` (Python reads the index as a number).
 pub(crate) fn subscript(checker: &mut Checker, subscript: &ExprSubscript) {
     if !checker.enabled(Rule::TensorAsNumber) {
         return;
@@ -230,7 +231,20 @@ pub(crate) fn subscript(checker: &mut Checker, subscript: &ExprSubscript) {
         Expr::Tuple(tuple) => tuple.elts.as_slice(),
         other => std::slice::from_ref(other),
     };
+    let host_container = matches!(
+        checker.model().kind_of(&subscript.value),
+        Kind::NdArray | Kind::List | Kind::NumberList | Kind::Tuple | Kind::Str
+    );
     for slice in slices {
+        if host_container && !slice.is_slice_expr() && is_cuda_value(checker, slice) {
+            let container = checker.slice(&*subscript.value);
+            let text = format!(
+                "the GPU tensor `{}` indexes the host value `{container}`, which reads it as a number",
+                checker.slice(slice)
+            );
+            flag(checker, slice, text, KEEP_ON_DEVICE);
+            return;
+        }
         let Expr::Slice(slice) = slice else { continue };
         for bound in [&slice.lower, &slice.upper, &slice.step].into_iter().flatten() {
             if is_cuda_value(checker, bound) {

@@ -3468,16 +3468,9 @@ fn collect_names(target: &Expr, names: &mut Vec<Name>) {
 
 /// `for step in range(10)` inside `if step % 100 == 0:` is periodic.
 fn is_periodic_guard(test: &Expr) -> bool {
-    // `step % 2 == 0` alternates (it, or its `else`, runs every other step): not a period.
-    let every_other = |divisor: &Expr| matches!(divisor, Expr::NumberLiteral(n) if n.value.as_int().and_then(|i| i.as_u64()).is_some_and(|i| i <= 2));
-    let is_modulo =
-        |expr: &Expr| matches!(expr, Expr::BinOp(b) if b.op == ast::Operator::Mod && !every_other(&b.right));
     match test {
-        Expr::Compare(compare) => {
-            compare.ops.iter().all(|op| *op == ast::CmpOp::Eq)
-                && (is_modulo(&compare.left) || compare.comparators.iter().any(is_modulo))
-        }
-        Expr::UnaryOp(unary) => unary.op == ast::UnaryOp::Not && is_modulo(&unary.operand),
+        Expr::Compare(compare) => compares_a_period(compare, ast::CmpOp::Eq),
+        Expr::UnaryOp(unary) => unary.op == ast::UnaryOp::Not && is_a_period(&unary.operand),
         // `step % log_every == 0 and rank == 0`; `step % n == 0 or last_batch` (every n steps,
         // and once more at the end): not `step % 2 == 0 or sync_each_batch`.
         Expr::BoolOp(bool_op) => match bool_op.op {
@@ -3490,6 +3483,37 @@ fn is_periodic_guard(test: &Expr) -> bool {
         Expr::Name(_) | Expr::Attribute(_) | Expr::Call(_) => names_a_logging_switch(test),
         _ => false,
     }
+}
+
+/// `step % n` of a period (`step % 2` alternates: it, or its `else`, runs every other step).
+fn is_a_period(expr: &Expr) -> bool {
+    let every_other = |divisor: &Expr| matches!(divisor, Expr::NumberLiteral(n) if n.value.as_int().and_then(|i| i.as_u64()).is_some_and(|i| i <= 2));
+    matches!(expr, Expr::BinOp(b) if b.op == ast::Operator::Mod && !every_other(&b.right))
+}
+
+/// `step % n == 0` (with `op` `==`), `step % n != 0` (with `!=`).
+fn compares_a_period(compare: &ast::ExprCompare, op: ast::CmpOp) -> bool {
+    compare.ops.iter().all(|compared| *compared == op)
+        && (is_a_period(&compare.left) || compare.comparators.iter().any(is_a_period))
+}
+
+/// A test that, where it holds, skips the rest of the block on most steps (`if not should_log:
+/// return`, `if step % n != 0: continue`, `if step % n: continue`): the rest runs periodically.
+/// Not where the period accumulates gradients (`% accumulate_grad_batches`): the rest then runs
+/// once per optimizer step, every step where nothing accumulates.
+fn skips_off_period(test: &Expr) -> bool {
+    let accumulates = |expr: &Expr| {
+        any_expr_in(expr, |part| {
+            matches!(part, Expr::BinOp(b) if b.op == ast::Operator::Mod
+                && last_name(&b.right).is_some_and(|name| contains_ignoring_ascii_case(name, "accum")))
+        })
+    };
+    !accumulates(test)
+        && match test {
+            Expr::UnaryOp(unary) => unary.op == ast::UnaryOp::Not && is_periodic_guard(&unary.operand),
+            Expr::Compare(compare) => compares_a_period(compare, ast::CmpOp::NotEq),
+            other => is_a_period(other),
+        }
 }
 
 /// `last_batch`, `is_last_step`, `step == total_steps - 1`, `final_step`: true once, at the end.
@@ -3653,7 +3677,8 @@ fn element_kind(kind: Kind) -> Kind {
 impl<'a> Visitor<'a> for Checker<'a> {
     fn visit_body(&mut self, body: &'a [Stmt]) {
         let saved = self.model.flow.except_depth;
-        for stmt in body {
+        let saved_guard = self.model.flow.periodic_guard;
+        for (index, stmt) in body.iter().enumerate() {
             self.visit_stmt(stmt);
             // After a `try` whose body always returns or raises, the rest of the block runs
             // only when a handler caught something: a fallback, as the handler is.
@@ -3663,8 +3688,20 @@ impl<'a> Visitor<'a> for Checker<'a> {
             {
                 self.model.flow.except_depth += 1;
             }
+            // After `if not should_log: return` (or `continue`), the rest of the block runs as
+            // the body of `if should_log:` would: periodically.
+            if let Stmt::If(if_stmt) = stmt
+                && self.model.flow.periodic_guard.is_none()
+                && if_stmt.elif_else_clauses.is_empty()
+                && matches!(if_stmt.body.last(), Some(Stmt::Return(_) | Stmt::Continue(_)))
+                && skips_off_period(&if_stmt.test)
+                && !trains(&body[index + 1..])
+            {
+                self.model.flow.periodic_guard = Some(self.line(if_stmt.start()));
+            }
         }
         self.model.flow.except_depth = saved;
+        self.model.flow.periodic_guard = saved_guard;
     }
 
     fn visit_stmt(&mut self, stmt: &'a Stmt) {

@@ -1208,7 +1208,12 @@ impl<'a> SemanticModel<'a> {
         let asking = self.in_rule.replace(false);
         let kind = self.infer_kind(expr);
         if asking {
-            if let Some(slot) = self.parameter_root(expr, 0) {
+            // Only a plain function's own lines summarise syncs on its parameters.
+            let summarised = self.flow.function.is_some_and(|id| {
+                let function = &self.functions[id as usize];
+                function.intrinsic.is_none() && !function.never_hot && !function.params.is_empty()
+            }) && !self.flow.loops.iter().any(|hot| hot.starts_hotness);
+            if summarised && let Some(slot) = self.parameter_root(expr, 0) {
                 self.slots_traced
                     .set(self.slots_traced.get() | slot_bit(usize::from(slot)));
             }
@@ -1350,15 +1355,20 @@ impl<'a> SemanticModel<'a> {
             },
             Expr::Attribute(attribute) => self.parameter_root(&attribute.value, next),
             Expr::Subscript(subscript) => self.parameter_root(&subscript.value, next),
-            Expr::Call(call) => match call.func.as_ref() {
-                Expr::Attribute(method) if !self.callee(call).is_some_and(|callee| callee.starts_with("torch.")) => {
-                    self.parameter_root(&method.value, next)
+            Expr::Call(call) => {
+                let Expr::Attribute(method) = call.func.as_ref() else {
+                    return None;
+                };
+                match self.import_root(&method.value) {
+                    // `torch.round(x * t)`, `F.pad(x, ...)`: what the operation is given first.
+                    Some((root, _)) if root == "torch" || root.starts_with("torch.") => {
+                        self.parameter_root(call.arguments.args.first()?, next)
+                    }
+                    Some(_) => None,
+                    // `x.max()`: the receiver.
+                    None => self.parameter_root(&method.value, next),
                 }
-                _ if self.callee(call).is_some_and(|callee| callee.starts_with("torch.")) => {
-                    self.parameter_root(call.arguments.args.first()?, next)
-                }
-                _ => None,
-            },
+            }
             Expr::BinOp(binop) => self
                 .parameter_root(&binop.left, next)
                 .or_else(|| self.parameter_root(&binop.right, next)),

@@ -844,6 +844,18 @@ impl<'a> Checker<'a> {
         };
         let takes_self = class.is_some() && !decorated("staticmethod");
         let property = class.is_some() && decorated("property") && self.model.is_builtin("property");
+        // `@functools.lru_cache` / `@cache` / `@cached_property`: the body runs once per distinct
+        // arguments, its result is what later calls get.
+        let cached = def.decorator_list.iter().any(|decorator| {
+            let decorator = match &decorator.expression {
+                Expr::Call(call) => call.func.as_ref(),
+                expression => expression,
+            };
+            matches!(
+                self.model.qualified_name(decorator).as_deref(),
+                Some("functools.lru_cache" | "functools.cache" | "functools.cached_property")
+            )
+        });
         self.model.functions.push(FunctionInfo {
             name: def.name.id.clone(),
             qualname,
@@ -852,7 +864,7 @@ impl<'a> Checker<'a> {
             line: self.line(def.name.range.start()),
             property,
             intrinsic,
-            never_hot: replaced || api::is_setup_function(def.name.id.as_str()),
+            never_hot: replaced || cached || api::is_setup_function(def.name.id.as_str()),
             // Told once the class's methods are all known (see `ensure_analyzed_with`).
             runs_whole_loops: false,
             returns: None,

@@ -13,9 +13,9 @@ use crate::semantic::facts::merged_with_callers;
 use crate::semantic::model::ClassId;
 use crate::semantic::names::names_a_step;
 use crate::semantic::{
-    Argument, CallArguments, Callee, ClassRef, Dependence, Device, Export, FileFacts, FileSemantics, FunctionId,
-    FunctionSummary, Given, HotContext, HotReason, IntrinsicHot, Kind, ModuleKind, PeriodicInner, ProjectKind,
-    ProjectReturns, Question, Questions, TensorFacts, refines_passed_on,
+    Argument, CallArguments, CallSite, Callee, ClassRef, Dependence, Device, Export, FileFacts, FileSemantics,
+    FunctionId, FunctionSummary, Given, HotContext, HotReason, IntrinsicHot, Kind, ModuleKind, PeriodicInner,
+    ProjectKind, ProjectReturns, Question, Questions, TensorFacts, refines_passed_on,
 };
 
 /// One linted file, as the call graph sees it.
@@ -428,10 +428,14 @@ impl<'m> Project<'m> {
                             functions: vec![(file, *id)],
                             unbound: false,
                         },
-                        callee => resolved
-                            .entry(callee)
-                            .or_insert_with(|| project.resolve_callee(file, callee))
-                            .clone(),
+                        callee => {
+                            let mut targets = resolved
+                                .entry(callee)
+                                .or_insert_with(|| project.resolve_callee(file, callee))
+                                .clone();
+                            project.drop_overrides_not_run_from(file, site, &mut targets);
+                            targets
+                        }
                     })
                     .collect()
             })
@@ -488,6 +492,49 @@ impl<'m> Project<'m> {
                     .collect(),
             ),
         }
+    }
+
+    /// `self.m()` in method `f` of class `C`: on an instance of a subclass that overrides `f`
+    /// (and whose `f` does not call `super().f`), `C.f` does not run, so that subclass's `m` is
+    /// not reached from here (class-hierarchy analysis, narrowed by the caller).
+    fn drop_overrides_not_run_from(&self, file: usize, site: &CallSite, targets: &mut Targets) {
+        let Callee::Method {
+            class: ClassRef::Local(class),
+            bound: true,
+            ..
+        } = &site.callee
+        else {
+            return;
+        };
+        let Some(caller) = site.caller else { return };
+        let functions = &self.modules[file].semantics.functions;
+        let caller_function = &functions[caller as usize];
+        if caller_function.class != Some(*class) || !caller_function.takes_self || targets.functions.len() < 2 {
+            return;
+        }
+        let caller_name = caller_function.name();
+        let subclasses = self.classes.subclasses_of((file, *class));
+        targets.functions.retain(|&(target_file, target)| {
+            // Only a subclass's override: the class's own method, or a base's it inherits, is
+            // what runs on an instance of the class itself.
+            let Some(target_class) = self.modules[target_file].semantics.functions[target as usize].class else {
+                return true;
+            };
+            if !subclasses.contains(&(target_file, target_class)) {
+                return true;
+            }
+            match self.lookup_method((target_file, target_class), caller_name) {
+                // The subclass runs this very `f`, or its own `f` hands over to it.
+                Some(runs) if runs == (file, caller) => true,
+                Some((override_file, override_id)) => {
+                    self.modules[override_file].semantics.call_sites.iter().any(|call| {
+                        call.caller == Some(override_id)
+                            && matches!(&call.callee, Callee::Super { method, .. } if **method == *caller_name)
+                    })
+                }
+                None => true,
+            }
+        });
     }
 
     /// What a qualified name as `file` spells it names (`.losses.f`, `pkg.heads.Head`).

@@ -2420,14 +2420,9 @@ impl<'a> Checker<'a> {
         // Also kept where it tells which parameters the call gives a value (or `None`), for the
         // arms that test them (`if mask is None:`); a call not kept may give any.
         let gives = |argument: &Argument| argument.given != Given::Sometimes;
-        let all = || {
-            described
-                .positional
-                .iter()
-                .chain(described.keywords.iter().map(|(_, argument)| argument))
-        };
-        described.informative = all().any(says);
-        let tells_given = all().any(gives);
+        let informative = described.all().any(says);
+        described.informative = informative;
+        let tells_given = described.all().any(gives);
         (described.informative || tells_given).then(|| Box::new(described))
     }
 
@@ -2510,20 +2505,15 @@ impl<'a> Checker<'a> {
     /// Whether `stmt` always stops the program's normal flow with an error: `raise`, `assert
     /// False`, `torch._assert(False, ...)`, `sys.exit(...)`.
     fn always_fails(&self, stmt: Option<&Stmt>) -> bool {
-        let is_false = |expr: &Expr| match expr {
-            Expr::BooleanLiteral(literal) => !literal.value,
-            Expr::NumberLiteral(number) => matches!(&number.value, ast::Number::Int(int) if int.as_u8() == Some(0)),
-            _ => false,
-        };
         match stmt {
             Some(Stmt::Raise(_)) => true,
-            Some(Stmt::Assert(assert)) => is_false(&assert.test),
+            Some(Stmt::Assert(assert)) => is_false_literal(&assert.test),
             Some(Stmt::Expr(expr)) => {
                 let Expr::Call(call) = expr.value.as_ref() else {
                     return false;
                 };
                 match self.model.callee(call).as_deref() {
-                    Some("torch._assert") => call.arguments.args.first().is_some_and(is_false),
+                    Some("torch._assert") => call.arguments.args.first().is_some_and(is_false_literal),
                     Some("sys.exit" | "os._exit") => true,
                     _ => false,
                 }
@@ -2699,10 +2689,10 @@ impl<'a> Checker<'a> {
     /// `t.device.type` compared with `"cuda"` or `"cpu"`, or `t.device` with `torch.device(...)`
     /// of one: the tensor, and whether the device named is a GPU.
     fn device_compared<'e>(&self, side: &'e Expr, device: &Expr) -> Option<(&'e ast::ExprName, bool)> {
-        let named = |text: &str| match text {
-            "cpu" => Some(false),
-            "cuda" => Some(true),
-            text => text.strip_prefix("cuda:").map(|_| true),
+        let named = |text: &str| match crate::semantic::model::device_from_str(text) {
+            Device::Cpu => Some(false),
+            Device::Cuda => Some(true),
+            _ => None,
         };
         let Expr::Attribute(attribute) = side else { return None };
         match (attribute.attr.as_str(), attribute.value.as_ref(), device) {

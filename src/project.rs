@@ -156,6 +156,16 @@ pub struct HotFunctions<'m> {
 }
 
 impl HotFunctions<'_> {
+    /// Whether a call site of `file` runs hot: on a hot line, or in a function a hot line
+    /// reaches.
+    fn runs_hot(&self, file: usize, site: &CallSite) -> bool {
+        match site.context {
+            HotContext::Hot(_) => true,
+            HotContext::InFunction(caller) => self.reached.contains_key(&(file, caller)),
+            _ => false,
+        }
+    }
+
     /// "`masked_mean()` is called from the loop at train.py:12 via `compute_loss()`", for a
     /// function of file `file`; `None` when no hot line reaches it. Built only for the few
     /// functions with findings: a chain's text repeats its callers' names.
@@ -808,11 +818,7 @@ impl<'m> Project<'m> {
                     if targets.is_empty() {
                         continue;
                     }
-                    let runs_hot = match site.context {
-                        HotContext::Hot(_) => true,
-                        HotContext::InFunction(caller) => hot.reached.contains_key(&(file, caller)),
-                        _ => false,
-                    };
+                    let runs_hot = hot.runs_hot(file, site);
                     let constructs = || {
                         targets.iter().any(|&(file, id)| {
                             modules[file].semantics.functions[id as usize]
@@ -1140,9 +1146,6 @@ impl<'m> Project<'m> {
         passed
     }
 
-    /// Per file and function: does it do a step's work, itself (it trains, runs a network, is
-    /// hot by itself) or through the project functions it calls? A fixpoint over the call
-    /// graph's edges, which only turns answers on.
     /// Per function, the syncs on what its parameters are given, by slot: its own findings on
     /// values made from them (`syncs_on`), and those of the functions it passes a parameter to
     /// unchanged from lines that run whenever it does (a fixpoint over the call graph). Each
@@ -1168,13 +1171,10 @@ impl<'m> Project<'m> {
         let mut passing: FxHashMap<ProjectFunction, Vec<ProjectSite>> = FxHashMap::default();
         for (file, module) in modules.iter().enumerate() {
             for (index, site) in module.semantics.call_sites.iter().enumerate() {
-                let passes_a_parameter = site.arguments.as_deref().is_some_and(|arguments| {
-                    arguments
-                        .positional
-                        .iter()
-                        .chain(arguments.keywords.iter().map(|(_, argument)| argument))
-                        .any(|argument| argument.from_parameter().is_some())
-                });
+                let passes_a_parameter = site
+                    .arguments
+                    .as_deref()
+                    .is_some_and(|arguments| arguments.all().any(|argument| argument.from_parameter().is_some()));
                 if passes_a_parameter && matches!(site.context, HotContext::InFunction(_)) {
                     for &target in &self.targets[file][index].functions {
                         passing.entry(target).or_default().push((file, index));
@@ -1212,15 +1212,22 @@ impl<'m> Project<'m> {
         syncs
     }
 
+    /// Where parameter `slot` of `callee` stands among the positional arguments of call site
+    /// `index` of `file` (after the instance, in `Head.loss(obj, x)`).
+    fn position_of(&self, file: usize, index: usize, callee: ProjectFunction, slot: u16) -> u16 {
+        let function = &self.modules[callee.0].semantics.functions[callee.1 as usize];
+        slot + u16::from(self.targets[file][index].unbound && function.takes_self)
+    }
+
     /// What call site `index` of `file` gives parameter `slot` of `callee`, where the file
     /// recorded its arguments.
     fn argument_for(&self, file: usize, index: usize, callee: ProjectFunction, slot: u16) -> Option<&'m Argument> {
         let site = &self.modules[file].semantics.call_sites[index];
         let arguments = site.arguments.as_deref()?;
         let function = &self.modules[callee.0].semantics.functions[callee.1 as usize];
-        let skip = usize::from(self.targets[file][index].unbound && function.takes_self);
         let parameter = function.params.get(usize::from(slot))?;
-        arguments.for_parameter(Some(usize::from(slot) + skip), &parameter.name)
+        let position = self.position_of(file, index, callee, slot);
+        arguments.for_parameter(Some(usize::from(position)), &parameter.name)
     }
 
     /// Tells each file the syncs its hot calls pass a value into (see [`Self::parameter_syncs`]):
@@ -1235,12 +1242,7 @@ impl<'m> Project<'m> {
         let modules = self.modules;
         for (file, module) in modules.iter().enumerate() {
             for (index, site) in module.semantics.call_sites.iter().enumerate() {
-                let runs_hot = match site.context {
-                    HotContext::Hot(_) => true,
-                    HotContext::InFunction(caller) => hot.reached.contains_key(&(file, caller)),
-                    _ => false,
-                };
-                if !runs_hot {
+                if !hot.runs_hot(file, site) {
                     continue;
                 }
                 let mut told: Vec<CalleeSync> = Vec::new();
@@ -1281,11 +1283,10 @@ impl<'m> Project<'m> {
                         {
                             continue;
                         }
-                        let skip = u16::from(self.targets[file][index].unbound && function.takes_self);
                         told.push(CalleeSync {
                             callee: format!("{}()", function.qualname).into(),
                             parameter: parameter.name.clone(),
-                            position: slot + skip,
+                            position: self.position_of(file, index, target, slot),
                             rule: found.rule,
                             unknown_counts: found.unknown_counts,
                             sync: found.deeper.clone().unwrap_or_else(|| {
@@ -1302,6 +1303,9 @@ impl<'m> Project<'m> {
         }
     }
 
+    /// Per file and function: does it do a step's work, itself (it trains, runs a network, is
+    /// hot by itself) or through the project functions it calls? A fixpoint over the call
+    /// graph's edges, which only turns answers on.
     fn step_work(&self) -> Vec<Vec<bool>> {
         let mut step_work: Vec<Vec<bool>> = Vec::with_capacity(self.modules.len());
         let mut found: Vec<ProjectFunction> = Vec::new();

@@ -281,6 +281,13 @@ pub struct CallArguments {
 }
 
 impl CallArguments {
+    /// Every argument, positional then by keyword.
+    pub fn all(&self) -> impl Iterator<Item = &Argument> {
+        self.positional
+            .iter()
+            .chain(self.keywords.iter().map(|(_, argument)| argument))
+    }
+
     /// What the call gives the parameter `name`, at `position` among the arguments where it
     /// can be given by position.
     pub fn for_parameter(&self, position: Option<usize>, name: &str) -> Option<&Argument> {
@@ -3222,7 +3229,7 @@ fn returns_values_and_indices(name: &str, call: &ast::ExprCall) -> bool {
         && (!call.arguments.args.is_empty() || call.arguments.find_keyword("dim").is_some())
 }
 
-fn device_from_str(value: &str) -> Device {
+pub(crate) fn device_from_str(value: &str) -> Device {
     if value == "cuda" || value.starts_with("cuda:") {
         Device::Cuda
     } else if value == "cpu" {

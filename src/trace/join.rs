@@ -298,20 +298,12 @@ impl Joiner<'_> {
         // An outer frame's finding explains the sync only where its line calls the frame
         // inside it (a project helper's sync is reported at its call).
         let mut callee: Option<&str> = None;
-        for frame in placed {
+        for (at, frame) in placed.iter().enumerate() {
             // A library frame's name is not what the user's line calls (`torch.unique` runs
             // `_return_output`).
             let Some(path) = &frame.file else { continue };
             let Some(source) = self.files.get(path) else { continue };
-            let function = function_at(&source.functions, frame.frame.line);
-            let in_function: Vec<usize> = source
-                .findings
-                .iter()
-                .enumerate()
-                .filter(|(_, f)| f.function == function)
-                .filter(|(_, f)| callee.is_none_or(|name| calls(&f.line, name)))
-                .map(|(index, _)| index)
-                .collect();
+            let in_function: Vec<usize> = findings_at(source, frame, callee).collect();
             let innermost = callee.is_none();
             callee = Some(frame.frame.function);
             for tier in tiers {
@@ -337,11 +329,7 @@ impl Joiner<'_> {
                 }
                 let chosen = candidates[self.next_call(trace_index, sync, frame, path, &candidates)];
                 let rule = source.findings[chosen].rule;
-                let outer = placed
-                    .iter()
-                    .position(|p| std::ptr::eq(p, frame))
-                    .map_or(0, |at| at + 1);
-                self.confirm_calls_reaching(&placed[outer..], frame.frame.function, rule);
+                self.confirm_calls_reaching(&placed[at + 1..], frame.frame.function, rule);
                 return Some((path.clone(), chosen));
             }
         }
@@ -355,9 +343,8 @@ impl Joiner<'_> {
         for frame in outer {
             let Some(path) = &frame.file else { continue };
             let Some(source) = self.files.get(path) else { continue };
-            let function = function_at(&source.functions, frame.frame.line);
-            for (index, finding) in source.findings.iter().enumerate() {
-                if finding.function == function && finding.rule == rule && calls(&finding.line, callee) {
+            for index in findings_at(source, frame, Some(callee)) {
+                if source.findings[index].rule == rule {
                     self.confirmed.insert((path.clone(), index));
                 }
             }
@@ -437,6 +424,24 @@ impl Joiner<'_> {
             }
         }
     }
+}
+
+/// The findings (by index) of the function `frame` ran in, on a line that calls `callee` where
+/// the frame is an outer one (its line called the frame inside it).
+fn findings_at<'s>(
+    source: &'s SourceFile,
+    frame: &PlacedFrame,
+    callee: Option<&'s str>,
+) -> impl Iterator<Item = usize> + 's {
+    let function = function_at(&source.functions, frame.frame.line);
+    source
+        .findings
+        .iter()
+        .enumerate()
+        .filter(move |(_, finding)| {
+            finding.function == function && callee.is_none_or(|name| calls(&finding.line, name))
+        })
+        .map(|(index, _)| index)
 }
 
 /// What the innermost project frame's line called, from the frame just inside it: a builtin

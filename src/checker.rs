@@ -3680,8 +3680,24 @@ impl<'a> Visitor<'a> for Checker<'a> {
     fn visit_body(&mut self, body: &'a [Stmt]) {
         let saved = self.model.flow.except_depth;
         let saved_guard = self.model.flow.periodic_guard;
+        let mut rest_entered = Vec::new();
         for (index, stmt) in body.iter().enumerate() {
             self.visit_stmt(stmt);
+            // After `if torch.is_tensor(x): return x` (or `raise`, `continue`), the rest of the
+            // block is the test's `else`: off the step where that arm would be.
+            if let Stmt::If(if_stmt) = stmt
+                && if_stmt.elif_else_clauses.is_empty()
+                && (self.always_fails(if_stmt.body.last())
+                    || matches!(
+                        if_stmt.body.last(),
+                        Some(Stmt::Return(_) | Stmt::Continue(_) | Stmt::Break(_))
+                    ))
+            {
+                let (off_step, guards) = self.arm_off_step(&if_stmt.test, false);
+                if off_step {
+                    rest_entered.push(self.enter_arm(true, guards));
+                }
+            }
             // After a `try` whose body always returns or raises, the rest of the block runs
             // only when a handler caught something: a fallback, as the handler is.
             if let Stmt::Try(try_stmt) = stmt
@@ -3701,6 +3717,9 @@ impl<'a> Visitor<'a> for Checker<'a> {
             {
                 self.model.flow.periodic_guard = Some(self.line(if_stmt.start()));
             }
+        }
+        for entered in rest_entered.into_iter().rev() {
+            self.leave_arm(entered);
         }
         self.model.flow.except_depth = saved;
         self.model.flow.periodic_guard = saved_guard;

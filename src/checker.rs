@@ -473,6 +473,8 @@ impl<'a> Checker<'a> {
                     methods: methods.into_boxed_slice(),
                     module: if class.is_loss {
                         Some(ModuleKind::Loss)
+                    } else if class.is_metric {
+                        Some(ModuleKind::Metric)
                     } else if class.is_module {
                         Some(ModuleKind::Plain)
                     } else {
@@ -633,7 +635,13 @@ impl<'a> Checker<'a> {
         // Parameters of per-step functions are tensors unless they say otherwise.
         let tensors_by_default = matches!(
             intrinsic,
-            Some(IntrinsicHot::Forward | IntrinsicHot::LightningHook | IntrinsicHot::Loss | IntrinsicHot::Compiled)
+            Some(
+                IntrinsicHot::Forward
+                    | IntrinsicHot::LightningHook
+                    | IntrinsicHot::Loss
+                    | IntrinsicHot::Compiled
+                    | IntrinsicHot::MetricUpdate
+            )
         );
         let parameters = &def.parameters;
         let positional = parameters.posonlyargs.iter().chain(parameters.args.iter());
@@ -798,6 +806,8 @@ impl<'a> Checker<'a> {
             matches!(name, "forward" | "__call__").then_some(IntrinsicHot::Loss)
         } else if name == "forward" && class.is_some_and(|c| c.is_module) {
             Some(IntrinsicHot::Forward)
+        } else if name == "update" && class.is_some_and(|c| c.is_metric) {
+            Some(IntrinsicHot::MetricUpdate)
         } else if matches!(name, "forward" | "backward") && class.is_some_and(is_autograd_function) {
             Some(IntrinsicHot::AutogradFunction)
         } else if class.is_some() && api::is_lightning_step_hook(name) {
@@ -911,7 +921,14 @@ impl<'a> Checker<'a> {
             }
         }
         let local_base = |name: &str| self.model.local_class(name).map(|id| &self.model.classes[id as usize]);
-        let is_module = bases.iter().any(|base| {
+        // `torchmetrics.Metric` or one of its metrics (all modules), not the collection of them.
+        let is_metric = bases.iter().any(|base| {
+            base.strip_prefix("torchmetrics.").is_some_and(|rest| {
+                let last = rest.rsplit('.').next().unwrap_or(rest);
+                last.starts_with(|c: char| c.is_ascii_uppercase()) && last != "MetricCollection"
+            }) || local_base(base).is_some_and(|c| c.is_metric)
+        });
+        let is_module = is_metric || bases.iter().any(|base| {
             let last = base.rsplit('.').next().unwrap_or(base);
             (base.starts_with("torch.nn.") && !base.starts_with("torch.nn.functional"))
                 || last.ends_with("Module")
@@ -940,6 +957,7 @@ impl<'a> Checker<'a> {
             bases,
             is_module,
             is_loss,
+            is_metric,
             forward_replaced,
             methods: Default::default(),
             attrs: Default::default(),

@@ -702,8 +702,8 @@ impl<'m> Project<'m> {
         hot
     }
 
-    /// `forward` / `__call__` of a class that is a module or a loss only through bases in other
-    /// files (the file itself did not see it).
+    /// `forward` / `__call__` of a class that is a module or a loss, or `update` of a metric,
+    /// only through bases in other files (the file itself did not see it).
     fn intrinsic_through_bases(&self, file: usize, function: &FunctionSummary) -> Option<IntrinsicHot> {
         let class = function.class?;
         let local = self.modules[file].semantics.classes.get(class as usize)?.module;
@@ -714,6 +714,7 @@ impl<'m> Project<'m> {
         let name = function.name();
         match (global?, name) {
             (ModuleKind::Loss, "forward" | "__call__") => Some(IntrinsicHot::Loss),
+            (ModuleKind::Metric, "update") => Some(IntrinsicHot::MetricUpdate),
             (_, "forward") => Some(IntrinsicHot::Forward),
             _ => None,
         }
@@ -1552,6 +1553,7 @@ impl ClassIndex {
                         let current = module[file][id];
                         let joined = match (current, inherited) {
                             (_, Some(ModuleKind::Loss)) | (Some(ModuleKind::Loss), _) => Some(ModuleKind::Loss),
+                            (_, Some(ModuleKind::Metric)) | (Some(ModuleKind::Metric), _) => Some(ModuleKind::Metric),
                             (Some(kind), _) => Some(kind),
                             (None, Some(_)) => Some(ModuleKind::Plain),
                             (None, None) => None,

@@ -42,6 +42,7 @@ const TOPICS: &[&str] = &[
     "annotations",
     "arguments",
     "properties",
+    "metrics",
 ];
 
 /// (code, row) of every line `marker` marks in `source`.

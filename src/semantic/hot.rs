@@ -21,6 +21,9 @@ pub enum IntrinsicHot {
     /// `forward` or `backward` of a `torch.autograd.Function`: `Fn.apply(...)` runs the one in
     /// the forward pass, the backward pass the other.
     AutogradFunction,
+    /// `update` of a torchmetrics metric: called on every batch (by the loop, or by the
+    /// metric's `forward`).
+    MetricUpdate,
 }
 
 impl IntrinsicHot {
@@ -33,6 +36,7 @@ impl IntrinsicHot {
             IntrinsicHot::Compiled => "a compiled function runs on every step",
             IntrinsicHot::Configured => "listed in `hot-functions`",
             IntrinsicHot::AutogradFunction => "an autograd Function's `forward` and `backward` run on every step",
+            IntrinsicHot::MetricUpdate => "a torchmetrics metric's `update` runs on every batch",
         }
     }
 }

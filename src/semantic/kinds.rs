@@ -183,6 +183,9 @@ pub enum ModuleKind {
     ClassIndexLoss,
     /// `nn.CTCLoss`.
     CtcLoss,
+    /// A torchmetrics metric (`class Dice(torchmetrics.Metric)`): its `update` runs on every
+    /// batch.
+    Metric,
 }
 
 impl ModuleKind {

@@ -91,6 +91,8 @@ pub struct ClassInfo {
     /// A direct or indirect `nn.Module` subclass (or any class with bases, for `forward`).
     pub is_module: bool,
     pub is_loss: bool,
+    /// A subclass of a torchmetrics metric (directly or through a class of the file).
+    pub is_metric: bool,
     /// Decorated to replace its `forward` with a dispatch to other implementations by default
     /// ([`replaces_forward`](super::torch_api::replaces_forward)): its own is a fallback.
     pub forward_replaced: bool,
@@ -803,6 +805,8 @@ impl<'a> SemanticModel<'a> {
         let reference = self.class_ref(ClassRef::Local(id));
         if class.is_loss {
             Kind::Module(ModuleKind::Loss, Some(reference))
+        } else if class.is_metric {
+            Kind::Module(ModuleKind::Metric, Some(reference))
         } else if class.is_module {
             Kind::Module(ModuleKind::Plain, Some(reference))
         } else {

@@ -2484,7 +2484,7 @@ impl<'a> Checker<'a> {
                 && call.arguments.find_keyword("async_op").is_none()
                 && let Some(Expr::Name(name)) = call.arguments.args.first()
             {
-                self.model.flow.all_reduced.push((name.id.clone(), call.range()));
+                self.model.flow.all_reduced.push(name.id.clone());
             }
         }
         if qualified.as_deref() == Some("torch.set_default_device") {

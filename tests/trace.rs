@@ -286,10 +286,11 @@ fn each_sync_goes_to_the_finding_of_its_own_kind_and_call() {
 #[test]
 fn two_ddp_ranks_confirm_the_all_reduced_metric() {
     // Two NCCL ranks on two H100s: `.item()` of an all-reduced loss every step, which synclint
-    // reports at the all-reduce; DDP's own event waits inside `model(x)` are runtime-only.
+    // reports at the `.item()`, where the host waits; DDP's own event waits inside `model(x)`
+    // are runtime-only.
     let (_, rows) = trace_json(&[RANKS]);
     let found = by_place(&rows);
-    assert_eq!(found.get(&place("confirmed", 18, "SYNC602")), Some(&(4, 0)), "{rows:?}");
+    assert_eq!(found.get(&place("confirmed", 19, "SYNC602")), Some(&(4, 0)), "{rows:?}");
     let ddp = rows
         .iter()
         .find(|r| r["status"] == "runtime-only")

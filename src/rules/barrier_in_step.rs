@@ -38,17 +38,16 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         return;
     }
     if let Some((Expr::Name(name), "item")) = method_call(call)
-        && let (true, Some(all_reduce)) = (
-            call.arguments.is_empty(),
-            checker.model().all_reduce_of(name.id.as_str()),
-        )
+        && call.arguments.is_empty()
+        && checker.model().is_all_reduced(name.id.as_str())
     {
+        // Reported where the host waits: the all-reduce itself returns at once.
         let metric = name.id.to_string();
         report(
             checker,
             Rule::BarrierInStep,
-            all_reduce,
-            format!("`{metric}` is all-reduced and read with `.item()` every step: every rank waits for the slowest"),
+            call.range(),
+            format!("`{metric}.item()` reads `{metric}` after its all-reduce every step: every rank waits for the slowest"),
             format!("accumulate `{metric}` on the device and all-reduce it once per log interval"),
         );
     }

@@ -21,7 +21,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
             // A metric all-reduced on this step and then read is SYNC602's finding.
             if let Expr::Name(name) = receiver
                 && checker.enabled(Rule::BarrierInStep)
-                && checker.model().all_reduce_of(name.id.as_str()).is_some()
+                && checker.model().is_all_reduced(name.id.as_str())
             {
                 return;
             }

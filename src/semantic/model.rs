@@ -610,9 +610,8 @@ pub(crate) struct Flow {
     pub class: Option<ClassId>,
     /// The enclosing loops inside the current function.
     pub loops: Vec<LoopInfo>,
-    /// Tensors passed to a blocking collective in this function (`dist.all_reduce(t)`), with
-    /// the call.
-    pub all_reduced: Vec<(Name, TextRange)>,
+    /// Tensors passed to a blocking collective in this function (`dist.all_reduce(t)`).
+    pub all_reduced: Vec<Name>,
     pub periodic_guard: Option<u32>,
     pub except_depth: u32,
     /// Inside an arm that runs on no CUDA step: the body of a lazy initialisation (`if
@@ -2875,14 +2874,9 @@ impl<'a> SemanticModel<'a> {
         self.validation_disabled || self.flow.validation_disabled
     }
 
-    /// The blocking collective this name was passed to earlier in this function.
-    pub fn all_reduce_of(&self, name: &str) -> Option<TextRange> {
-        self.flow
-            .all_reduced
-            .iter()
-            .rev()
-            .find(|(n, _)| n.as_str() == name)
-            .map(|(_, range)| *range)
+    /// Whether this name was passed to a blocking collective earlier in this function.
+    pub fn is_all_reduced(&self, name: &str) -> bool {
+        self.flow.all_reduced.iter().any(|reduced| reduced.as_str() == name)
     }
 
     /// Names other modules can import from this one.

@@ -20,9 +20,10 @@ fn mask_target<'e>(checker: &Checker, target: &'e Expr) -> Option<MaskTarget<'e>
         return None;
     };
     let model = checker.model();
+    // A parameter named as a mask counts, as for reads (SYNC203).
     let whole = match &*subscript.slice {
-        Expr::Tuple(tuple) if tuple.elts.iter().any(|index| model.is_boolean_tensor(index)) => false,
-        index if model.is_boolean_tensor(index) => true,
+        Expr::Tuple(_) if model.is_boolean_index(&subscript.slice) => false,
+        index if model.is_boolean_index(index) => true,
         _ => return None,
     };
     model.is_maybe_cuda_tensor(&subscript.value).then_some(MaskTarget {

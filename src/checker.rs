@@ -928,14 +928,15 @@ impl<'a> Checker<'a> {
                 last.starts_with(|c: char| c.is_ascii_uppercase()) && last != "MetricCollection"
             }) || local_base(base).is_some_and(|c| c.is_metric)
         });
-        let is_module = is_metric || bases.iter().any(|base| {
-            let last = base.rsplit('.').next().unwrap_or(base);
-            (base.starts_with("torch.nn.") && !base.starts_with("torch.nn.functional"))
-                || last.ends_with("Module")
-                || last.ends_with("Model")
-                || last.ends_with("Loss")
-                || local_base(base).is_some_and(|c| c.is_module)
-        });
+        let is_module = is_metric
+            || bases.iter().any(|base| {
+                let last = base.rsplit('.').next().unwrap_or(base);
+                (base.starts_with("torch.nn.") && !base.starts_with("torch.nn.functional"))
+                    || last.ends_with("Module")
+                    || last.ends_with("Model")
+                    || last.ends_with("Loss")
+                    || local_base(base).is_some_and(|c| c.is_module)
+            });
         let is_loss = class_def.name.id.as_str().ends_with("Loss")
             || bases.iter().any(|base| {
                 let last = base.rsplit('.').next().unwrap_or(base);

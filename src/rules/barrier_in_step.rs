@@ -47,7 +47,9 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
             checker,
             Rule::BarrierInStep,
             call.range(),
-            format!("`{metric}.item()` reads `{metric}` after its all-reduce every step: every rank waits for the slowest"),
+            format!(
+                "`{metric}.item()` reads `{metric}` after its all-reduce every step: every rank waits for the slowest"
+            ),
             format!("accumulate `{metric}` on the device and all-reduce it once per log interval"),
         );
     }

@@ -587,30 +587,40 @@ fn settle_facts(linted: &mut [Linted], errors: &mut Errors, analyser: &Analyser)
         if changed.is_empty() {
             break;
         }
-        for (index, _) in &changed {
-            known[*index] = None;
-        }
+        // Each file's old summary goes as soon as its new one is made, not after every file is
+        // checked again: the files checked again hold the largest summaries.
+        let changed: Vec<(usize, FileFacts, FileSemantics)> = changed
+            .into_iter()
+            .map(|(index, facts)| {
+                known[index] = None;
+                (index, facts, std::mem::take(&mut linted[index].semantics))
+            })
+            .collect();
         let rechecked: Vec<_> = changed
             .into_par_iter()
             .with_max_len(1)
-            .map(|(index, facts)| {
+            .map(|(index, facts, old)| {
                 let file = &linted[index];
                 let result = analyser.check(&file.path, &file.display, &file.settings, &facts, file.named);
-                (index, facts, result)
+                (index, facts, result.map_err(|report| (report, old)))
             })
             .collect();
         for (index, facts, result) in rechecked {
+            let file = &mut linted[index];
             match result {
                 Ok((checked, semantics, key)) => {
-                    let file = &mut linted[index];
                     file.checked = checked;
                     file.semantics = semantics;
                     file.facts = facts;
                     file.key = key;
                 }
                 // The file changed or vanished since: keep what its first check found.
-                Err(report) if linted[index].named => errors.push(report),
-                Err(_) => {}
+                Err((report, old)) => {
+                    file.semantics = old;
+                    if file.named {
+                        errors.push(report);
+                    }
+                }
             }
         }
     }

@@ -921,11 +921,14 @@ impl<'a> Checker<'a> {
             }
         }
         let local_base = |name: &str| self.model.local_class(name).map(|id| &self.model.classes[id as usize]);
-        // `torchmetrics.Metric` or one of its metrics (all modules), not the collection of them.
+        // `torchmetrics.Metric` or one of its metrics (all modules), not the collection of them
+        // nor the package's helper classes (`torchmetrics.utilities.enums.EnumStr`).
         let is_metric = bases.iter().any(|base| {
             base.strip_prefix("torchmetrics.").is_some_and(|rest| {
                 let last = rest.rsplit('.').next().unwrap_or(rest);
-                last.starts_with(|c: char| c.is_ascii_uppercase()) && last != "MetricCollection"
+                last.starts_with(|c: char| c.is_ascii_uppercase())
+                    && last != "MetricCollection"
+                    && !rest.starts_with("utilities.")
             }) || local_base(base).is_some_and(|c| c.is_metric)
         });
         let is_module = is_metric

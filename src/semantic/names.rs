@@ -88,11 +88,11 @@ pub(crate) fn calls_a_network(name: &str) -> bool {
     const FIRST: &[&str] = &[
         "add", "apply", "attach", "build", "cast", "check", "clean", "clear", "clone", "compile",
         "convert", "copy", "count", "create", "detach", "disable", "dispatch", "dump", "enable",
-        "export", "extract", "find", "finetune", "freeze", "from", "fuse", "get", "has", "import", "init", "is",
-        "load", "log", "make", "merge", "modules", "move", "named", "num", "offload", "patch",
-        "plot", "prepare", "print", "quantize", "register", "remove", "replace", "reset", "resize",
-        "save", "set", "setup", "shard", "submodules", "tie", "to", "trace", "unfreeze", "unwrap",
-        "wrap", "write",
+        "export", "extract", "find", "finetune", "freeze", "from", "fuse", "get", "has", "import",
+        "init", "is", "load", "log", "make", "merge", "modules", "move", "named", "num", "offload",
+        "patch", "plot", "prepare", "print", "quantize", "register", "remove", "replace", "reset",
+        "resize", "save", "set", "setup", "shard", "submodules", "tie", "to", "trace", "unfreeze",
+        "unwrap", "wrap", "write",
     ];
     /// The last words of what makes, describes or serialises a network.
     #[rustfmt::skip]

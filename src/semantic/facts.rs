@@ -70,10 +70,12 @@ pub fn parameter_kind(base: Kind, annotated: bool, from_callers: Kind) -> Kind {
         (Kind::Tensor(_), Kind::Tensor(_)) => from_callers,
         (Kind::Tensor(_), callers) if !annotated => callers,
         // Every hot caller passes a host value where the annotation says tensor (`shape:
-        // torch.Tensor` given `x.shape`): the callers are right.
-        (Kind::Tensor(_), callers @ (Kind::Number | Kind::NumberList | Kind::Tuple | Kind::List | Kind::Str)) => {
-            callers
-        }
+        // torch.Tensor` given `x.shape`, `in_sigmas: torch.Tensor` given a numpy schedule):
+        // the callers are right.
+        (
+            Kind::Tensor(_),
+            callers @ (Kind::Number | Kind::NumberList | Kind::Tuple | Kind::List | Kind::Str | Kind::NdArray),
+        ) => callers,
         // And `list[Tensor]` to a tensor: a stacked batch iterates and indexes alike.
         (Kind::TensorSequence(_), callers @ Kind::Tensor(_)) => callers,
         // A list or tuple the annotation says nothing of the elements of (`list[tuple]`) holds

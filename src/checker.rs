@@ -2545,6 +2545,12 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Whether a block ending in `last` never reaches the line after it: it returns, leaves
+    /// the loop or fails.
+    fn leaves_the_block(&self, last: Option<&Stmt>) -> bool {
+        self.always_fails(last) || matches!(last, Some(Stmt::Return(_) | Stmt::Continue(_) | Stmt::Break(_)))
+    }
+
     /// One arm of a conditional, visited from the state before the conditional. An arm that
     /// ends in an error (`raise`, `assert False`) runs at most once, so it is cold.
     fn visit_arm(&mut self, body: &'a [Stmt]) -> ArmOutcome<'a> {
@@ -2555,7 +2561,7 @@ impl<'a> Checker<'a> {
     fn visit_narrowed_arm(&mut self, body: &'a [Stmt], narrowed: Option<(Narrowed<'a>, Kind)>) -> ArmOutcome<'a> {
         let last = body.last();
         let raises = self.always_fails(last);
-        let falls_through = !raises && !matches!(last, Some(Stmt::Return(_) | Stmt::Continue(_) | Stmt::Break(_)));
+        let falls_through = !self.leaves_the_block(last);
         self.model.begin_arm();
         let narrowed_attribute = match narrowed {
             Some((Narrowed::Name(name), kind)) => {
@@ -3706,19 +3712,24 @@ impl<'a> Visitor<'a> for Checker<'a> {
         let mut rest_entered = Vec::new();
         for (index, stmt) in body.iter().enumerate() {
             self.visit_stmt(stmt);
-            // After `if torch.is_tensor(x): return x` (or `raise`, `continue`), the rest of the
-            // block is the test's `else`: off the step where that arm would be.
             if let Stmt::If(if_stmt) = stmt
                 && if_stmt.elif_else_clauses.is_empty()
-                && (self.always_fails(if_stmt.body.last())
-                    || matches!(
-                        if_stmt.body.last(),
-                        Some(Stmt::Return(_) | Stmt::Continue(_) | Stmt::Break(_))
-                    ))
+                && self.leaves_the_block(if_stmt.body.last())
             {
+                // After `if torch.is_tensor(x): return x` (or `raise`, `continue`), the rest of
+                // the block is the test's `else`: off the step where that arm would be.
                 let (off_step, guards) = self.arm_off_step(&if_stmt.test, false);
                 if off_step {
                     rest_entered.push(self.enter_arm(true, guards));
+                }
+                // After `if not should_log: return` (or `continue`), the rest of the block runs
+                // as the body of `if should_log:` would: periodically.
+                if self.model.flow.periodic_guard.is_none()
+                    && matches!(if_stmt.body.last(), Some(Stmt::Return(_) | Stmt::Continue(_)))
+                    && skips_off_period(&if_stmt.test)
+                    && !trains(&body[index + 1..])
+                {
+                    self.model.flow.periodic_guard = Some(self.line(if_stmt.start()));
                 }
             }
             // After a `try` whose body always returns or raises, the rest of the block runs
@@ -3728,17 +3739,6 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 && matches!(try_stmt.body.last(), Some(Stmt::Return(_) | Stmt::Raise(_)))
             {
                 self.model.flow.except_depth += 1;
-            }
-            // After `if not should_log: return` (or `continue`), the rest of the block runs as
-            // the body of `if should_log:` would: periodically.
-            if let Stmt::If(if_stmt) = stmt
-                && self.model.flow.periodic_guard.is_none()
-                && if_stmt.elif_else_clauses.is_empty()
-                && matches!(if_stmt.body.last(), Some(Stmt::Return(_) | Stmt::Continue(_)))
-                && skips_off_period(&if_stmt.test)
-                && !trains(&body[index + 1..])
-            {
-                self.model.flow.periodic_guard = Some(self.line(if_stmt.start()));
             }
         }
         for entered in rest_entered.into_iter().rev() {

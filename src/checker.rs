@@ -2768,13 +2768,20 @@ impl<'a> Checker<'a> {
             other => vec![other],
         };
         let current = self.model.kind_of(&call.arguments.args[0]);
+        // A loader's batch (or a network's output) is a tensor or a container of tensors like
+        // it: found to be a dict, list or tuple (`for k, v in batch.items(): if isinstance(v,
+        // dict):`), its fields are still the batch's.
+        let container = |kind: Kind| match current {
+            Kind::Tensor(facts) if facts.has_tensor_fields() => current,
+            _ => kind,
+        };
         let kinds = classes.into_iter().map(|class| match class {
             Expr::Name(builtin) if self.model.is_builtin(builtin.id.as_str()) => match builtin.id.as_str() {
                 "int" | "float" | "bool" | "complex" => Kind::Number,
                 "str" => Kind::Str,
-                "list" => Kind::List,
-                "tuple" => Kind::Tuple,
-                "dict" => Kind::Dict,
+                "list" => container(Kind::List),
+                "tuple" => container(Kind::Tuple),
+                "dict" => container(Kind::Dict),
                 _ => Kind::Unknown,
             },
             _ => match self.model.qualified_name(class).as_deref() {
@@ -2782,6 +2789,9 @@ impl<'a> Checker<'a> {
                     Kind::Tensor(_) => current,
                     _ => Kind::Tensor(TensorFacts::on(Device::Unknown)),
                 },
+                Some("collections.abc.Mapping" | "collections.abc.MutableMapping" | "typing.Mapping" | "typing.MutableMapping") => {
+                    container(Kind::Dict)
+                }
                 Some(q) if q.starts_with("numpy.") => Kind::NdArray,
                 _ => match self.model.annotation_kind(class) {
                     instance @ (Kind::Object(_) | Kind::Module(..)) => instance,

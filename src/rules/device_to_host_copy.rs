@@ -87,11 +87,13 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
     }
     for target in &assign.targets {
         let Expr::Subscript(subscript) = target else { continue };
+        // A loader's batch is a container as often as a tensor: `batch[key] = value.to(device)`
+        // puts a field back.
         let target_on_cpu = checker
             .model()
             .asked(&subscript.value, Question::Device)
             .tensor()
-            .is_some_and(|f| f.device == Device::Cpu);
+            .is_some_and(|f| f.device == Device::Cpu && !f.is_batch());
         if !target_on_cpu {
             continue;
         }

@@ -260,6 +260,15 @@ impl Kind {
                 Kind::TensorSequence(facts)
             }
             (Kind::Tensor(a), Kind::Tensor(b)) => Kind::Tensor(a.join(b)),
+            // A loader's batch (or a network's output) is a tensor or a container of tensors
+            // like it: a dict, list or tuple beside it is one of its parts (a helper that
+            // recurses into a batch's nested dicts passes them where the batch went).
+            (Kind::Dict | Kind::List | Kind::Tuple, Kind::Tensor(facts))
+            | (Kind::Tensor(facts), Kind::Dict | Kind::List | Kind::Tuple)
+                if facts.has_tensor_fields() =>
+            {
+                Kind::Tensor(facts)
+            }
             // `max_len = max_len or lengths.max()`, `if cuda: x = x.to(dev)`: a tensor that may
             // be on a GPU in one arm and a value nothing is known of in the other may be that
             // tensor, on a device no longer known. A CPU tensor joined so says nothing.

@@ -154,7 +154,12 @@ pub fn is_grad_scaler(qualified: &str) -> bool {
 pub fn is_data_loader(qualified: &str) -> bool {
     matches!(
         qualified,
-        "torch.utils.data.DataLoader" | "torch.utils.data.dataloader.DataLoader"
+        "torch.utils.data.DataLoader"
+            | "torch.utils.data.dataloader.DataLoader"
+            // torchdata's resumable loader: a `DataLoader` subclass, its `pin_memory` defaults
+            // to `False` as there.
+            | "torchdata.stateful_dataloader.StatefulDataLoader"
+            | "torchdata.stateful_dataloader.stateful_dataloader.StatefulDataLoader"
     )
 }
 

@@ -3617,6 +3617,17 @@ fn describe_arguments(arguments: &ast::Arguments, argument: impl Fn(&Expr) -> Ar
     }
 }
 
+/// The name `test` finds not `None` (`x is not None`): where it fails, the name is `None`.
+fn none_unless(test: &Expr) -> Option<&Name> {
+    match test {
+        Expr::Compare(compare) => match (compare.left.as_ref(), &*compare.ops, &*compare.comparators) {
+            (Expr::Name(name), [ast::CmpOp::IsNot], [Expr::NoneLiteral(_)]) => Some(&name.id),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The names the arm where `test` comes out `holds` knows are not `None`: `x is not None`
 /// (also as a part of an `and`), or the other arm of `x is None` (of an `or`).
 fn names_not_none(test: &Expr, holds: bool) -> Vec<Name> {
@@ -3934,10 +3945,28 @@ impl<'a> Visitor<'a> for Checker<'a> {
                         }
                     }
                 }
-                let exhaustive = if_stmt
+                let mut exhaustive = if_stmt
                     .elif_else_clauses
                     .last()
                     .is_some_and(|clause| clause.test.is_none());
+                // `if x is not None: x = f(x)` with no `else`: where the test fails, `x` is
+                // `None`, so after the `if` it is what the arm made it or `None` (not what it
+                // was before the test, a value of any kind). It is still the same value there,
+                // a parameter for one: what its callers pass may tell the arm's.
+                if let (Some(name), [arm]) = (none_unless(&if_stmt.test), arms.as_slice())
+                    && if_stmt.elif_else_clauses.is_empty()
+                    && arm.binds(name.as_str())
+                    && let Some(before) = self.model.lookup(name.as_str())
+                {
+                    let none = Binding {
+                        kind: Kind::NoneValue,
+                        ..before.clone()
+                    };
+                    self.model.begin_arm();
+                    self.model.bind(name, none);
+                    arms.push(self.model.end_arm(true));
+                    exhaustive = true;
+                }
                 self.model.merge_arms(arms, exhaustive);
             }
             Stmt::Try(try_stmt) => {

@@ -647,6 +647,11 @@ impl ArmOutcome<'_> {
     pub(crate) fn binds_anything(&self) -> bool {
         !self.changes.is_empty()
     }
+
+    /// The arm bound or rebound `name`.
+    pub(crate) fn binds(&self, name: &str) -> bool {
+        self.changes.iter().any(|(_, changed, _)| changed.as_str() == name)
+    }
 }
 
 pub struct SemanticModel<'a> {

@@ -17,7 +17,7 @@ use crate::diagnostic::Diagnostic;
 use crate::lines::Lines;
 use crate::registry::{Rule, RuleSet};
 use crate::rules;
-use crate::semantic::facts;
+use crate::semantic::facts::{self, ReturnsByType, TypeSet};
 use crate::semantic::model::{
     Analysis, ArmOutcome, Flow, ParamDefault, ScopeKind, StoredCallable, is_false_literal, is_host_library, is_library,
 };
@@ -68,6 +68,12 @@ pub struct Checker<'a> {
     /// What its `return`s give as a tuple: nothing yet, the joined elements, or something else
     /// (`Err(())`: a return that is not a tuple literal of that length).
     returns_tuple: Option<Result<Returned, ()>>,
+    /// The `isinstance` tests of the function's own parameters (as given) around the line being
+    /// visited, innermost last: (slot, the types the arm takes).
+    type_arms: Vec<(u16, TypeSet)>,
+    /// Per `return` of the function being analysed: the innermost such test around it, and
+    /// what it returns.
+    returns_by_arm: Vec<(Option<(u16, TypeSet)>, Kind)>,
     /// Whether the function being analysed yields (a generator returns an iterator).
     yields: bool,
     module_body: &'a [Stmt],
@@ -145,6 +151,8 @@ pub fn check_module<'a>(
         returns: None,
         return_depends: None,
         returns_tuple: None,
+        type_arms: Vec::new(),
+        returns_by_arm: Vec::new(),
         yields: false,
         module_body: &module.body,
         unpinned_loaders: Vec::new(),
@@ -454,6 +462,7 @@ impl<'a> Checker<'a> {
                 params: std::mem::take(&mut f.params).into_boxed_slice(),
                 returns: returns.0,
                 returns_tuple: returns.1,
+                returns_by_type: f.returns_by_type.take(),
                 stored_absent: std::mem::take(&mut f.stored_absent),
                 syncs_on: syncs_on.into_boxed_slice(),
             })
@@ -559,6 +568,8 @@ impl<'a> Checker<'a> {
         let saved_returns = self.returns.take();
         let saved_return_depends = self.return_depends.take();
         let saved_returns_tuple = self.returns_tuple.take();
+        let saved_type_arms = std::mem::take(&mut self.type_arms);
+        let saved_returns_by_arm = std::mem::take(&mut self.returns_by_arm);
         let saved_yields = std::mem::replace(&mut self.yields, false);
         // A function analysed in the middle of a conditional has branches of its own.
         let saved_arms = std::mem::take(&mut self.model.branch_logs);
@@ -599,9 +610,15 @@ impl<'a> Checker<'a> {
             Some(Ok(Returned::Tuple(elements))) if !self.yields => Some(elements),
             _ => None,
         };
+        let returns_by_type = match std::mem::replace(&mut self.returns_by_arm, saved_returns_by_arm) {
+            _ if self.yields || def.is_async => None,
+            arms => returns_by_type(&arms, &self.model.functions[id as usize].params),
+        };
+        self.type_arms = saved_type_arms;
         let function = &mut self.model.functions[id as usize];
         function.returns = Some(returns);
         function.returns_tuple = returns_tuple;
+        function.returns_by_type = returns_by_type.map(Box::new);
         function.demand = demand.parameters;
         for (site, questions) in demand.sites {
             let asked = &mut self.model.call_sites[site as usize].result_asked;
@@ -879,6 +896,7 @@ impl<'a> Checker<'a> {
             runs_whole_loops: false,
             returns: None,
             returns_tuple: None,
+            returns_by_type: None,
             takes_self,
             params: Vec::new(),
             given: Box::default(),
@@ -965,6 +983,7 @@ impl<'a> Checker<'a> {
             forward_replaced,
             methods: Default::default(),
             attrs: Default::default(),
+            attribute_calls: Default::default(),
             stored_callables,
             attribute_setters,
             placeholders: Default::default(),
@@ -1266,7 +1285,25 @@ impl<'a> Checker<'a> {
                     |expr| matches!(expr, Expr::Attribute(read) if on_self(read) && read.attr.id == *attr),
                 )
             });
+        // The project calls an unknown value is made of (`to_tensor(w) if w is not None else
+        // None`), for what a later question asks of the attribute.
+        let calls: Vec<Rc<str>> = match value {
+            Some(value) if kind.is_opaque() => {
+                let mut calls = Vec::new();
+                self.project_calls_of(value, &mut calls);
+                calls
+            }
+            _ => Vec::new(),
+        };
         let class = &mut self.model.classes[class as usize];
+        if !calls.is_empty() {
+            let known = class.attribute_calls.entry(attr.clone()).or_default();
+            for call in calls {
+                if !known.contains(&call) {
+                    known.push(call);
+                }
+            }
+        }
         let joined = match class.attrs.get(attr.as_str()) {
             None => {
                 if placeholder {
@@ -1282,6 +1319,24 @@ impl<'a> Checker<'a> {
         };
         class.attrs.insert(attr.clone(), joined);
         self.model.invalidate_kinds();
+    }
+
+    /// The project functions `value` is the result of: a call of one, or an arm of a
+    /// conditional or `or` that is.
+    fn project_calls_of(&self, value: &Expr, calls: &mut Vec<Rc<str>>) {
+        match value {
+            Expr::Call(call) => {
+                if let Some(callee) = self.model.callee(call).filter(|callee| !is_library(callee)) {
+                    calls.push(callee);
+                }
+            }
+            Expr::If(if_expr) => {
+                self.project_calls_of(&if_expr.body, calls);
+                self.project_calls_of(&if_expr.orelse, calls);
+            }
+            Expr::BoolOp(bool_op) => bool_op.values.iter().for_each(|v| self.project_calls_of(v, calls)),
+            _ => {}
+        }
     }
 
     /// The kind of one element produced by iterating over `iter`.
@@ -2606,7 +2661,12 @@ impl<'a> Checker<'a> {
             .isinstance_narrowing(test)
             .or_else(|| self.device_narrowing(test, true));
         let lazily = initialises_lazily(test, body);
+        let type_arm = self.parameter_type_test(test);
+        self.type_arms.extend(type_arm);
         let arm = self.visit_tested_arm(test, true, lazily, body, narrowed);
+        if type_arm.is_some() {
+            self.type_arms.pop();
+        }
         self.model.flow.periodic_guard = saved;
         arm
     }
@@ -2745,6 +2805,53 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// `isinstance(x, (list, tuple))` of a parameter `x` still as given: its slot, and the
+    /// types the arm takes.
+    fn parameter_type_test(&self, test: &Expr) -> Option<(u16, TypeSet)> {
+        let Expr::Call(call) = test else { return None };
+        let (Expr::Name(func), [Expr::Name(subject), classes]) = (call.func.as_ref(), &*call.arguments.args) else {
+            return None;
+        };
+        if func.id.as_str() != "isinstance" || !self.model.is_builtin("isinstance") {
+            return None;
+        }
+        let Some(Binding {
+            source: BindingSource::Parameter(slot),
+            ..
+        }) = self.model.lookup(subject.id.as_str())
+        else {
+            return None;
+        };
+        let classes = match classes {
+            Expr::Tuple(tuple) => tuple.elts.iter().collect(),
+            other => vec![other],
+        };
+        let types = classes.into_iter().map(|class| match class {
+            Expr::Name(builtin) if self.model.is_builtin(builtin.id.as_str()) => match builtin.id.as_str() {
+                "int" | "float" | "bool" | "complex" => TypeSet::NUMBER,
+                "str" => TypeSet::STR,
+                "list" => TypeSet::LIST,
+                "tuple" => TypeSet::TUPLE,
+                "dict" => TypeSet::DICT,
+                _ => TypeSet::OTHER,
+            },
+            _ => match self.model.qualified_name(class).as_deref() {
+                Some("torch.Tensor" | "torch.nn.Parameter" | "torch.nn.parameter.Parameter") => TypeSet::TENSOR,
+                Some(q) if q.starts_with("numpy.") => TypeSet::NDARRAY,
+                Some(q) if q.starts_with("numbers.") => TypeSet::NUMBER,
+                Some(
+                    "collections.abc.Mapping"
+                    | "collections.abc.MutableMapping"
+                    | "typing.Mapping"
+                    | "typing.MutableMapping",
+                ) => TypeSet::DICT,
+                Some("collections.abc.Sequence" | "typing.Sequence") => TypeSet::LIST.union(TypeSet::TUPLE),
+                _ => TypeSet::OTHER,
+            },
+        });
+        Some((*slot, types.reduce(TypeSet::union)?))
+    }
+
     /// `isinstance(name, T)` and `isinstance(self.attr, T)` tell what it is inside the arm (a
     /// project class's instance: its methods are what calls on it reach).
     fn isinstance_narrowing(&self, test: &'a Expr) -> Option<(Narrowed<'a>, Kind)> {
@@ -2789,9 +2896,12 @@ impl<'a> Checker<'a> {
                     Kind::Tensor(_) => current,
                     _ => Kind::Tensor(TensorFacts::on(Device::Unknown)),
                 },
-                Some("collections.abc.Mapping" | "collections.abc.MutableMapping" | "typing.Mapping" | "typing.MutableMapping") => {
-                    container(Kind::Dict)
-                }
+                Some(
+                    "collections.abc.Mapping"
+                    | "collections.abc.MutableMapping"
+                    | "typing.Mapping"
+                    | "typing.MutableMapping",
+                ) => container(Kind::Dict),
                 Some(q) if q.starts_with("numpy.") => Kind::NdArray,
                 _ => match self.model.annotation_kind(class) {
                     instance @ (Kind::Object(_) | Kind::Module(..)) => instance,
@@ -3617,6 +3727,26 @@ fn describe_arguments(arguments: &ast::Arguments, argument: impl Fn(&Expr) -> Ar
     }
 }
 
+/// What a function returns by the type of one parameter, from its `return`s and the
+/// `isinstance` test of a parameter around each: where tests of one parameter pick some of them
+/// (a `return` outside any test is taken for any type).
+fn returns_by_type(returns: &[(Option<(u16, TypeSet)>, Kind)], params: &[ParamSummary]) -> Option<ReturnsByType> {
+    let mut slots = returns.iter().filter_map(|(test, _)| test.map(|(slot, _)| slot));
+    let slot = slots.next()?;
+    if slots.any(|other| other != slot) {
+        return None;
+    }
+    let arms = returns
+        .iter()
+        .map(|(test, kind)| (test.map_or(TypeSet::ANY, |(_, types)| types), *kind))
+        .collect();
+    Some(ReturnsByType {
+        slot,
+        parameter: params.get(usize::from(slot))?.name.clone(),
+        arms,
+    })
+}
+
 /// The name `test` finds not `None` (`x is not None`): where it fails, the name is `None`.
 fn none_unless(test: &Expr) -> Option<&Name> {
     match test {
@@ -4039,6 +4169,12 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     });
                 }
                 self.returns = Some(self.returns.map_or(kind, |k| k.join(kind)));
+                // Kept for other files too: an instance's class is numbered in this one.
+                let portable = match self.model.to_project(kind).kind {
+                    Kind::Object(_) => Kind::Unknown,
+                    other => other,
+                };
+                self.returns_by_arm.push((self.type_arms.last().copied(), portable));
                 // `return None` on a path the caller's unpacking never takes says nothing, nor
                 // does a value the file cannot tell (`return results`): where a caller unpacks
                 // it, it is a tuple like the others.

@@ -1350,6 +1350,7 @@ impl<'m> Project<'m> {
         ProjectReturns {
             kind: self.respell(target, &function.returns, file),
             tuple: function.returns_tuple.clone(),
+            by_type: function.returns_by_type.clone(),
         }
     }
 
@@ -1776,6 +1777,7 @@ mod tests {
             params: Box::default(),
             returns: ProjectKind::default(),
             returns_tuple: None,
+            returns_by_type: None,
             demand: Default::default(),
             return_depends: None,
             stored_absent: Box::default(),

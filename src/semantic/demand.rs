@@ -115,7 +115,12 @@ impl Questions {
     /// [`Questions::answered_by`] of what a call returns, or of an element of the tuple it
     /// returns (which unpacking binds).
     pub fn answered_by_returns(self, returns: &ProjectReturns) -> bool {
-        self.answered_by(&returns.kind) || self.answered_by_elements(returns)
+        let answered_by_an_arm = || {
+            let arms = returns.by_type.iter().flat_map(|by_type| by_type.arms.iter());
+            arms.into_iter()
+                .any(|&(_, kind)| self.answered_by(&ProjectKind { kind, class: None }))
+        };
+        self.answered_by(&returns.kind) || self.answered_by_elements(returns) || answered_by_an_arm()
     }
 
     /// Whether what a call returns answers a question, and differently from what the file made

@@ -108,6 +108,8 @@ pub fn merged_with_callers(base: &ProjectKind, annotated: bool, from_callers: &P
 pub struct ProjectReturns {
     pub kind: ProjectKind,
     pub tuple: Option<Box<[Returned]>>,
+    /// Where the type of an argument picks the `return`s (one function's only).
+    pub by_type: Option<Box<ReturnsByType>>,
 }
 
 impl ProjectReturns {
@@ -125,6 +127,73 @@ impl ProjectReturns {
         ProjectReturns {
             kind: self.kind.join(&other.kind),
             tuple,
+            by_type: None,
+        }
+    }
+}
+
+/// What a function returns where `isinstance` tests of one parameter pick the `return`
+/// (`to_tensor(x)`: the tensor given, or one it makes on the CPU from a list or an array): a
+/// call passing a list there gets what the list's arm returns, not the join of every arm.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, bincode::Encode, bincode::Decode)]
+pub struct ReturnsByType {
+    /// The parameter tested: its slot (after `self`), and its name for a call by keyword.
+    pub slot: u16,
+    pub parameter: Box<str>,
+    /// Per `return`: the types of argument it can return for (see [`TypeSet`]; one outside the
+    /// parameter's tests, for any) and what it returns.
+    pub arms: Box<[(TypeSet, Kind)]>,
+}
+
+impl ReturnsByType {
+    /// What a call whose argument for the tested parameter is `argument` returns, where its
+    /// type picks some `return`s (`None` where nothing is known of it, or it matches none).
+    pub fn for_argument(&self, argument: Kind) -> Option<Kind> {
+        let given = TypeSet::of(argument);
+        if given == TypeSet::ANY {
+            return None;
+        }
+        self.arms
+            .iter()
+            .filter(|(types, _)| types.0 & given.0 != 0)
+            .map(|(_, kind)| *kind)
+            .reduce(Kind::join)
+    }
+}
+
+/// The Python types an `isinstance` test names, as bits: a tensor, a numpy array, a list, a
+/// tuple, a number, a string, a dict, or anything else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, bincode::Encode, bincode::Decode)]
+pub struct TypeSet(pub u8);
+
+impl TypeSet {
+    pub const TENSOR: TypeSet = TypeSet(1);
+    pub const NDARRAY: TypeSet = TypeSet(1 << 1);
+    pub const LIST: TypeSet = TypeSet(1 << 2);
+    pub const TUPLE: TypeSet = TypeSet(1 << 3);
+    pub const NUMBER: TypeSet = TypeSet(1 << 4);
+    pub const STR: TypeSet = TypeSet(1 << 5);
+    pub const DICT: TypeSet = TypeSet(1 << 6);
+    pub const OTHER: TypeSet = TypeSet(1 << 7);
+    pub const ANY: TypeSet = TypeSet(u8::MAX);
+
+    pub fn union(self, other: TypeSet) -> TypeSet {
+        TypeSet(self.0 | other.0)
+    }
+
+    /// The types a value of `kind` may have (any, where nothing is known of it).
+    pub fn of(kind: Kind) -> TypeSet {
+        match kind {
+            Kind::Tensor(_) => TypeSet::TENSOR,
+            Kind::TensorSequence(_) => TypeSet::LIST.union(TypeSet::TUPLE),
+            Kind::NdArray => TypeSet::NDARRAY,
+            Kind::List | Kind::NumberList => TypeSet::LIST,
+            Kind::Tuple => TypeSet::TUPLE,
+            Kind::Number => TypeSet::NUMBER,
+            Kind::Str => TypeSet::STR,
+            Kind::Dict => TypeSet::DICT,
+            Kind::Unknown => TypeSet::ANY,
+            _ => TypeSet::OTHER,
         }
     }
 }

@@ -10,7 +10,7 @@ use ruff_text_size::{Ranged, TextRange};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::demand::{Demand, Dependence, GivenAsked, Question, Questions, slot_bit};
-use super::facts::{FileFacts, Given, ProjectKind, ProjectReturns, spelled_union};
+use super::facts::{FileFacts, Given, ProjectKind, ProjectReturns, ReturnsByType, spelled_union};
 use super::hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
 use super::kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
 use super::torch_api as api;
@@ -106,6 +106,10 @@ pub struct ClassInfo {
     pub stored_callables: FxHashMap<Name, Vec<StoredCallable>>,
     /// The methods that assign each `self.<attr>` (by name, in the class body's order).
     pub attribute_setters: FxHashMap<Name, Vec<Name>>,
+    /// The project functions (qualified as the file spells them) whose results an attribute
+    /// holds where the file cannot tell what they are (`self.weights = to_tensor(weights)`): a
+    /// question asked of the attribute is asked of those calls.
+    pub attribute_calls: FxHashMap<Name, Vec<Rc<str>>>,
     /// Attributes whose kind in `attrs` is still that of an empty placeholder
     /// (`self.timesteps = torch.empty(0)` in `__init__`): the tensor set in its place replaces it.
     pub placeholders: FxHashSet<Name>,
@@ -190,6 +194,8 @@ pub struct FunctionInfo<'a> {
     /// The kinds of the elements of the tuple it returns, where every `return` gives a tuple
     /// of one length (`return mask, idx`): unpacking its call binds them.
     pub returns_tuple: Option<Box<[Returned]>>,
+    /// What it returns by the type of the argument its `isinstance` tests pick a `return` by.
+    pub returns_by_type: Option<Box<ReturnsByType>>,
     /// A method whose first parameter is the instance (not a `staticmethod`).
     pub takes_self: bool,
     /// A `@property`: reading the attribute runs it.
@@ -522,6 +528,8 @@ pub struct FunctionSummary {
     /// The elements of the tuple every `return` gives, where those are one length (kinds
     /// without classes, for other files).
     pub returns_tuple: Option<Box<[Returned]>>,
+    /// See [`FunctionInfo::returns_by_type`].
+    pub returns_by_type: Option<Box<ReturnsByType>>,
     /// The questions asked of its parameters that the file could not answer: by a rule, or
     /// about a value passed to a project function or returned. Facts that answer one
     /// differently can change what it reports.
@@ -906,11 +914,43 @@ impl<'a> SemanticModel<'a> {
     /// What calling a project name gives: what the function returns, from the project's facts;
     /// else an instance for a class's name (`CamelCase` by convention; the project pass
     /// resolves it to the class, or finds no class and no method).
-    fn project_call_kind(&self, qualified: &str) -> Option<Kind> {
+    fn project_call_kind(&self, qualified: &str, call: &ast::ExprCall) -> Option<Kind> {
         if let Some(returns) = self.facts.returns.get(qualified) {
-            return Some(self.kind_from_project(&returns.kind));
+            let by_type = returns.by_type.as_deref();
+            return Some(
+                by_type
+                    .and_then(|by_type| self.returns_by_argument(by_type, call))
+                    .unwrap_or_else(|| self.kind_from_project(&returns.kind)),
+            );
         }
         self.project_instance(qualified)
+    }
+
+    /// What a call of a function of this file (by name, or a method of the current class
+    /// through `self`) returns, once it is analysed.
+    fn local_returns(&self, id: FunctionId, call: &ast::ExprCall) -> Kind {
+        let function = &self.functions[id as usize];
+        function
+            .returns_by_type
+            .as_deref()
+            .and_then(|by_type| self.returns_by_argument(by_type, call))
+            .or(function.returns)
+            .unwrap_or_default()
+    }
+
+    /// What `call` returns where the type of its argument picks the callee's `return`s
+    /// (`to_tensor([0, 2])`: the tensor made from a list, on the CPU), if it does.
+    fn returns_by_argument(&self, by_type: &ReturnsByType, call: &ast::ExprCall) -> Option<Kind> {
+        let arguments = &call.arguments;
+        let argument = arguments
+            .args
+            .iter()
+            .take_while(|argument| !argument.is_starred_expr())
+            .nth(usize::from(by_type.slot))
+            .or_else(|| arguments.find_keyword(&by_type.parameter).map(|keyword| &keyword.value))?;
+        by_type
+            .for_argument(self.kind_of(argument))
+            .filter(|kind| !kind.is_opaque())
     }
 
     /// An instance of the project class a qualified name spells (`CamelCase` by convention; the
@@ -1486,7 +1526,22 @@ impl<'a> SemanticModel<'a> {
                 }
                 self.tracing_through_a_call.set(outer);
             }
-            Expr::Attribute(attribute) => self.trace_demand(&attribute.value, depth + 1, part, seen),
+            Expr::Attribute(attribute) => {
+                // `self.weights`, set from a project call in another method: that call is asked.
+                if let Expr::Name(receiver) = attribute.value.as_ref()
+                    && receiver.id.as_str() == "self"
+                    && let Some(class) = self.flow.class
+                {
+                    let calls = self
+                        .lineage(class)
+                        .filter_map(|id| self.classes[id as usize].attribute_calls.get(attribute.attr.as_str()))
+                        .flatten();
+                    for callee in calls {
+                        note_question(&mut self.demand.borrow_mut().calls, callee.clone(), question);
+                    }
+                }
+                self.trace_demand(&attribute.value, depth + 1, part, seen);
+            }
             // An element is never a number (`x.shape[0]` is known already), and it is a GPU
             // tensor where what is indexed is one, whatever the index.
             Expr::Subscript(_) if question == Question::Number => {}
@@ -2125,7 +2180,7 @@ impl<'a> SemanticModel<'a> {
                 Some(Binding {
                     source: BindingSource::Function(id),
                     ..
-                }) => self.functions[*id as usize].returns.unwrap_or_default(),
+                }) => self.local_returns(*id, call),
                 Some(Binding {
                     source: BindingSource::Class(id),
                     ..
@@ -2406,7 +2461,7 @@ impl<'a> SemanticModel<'a> {
             return self.annotation_kind(class);
         }
         if !is_library(qualified)
-            && let Some(kind) = self.project_call_kind(qualified)
+            && let Some(kind) = self.project_call_kind(qualified, call)
         {
             return kind;
         }
@@ -2618,7 +2673,7 @@ impl<'a> SemanticModel<'a> {
                     && matches!(receiver.id.as_str(), "self" | "cls")
                     && let Some(id) = self.method_of_current_class(method)
                 {
-                    return self.functions[id as usize].returns.unwrap_or_default();
+                    return self.local_returns(id, call);
                 }
                 match method {
                     "to" => match self.target_device_of_to(call) {

@@ -27,8 +27,8 @@ use crate::semantic::names::{
 use crate::semantic::torch_api as api;
 use crate::semantic::{
     Argument, BatchSource, Binding, BindingSource, CallArguments, CallSite, Callee, ClassInfo, ClassRef, ClassSummary,
-    Device, FileFacts, FileSemantics, FunctionId, FunctionInfo, HotContext, ImportedCall, IntrinsicHot, Kind,
-    ModuleKind, ParamSummary, ProjectKind, SemanticModel, TensorFacts,
+    Device, FileFacts, FileSemantics, FunctionId, FunctionInfo, HotContext, ImportedAttribute, ImportedCall,
+    IntrinsicHot, Kind, ModuleKind, ParamSummary, ProjectKind, SemanticModel, TensorFacts,
 };
 use crate::semantic::{
     Demand, Dependence, FunctionSummary, Given, GivenAsked, ParameterSync, Question, Questions, Returned, slot_bit,
@@ -84,6 +84,8 @@ pub struct Checker<'a> {
     loaders_copied: Vec<(BatchSource, HotContext)>,
     /// Qualified names of the project names the file calls.
     project_imports: Vec<ImportedCall>,
+    /// Attributes of other files' classes' instances the file's functions read.
+    attributes_asked: Vec<ImportedAttribute>,
     /// Qualified names of project functions in other files whose step work decides whether a
     /// loop of this file is a step loop.
     step_work_asked: Vec<Box<str>>,
@@ -158,6 +160,7 @@ pub fn check_module<'a>(
         unpinned_loaders: Vec::new(),
         loaders_copied: Vec::new(),
         project_imports: Vec::new(),
+        attributes_asked: Vec::new(),
         step_work_asked: Vec::new(),
         consulted_given: Default::default(),
         decided_by_arguments: Default::default(),
@@ -489,9 +492,12 @@ impl<'a> Checker<'a> {
                     } else {
                         None
                     },
+                    attributes: told_attributes(&model, class),
                 }
             })
             .collect();
+        let mut attributes_asked = std::mem::take(&mut self.attributes_asked);
+        attributes_asked.sort_unstable_by(|a, b| (&a.class, &a.attr, a.caller).cmp(&(&b.class, &b.attr, b.caller)));
         let mut imports = std::mem::take(&mut self.project_imports);
         imports.sort_unstable_by(|a, b| (&a.name, a.caller).cmp(&(&b.name, b.caller)));
         let mut results_seen: Vec<(u32, ProjectKind)> = model
@@ -520,6 +526,7 @@ impl<'a> Checker<'a> {
                 exports,
                 classes,
                 imports: imports.into_boxed_slice(),
+                attributes_asked: attributes_asked.into_boxed_slice(),
                 results_seen: results_seen.into_boxed_slice(),
                 step_work_asked: step_work_asked.into_boxed_slice(),
                 attributes_set_outside: attributes_set_outside.into_boxed_slice(),
@@ -606,6 +613,17 @@ impl<'a> Checker<'a> {
                 caller: id,
                 questions: *questions,
             }));
+        self.attributes_asked.extend(
+            demand
+                .attributes
+                .iter()
+                .map(|((class, attr), questions)| ImportedAttribute {
+                    class: class.clone(),
+                    attr: attr.as_str().into(),
+                    caller: id,
+                    questions: *questions,
+                }),
+        );
         let returns_tuple = match std::mem::replace(&mut self.returns_tuple, saved_returns_tuple) {
             Some(Ok(Returned::Tuple(elements))) if !self.yields => Some(elements),
             _ => None,
@@ -2213,15 +2231,24 @@ impl<'a> Checker<'a> {
         if context == HotContext::Cold && !self.options.every_call {
             return;
         }
-        // A name or `self.<attr>` holding an instance: what the model tracks kinds of cheaply.
+        // A name or `self.<attr>` holding an instance, or an attribute of one (`self.attn.
+        // kv_cache`): what the model tracks kinds of cheaply.
         let receiver = attribute.value.as_ref();
         let tracked = match receiver {
             Expr::Name(_) => true,
-            Expr::Attribute(inner) => on_self(inner),
+            Expr::Attribute(inner) => {
+                on_self(inner) || matches!(inner.value.as_ref(), Expr::Name(_)) || {
+                    matches!(inner.value.as_ref(), Expr::Attribute(owner) if on_self(owner))
+                }
+            }
             _ => false,
         };
         if !tracked {
             return;
+        }
+        // What another file's instance holds there is the project's to tell: which object is it.
+        if let Expr::Attribute(inner) = receiver {
+            self.model.note_imported_attribute(inner, Question::Instance);
         }
         let name = attribute.attr.as_str();
         let class = if on_self(attribute) {
@@ -3725,6 +3752,23 @@ fn describe_arguments(arguments: &ast::Arguments, argument: impl Fn(&Expr) -> Ar
             || arguments.keywords.iter().any(|keyword| keyword.arg.is_none()),
         informative: false,
     }
+}
+
+/// What a class's methods assign to `self.<attr>`, for other files, where it says what a rule
+/// asks: a tensor, an array, a device, an instance of a project class (sorted by name).
+fn told_attributes(model: &SemanticModel, class: &ClassInfo) -> Box<[(Box<str>, ProjectKind)]> {
+    let mut attributes: Vec<(Box<str>, ProjectKind)> = class
+        .attrs
+        .iter()
+        .filter(|(_, kind)| match kind {
+            Kind::Tensor(_) | Kind::TensorSequence(_) | Kind::NdArray | Kind::Device(_) | Kind::Object(_) => true,
+            Kind::Module(_, class) => class.is_some(),
+            _ => false,
+        })
+        .map(|(name, kind)| (name.as_str().into(), model.to_project(*kind)))
+        .collect();
+    attributes.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    attributes.into_boxed_slice()
 }
 
 /// What a function returns by the type of one parameter, from its `return`s and the

@@ -585,6 +585,24 @@ impl<'m> Project<'m> {
         class_named(self.modules, &self.index, file, spelled)
     }
 
+    /// What `self.<attr>` holds in instances of `class`, spelled for `file`: as the class's own
+    /// methods assign it, else the nearest base's.
+    fn attribute_of(&self, class: ProjectClass, attr: &str, file: usize) -> Option<ProjectKind> {
+        let mut stack = vec![class];
+        let mut seen = 0;
+        while let Some(current) = stack.pop() {
+            seen += 1;
+            if seen > HIERARCHY_LIMIT {
+                return None;
+            }
+            if let Some(kind) = self.modules[current.0].semantics.classes[current.1 as usize].attribute(attr) {
+                return Some(self.respell(current.0, kind, file));
+            }
+            stack.extend(self.classes.bases[current.0][current.1 as usize].iter().rev());
+        }
+        None
+    }
+
     /// What `class.method(...)` may run: the method as the class resolves it (its own, else the
     /// nearest base's), and every override in its subclasses. Calling an instance runs its
     /// `__call__`, which is `forward` for an `nn.Module`.
@@ -982,6 +1000,28 @@ impl<'m> Project<'m> {
                     .flatten()
                     .map(|name| (*name, what_is_it));
                 // Only what hot code calls can matter.
+                // Attributes of other files' instances that hot code reads, and those told
+                // before (kept while they hold: the file checked with them no longer asks).
+                let held = |class: &str, attr: &str| {
+                    self.class_named(file, class)
+                        .and_then(|class| self.attribute_of(class, attr, file))
+                };
+                for (class, attr) in applied[file].attributes.keys() {
+                    if let Some(kind) = held(class, attr) {
+                        file_facts.attributes.insert((class.clone(), attr.clone()), kind);
+                    }
+                }
+                for asked in &module.semantics.attributes_asked {
+                    let key = (asked.class.clone(), asked.attr.clone());
+                    if file_facts.attributes.contains_key(&key) || !runs_hot(modules, hot, file, asked.caller) {
+                        continue;
+                    }
+                    if let Some(kind) = held(&asked.class, &asked.attr)
+                        && asked.questions.answered_by(&kind)
+                    {
+                        file_facts.attributes.insert(key, kind);
+                    }
+                }
                 let rules_asked = module
                     .semantics
                     .imports

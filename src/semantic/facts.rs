@@ -262,6 +262,9 @@ pub struct FileFacts {
     /// The syncs in project functions that hot calls of the file pass a value into (a helper's
     /// `.item()` of its parameter), by the call's offset in the file.
     pub callee_syncs: FxHashMap<u32, Box<[CalleeSync]>>,
+    /// What the methods of another file's class assign to `self.<attr>`, by (the class as the
+    /// file spells it, attribute), where the file read it from an instance.
+    pub attributes: FxHashMap<(Box<str>, Box<str>), ProjectKind>,
 }
 
 /// A sync in a project function on what one of its parameters is given (see
@@ -301,5 +304,6 @@ impl Hash for FileFacts {
         self.step_work.hash(state);
         sorted(&self.given, state);
         sorted(&self.callee_syncs, state);
+        sorted(&self.attributes, state);
     }
 }

@@ -17,6 +17,6 @@ pub use hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
 pub use kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
 pub use model::{
     Argument, Binding, BindingSource, CallArguments, CallSite, Callee, ClassInfo, ClassRef, ClassSummary, Export,
-    Exports, FileSemantics, FunctionInfo, FunctionSummary, ImportedCall, LoopInfo, ParamSummary, ParameterSync,
-    Returned, ScopeKind, SemanticModel,
+    Exports, FileSemantics, FunctionInfo, FunctionSummary, ImportedAttribute, ImportedCall, LoopInfo, ParamSummary,
+    ParameterSync, Returned, ScopeKind, SemanticModel,
 };

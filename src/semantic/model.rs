@@ -351,6 +351,8 @@ pub struct FileSemantics {
     pub classes: Vec<ClassSummary>,
     /// The project names the file's functions call, for what they return.
     pub imports: Box<[ImportedCall]>,
+    /// The attributes of other files' classes the file's functions read, for what they hold.
+    pub attributes_asked: Box<[ImportedAttribute]>,
     /// What the file made of the results of calls through objects a question reached, by site
     /// (sorted): the project tells a result only where it answers a question differently.
     pub results_seen: Box<[(u32, ProjectKind)]>,
@@ -455,6 +457,18 @@ pub struct ImportedCall {
     pub questions: Questions,
 }
 
+/// An attribute of an instance of another file's class that a function read without knowing
+/// what it holds (`self.attn.kv_cache` with `self.attn` a `MultiHeadAttention`).
+#[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
+pub struct ImportedAttribute {
+    /// The class as spelled (`torchtune.modules.attention.MultiHeadAttention`).
+    pub class: Box<str>,
+    pub attr: Box<str>,
+    pub caller: FunctionId,
+    /// What was asked of it.
+    pub questions: Questions,
+}
+
 /// A class, for the project's class hierarchy.
 #[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
 pub struct ClassSummary {
@@ -465,6 +479,18 @@ pub struct ClassSummary {
     pub methods: Box<[FunctionId]>,
     /// What the file alone shows: an `nn.Module` (of which kind), or `None`.
     pub module: Option<ModuleKind>,
+    /// What its methods assign to `self.<attr>`, by name (sorted), where that is a tensor, an
+    /// array, a device or an instance of a project class: what other files read of its
+    /// instances.
+    pub attributes: Box<[(Box<str>, ProjectKind)]>,
+}
+
+impl ClassSummary {
+    /// What its own methods assign to `self.<attr>`, where the summary keeps it.
+    pub fn attribute(&self, attr: &str) -> Option<&ProjectKind> {
+        let index = self.attributes.binary_search_by(|(name, _)| (**name).cmp(attr)).ok()?;
+        Some(&self.attributes[index].1)
+    }
 }
 
 impl ClassSummary {
@@ -727,6 +753,8 @@ pub struct SemanticModel<'a> {
 pub(crate) struct Asked {
     pub parameters: Demand,
     pub calls: Vec<(Rc<str>, Questions)>,
+    /// Attributes of instances of other files' classes: (class as spelled, attribute).
+    pub attributes: Vec<((Box<str>, Name), Questions)>,
     /// Call sites of project functions (by index), for what they return.
     pub sites: Vec<(u32, Questions)>,
 }
@@ -1527,6 +1555,7 @@ impl<'a> SemanticModel<'a> {
                 self.tracing_through_a_call.set(outer);
             }
             Expr::Attribute(attribute) => {
+                self.note_imported_attribute(attribute, question);
                 // `self.weights`, set from a project call in another method: that call is asked.
                 if let Expr::Name(receiver) = attribute.value.as_ref()
                     && receiver.id.as_str() == "self"
@@ -1850,7 +1879,7 @@ impl<'a> SemanticModel<'a> {
                 | "Q" | "R" | "solution" | "LU" | "mean" | "std" => Kind::Tensor(facts.numeric()),
                 _ => Kind::Unknown,
             },
-            Kind::Module(..) | Kind::Object(_) if self.local_class_of(receiver).is_some() => {
+            Kind::Module(..) | Kind::Object(_) if receiver.class().is_some() => {
                 match self.instance_attribute(receiver, attr) {
                     Some(kind) => kind,
                     None if matches!(receiver, Kind::Module(..)) && matches!(attr, "weight" | "bias") => {
@@ -2881,9 +2910,37 @@ impl<'a> SemanticModel<'a> {
             .find_map(|id| self.classes[id as usize].attrs.get(attr).copied())
     }
 
-    /// `head.proj` of an instance of a local class: what its methods assign to `self.proj`.
+    /// `head.proj` of an instance of a local class: what its methods assign to `self.proj`;
+    /// of another file's class, what the project found they assign.
     fn instance_attribute(&self, receiver: Kind, attr: &str) -> Option<Kind> {
-        self.local_class_attribute(self.local_class_of(receiver)?, attr)
+        match self.local_class_of(receiver) {
+            Some(class) => self.local_class_attribute(class, attr),
+            None => {
+                let class = self.imported_class_of(receiver)?;
+                let told = self.facts.attributes.get(&(class, attr.into()))?;
+                Some(self.kind_from_project(told))
+            }
+        }
+    }
+
+    /// The class an instance kind is of, where it is one class of another file (as spelled).
+    fn imported_class_of(&self, kind: Kind) -> Option<Box<str>> {
+        match &self.class_refs.borrow()[kind.class()? as usize] {
+            ClassRef::Imported(spelled) if !spelled.contains('|') => Some(spelled.clone()),
+            _ => None,
+        }
+    }
+
+    /// `x.attr` of an instance of another file's class, where the file cannot tell what it
+    /// holds: the project is asked.
+    pub(crate) fn note_imported_attribute(&self, attribute: &ast::ExprAttribute, question: Question) {
+        let receiver = self.kind_of(&attribute.value);
+        if let Some(class) = self.imported_class_of(receiver)
+            && self.attribute_kind(attribute).is_opaque()
+        {
+            let key = (class, attribute.attr.id.clone());
+            note_question(&mut self.demand.borrow_mut().attributes, key, question);
+        }
     }
 
     /// What `head.loss(x)` returns for an instance of a local class, once the method is analysed.

@@ -890,7 +890,8 @@ impl<'a> Checker<'a> {
         let takes_self = class.is_some() && !decorated("staticmethod");
         let property = class.is_some() && decorated("property") && self.model.is_builtin("property");
         // `@functools.lru_cache` / `@cache` / `@cached_property`: the body runs once per distinct
-        // arguments, its result is what later calls get.
+        // arguments, its result is what later calls get; so with a wrapper of `lru_cache` named
+        // for it (diffusers' `@lru_cache_unless_export(maxsize=128)`).
         let cached = def.decorator_list.iter().any(|decorator| {
             let decorator = match &decorator.expression {
                 Expr::Call(call) => call.func.as_ref(),
@@ -899,7 +900,7 @@ impl<'a> Checker<'a> {
             matches!(
                 self.model.qualified_name(decorator).as_deref(),
                 Some("functools.lru_cache" | "functools.cache" | "functools.cached_property")
-            )
+            ) || last_name(decorator).is_some_and(|name| name.starts_with("lru_cache"))
         });
         self.model.functions.push(FunctionInfo {
             name: def.name.id.clone(),

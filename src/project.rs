@@ -588,6 +588,15 @@ impl<'m> Project<'m> {
     /// What `self.<attr>` holds in instances of `class`, spelled for `file`: as the class's own
     /// methods assign it, else the nearest base's.
     fn attribute_of(&self, class: ProjectClass, attr: &str, file: usize) -> Option<ProjectKind> {
+        self.first_in_lineage(class, |(owner, id)| {
+            let kind = self.modules[owner].semantics.classes[id as usize].attribute(attr)?;
+            Some(self.respell(owner, kind, file))
+        })
+    }
+
+    /// What `found` finds first in `class` or its bases (depth first, as Python's order does
+    /// for single inheritance).
+    fn first_in_lineage<T>(&self, class: ProjectClass, found: impl Fn(ProjectClass) -> Option<T>) -> Option<T> {
         let mut stack = vec![class];
         let mut seen = 0;
         while let Some(current) = stack.pop() {
@@ -595,8 +604,8 @@ impl<'m> Project<'m> {
             if seen > HIERARCHY_LIMIT {
                 return None;
             }
-            if let Some(kind) = self.modules[current.0].semantics.classes[current.1 as usize].attribute(attr) {
-                return Some(self.respell(current.0, kind, file));
+            if let Some(found) = found(current) {
+                return Some(found);
             }
             stack.extend(self.classes.bases[current.0][current.1 as usize].iter().rev());
         }
@@ -630,20 +639,11 @@ impl<'m> Project<'m> {
     /// The method `class` has: its own, else the first base's (depth first, as Python's order
     /// does for single inheritance).
     fn lookup_method(&self, class: ProjectClass, method: &str) -> Option<ProjectFunction> {
-        let mut stack = vec![class];
-        let mut seen = 0;
-        while let Some(current) = stack.pop() {
-            seen += 1;
-            if seen > HIERARCHY_LIMIT {
-                return None;
-            }
-            let semantics = self.modules[current.0].semantics;
-            if let Some(id) = semantics.classes[current.1 as usize].method(&semantics.functions, method) {
-                return Some((current.0, id));
-            }
-            stack.extend(self.classes.bases[current.0][current.1 as usize].iter().rev());
-        }
-        None
+        self.first_in_lineage(class, |(owner, id)| {
+            let semantics = self.modules[owner].semantics;
+            let found = semantics.classes[id as usize].method(&semantics.functions, method)?;
+            Some((owner, found))
+        })
     }
 
     /// Which functions are hot because a hot line calls them, with the chain that explains it.

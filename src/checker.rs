@@ -2237,11 +2237,11 @@ impl<'a> Checker<'a> {
         let receiver = attribute.value.as_ref();
         let tracked = match receiver {
             Expr::Name(_) => true,
-            Expr::Attribute(inner) => {
-                on_self(inner) || matches!(inner.value.as_ref(), Expr::Name(_)) || {
-                    matches!(inner.value.as_ref(), Expr::Attribute(owner) if on_self(owner))
-                }
-            }
+            Expr::Attribute(inner) => match inner.value.as_ref() {
+                Expr::Name(_) => true,
+                Expr::Attribute(owner) => on_self(owner),
+                _ => false,
+            },
             _ => false,
         };
         if !tracked {
@@ -2836,13 +2836,9 @@ impl<'a> Checker<'a> {
     /// `isinstance(x, (list, tuple))` of a parameter `x` still as given: its slot, and the
     /// types the arm takes.
     fn parameter_type_test(&self, test: &Expr) -> Option<(u16, TypeSet)> {
-        let Expr::Call(call) = test else { return None };
-        let (Expr::Name(func), [Expr::Name(subject), classes]) = (call.func.as_ref(), &*call.arguments.args) else {
+        let (Expr::Name(subject), classes) = self.isinstance_test(test)? else {
             return None;
         };
-        if func.id.as_str() != "isinstance" || !self.model.is_builtin("isinstance") {
-            return None;
-        }
         let Some(Binding {
             source: BindingSource::Parameter(slot),
             ..
@@ -2850,59 +2846,72 @@ impl<'a> Checker<'a> {
         else {
             return None;
         };
+        let types = classes.into_iter().map(|class| {
+            self.common_class_types(class)
+                .unwrap_or_else(|| match self.model.qualified_name(class).as_deref() {
+                    Some("torch.nn.Parameter" | "torch.nn.parameter.Parameter") => TypeSet::TENSOR,
+                    Some(q) if q.starts_with("numbers.") => TypeSet::NUMBER,
+                    Some("collections.abc.Sequence" | "typing.Sequence") => TypeSet::LIST.union(TypeSet::TUPLE),
+                    _ => TypeSet::OTHER,
+                })
+        });
+        Some((*slot, types.reduce(TypeSet::union)?))
+    }
+
+    /// `isinstance(subject, T)` or `isinstance(subject, (T, U))` with the builtin: the subject
+    /// and each class named.
+    fn isinstance_test<'e>(&self, test: &'e Expr) -> Option<(&'e Expr, Vec<&'e Expr>)> {
+        let Expr::Call(call) = test else { return None };
+        let (Expr::Name(func), [subject, classes]) = (call.func.as_ref(), &*call.arguments.args) else {
+            return None;
+        };
+        if func.id.as_str() != "isinstance" || !self.model.is_builtin("isinstance") {
+            return None;
+        }
         let classes = match classes {
             Expr::Tuple(tuple) => tuple.elts.iter().collect(),
             other => vec![other],
         };
-        let types = classes.into_iter().map(|class| match class {
-            Expr::Name(builtin) if self.model.is_builtin(builtin.id.as_str()) => match builtin.id.as_str() {
+        Some((subject, classes))
+    }
+
+    /// The types a class an `isinstance` test names stands for, where both of its readers (a
+    /// parameter's type test, a narrowing) know it alike: a builtin (any other builtin is
+    /// `OTHER`), `torch.Tensor`, a numpy type, a mapping; `None` for other classes.
+    fn common_class_types(&self, class: &Expr) -> Option<TypeSet> {
+        if let Expr::Name(builtin) = class
+            && self.model.is_builtin(builtin.id.as_str())
+        {
+            return Some(match builtin.id.as_str() {
                 "int" | "float" | "bool" | "complex" => TypeSet::NUMBER,
                 "str" => TypeSet::STR,
                 "list" => TypeSet::LIST,
                 "tuple" => TypeSet::TUPLE,
                 "dict" => TypeSet::DICT,
                 _ => TypeSet::OTHER,
-            },
-            _ => match self.model.qualified_name(class).as_deref() {
-                Some("torch.Tensor" | "torch.nn.Parameter" | "torch.nn.parameter.Parameter") => TypeSet::TENSOR,
-                Some(q) if q.starts_with("numpy.") => TypeSet::NDARRAY,
-                Some(q) if q.starts_with("numbers.") => TypeSet::NUMBER,
-                Some(
-                    "collections.abc.Mapping"
-                    | "collections.abc.MutableMapping"
-                    | "typing.Mapping"
-                    | "typing.MutableMapping",
-                ) => TypeSet::DICT,
-                Some("collections.abc.Sequence" | "typing.Sequence") => TypeSet::LIST.union(TypeSet::TUPLE),
-                _ => TypeSet::OTHER,
-            },
-        });
-        Some((*slot, types.reduce(TypeSet::union)?))
+            });
+        }
+        match self.model.qualified_name(class).as_deref()? {
+            "torch.Tensor" => Some(TypeSet::TENSOR),
+            "collections.abc.Mapping"
+            | "collections.abc.MutableMapping"
+            | "typing.Mapping"
+            | "typing.MutableMapping" => Some(TypeSet::DICT),
+            q if q.starts_with("numpy.") => Some(TypeSet::NDARRAY),
+            _ => None,
+        }
     }
 
     /// `isinstance(name, T)` and `isinstance(self.attr, T)` tell what it is inside the arm (a
     /// project class's instance: its methods are what calls on it reach).
     fn isinstance_narrowing(&self, test: &'a Expr) -> Option<(Narrowed<'a>, Kind)> {
-        let Expr::Call(call) = test else { return None };
-        let Expr::Name(func) = call.func.as_ref() else {
-            return None;
-        };
-        if func.id.as_str() != "isinstance" || !self.model.is_builtin("isinstance") {
-            return None;
-        }
-        let [subject, classes] = call.arguments.args.as_ref() else {
-            return None;
-        };
+        let (subject, classes) = self.isinstance_test(test)?;
         let narrowed = match subject {
             Expr::Name(name) => Narrowed::Name(&name.id),
             Expr::Attribute(attribute) if on_self(attribute) => Narrowed::SelfAttribute(&attribute.attr.id),
             _ => return None,
         };
-        let classes: Vec<&Expr> = match classes {
-            Expr::Tuple(tuple) => tuple.elts.iter().collect(),
-            other => vec![other],
-        };
-        let current = self.model.kind_of(&call.arguments.args[0]);
+        let current = self.model.kind_of(subject);
         // A loader's batch (or a network's output) is a tensor or a container of tensors like
         // it: found to be a dict, list or tuple (`for k, v in batch.items(): if isinstance(v,
         // dict):`), its fields are still the batch's.
@@ -2910,31 +2919,21 @@ impl<'a> Checker<'a> {
             Kind::Tensor(facts) if facts.has_tensor_fields() => current,
             _ => kind,
         };
-        let kinds = classes.into_iter().map(|class| match class {
-            Expr::Name(builtin) if self.model.is_builtin(builtin.id.as_str()) => match builtin.id.as_str() {
-                "int" | "float" | "bool" | "complex" => Kind::Number,
-                "str" => Kind::Str,
-                "list" => container(Kind::List),
-                "tuple" => container(Kind::Tuple),
-                "dict" => container(Kind::Dict),
-                _ => Kind::Unknown,
+        let kinds = classes.into_iter().map(|class| match self.common_class_types(class) {
+            Some(TypeSet::NUMBER) => Kind::Number,
+            Some(TypeSet::STR) => Kind::Str,
+            Some(TypeSet::LIST) => container(Kind::List),
+            Some(TypeSet::TUPLE) => container(Kind::Tuple),
+            Some(TypeSet::DICT) => container(Kind::Dict),
+            Some(TypeSet::TENSOR) => match current {
+                Kind::Tensor(_) => current,
+                _ => Kind::Tensor(TensorFacts::on(Device::Unknown)),
             },
-            _ => match self.model.qualified_name(class).as_deref() {
-                Some("torch.Tensor") => match current {
-                    Kind::Tensor(_) => current,
-                    _ => Kind::Tensor(TensorFacts::on(Device::Unknown)),
-                },
-                Some(
-                    "collections.abc.Mapping"
-                    | "collections.abc.MutableMapping"
-                    | "typing.Mapping"
-                    | "typing.MutableMapping",
-                ) => container(Kind::Dict),
-                Some(q) if q.starts_with("numpy.") => Kind::NdArray,
-                _ => match self.model.annotation_kind(class) {
-                    instance @ (Kind::Object(_) | Kind::Module(..)) => instance,
-                    _ => Kind::Unknown,
-                },
+            Some(TypeSet::NDARRAY) => Kind::NdArray,
+            Some(_) => Kind::Unknown,
+            None => match self.model.annotation_kind(class) {
+                instance @ (Kind::Object(_) | Kind::Module(..)) => instance,
+                _ => Kind::Unknown,
             },
         });
         let kind = kinds.reduce(Kind::join)?;

@@ -26,9 +26,9 @@ use crate::semantic::names::{
 };
 use crate::semantic::torch_api as api;
 use crate::semantic::{
-    Argument, BatchSource, Binding, BindingSource, CallArguments, CallSite, Callee, ClassInfo, ClassRef, ClassSummary,
-    Device, FileFacts, FileSemantics, FunctionId, FunctionInfo, HotContext, ImportedAttribute, ImportedCall,
-    IntrinsicHot, Kind, ModuleKind, ParamSummary, ProjectKind, SemanticModel, TensorFacts,
+    Argument, BatchSource, Binding, BindingSource, CallArguments, CallArity, CallSite, Callee, ClassInfo, ClassRef,
+    ClassSummary, Device, FileFacts, FileSemantics, FunctionId, FunctionInfo, HotContext, ImportedAttribute,
+    ImportedCall, IntrinsicHot, Kind, ModuleKind, ParamSummary, ProjectKind, SemanticModel, Signature, TensorFacts,
 };
 use crate::semantic::{
     Demand, Dependence, FunctionSummary, Given, GivenAsked, ParameterSync, Question, Questions, Returned, slot_bit,
@@ -458,6 +458,7 @@ impl<'a> Checker<'a> {
                 class: f.class,
                 takes_self: f.takes_self,
                 property: f.property,
+                signature: Signature::of(&f.def.parameters, f.takes_self),
                 demand: f.demand,
                 return_depends: f.return_depends.take(),
                 has_hot_lines: f.intrinsic.is_some() || f.has_loops,
@@ -493,6 +494,7 @@ impl<'a> Checker<'a> {
                         None
                     },
                     attributes: told_attributes(&model, class),
+                    registries: class.registries.iter().map(|r| Box::from(r.as_str())).collect(),
                 }
             })
             .collect();
@@ -991,6 +993,22 @@ impl<'a> Checker<'a> {
                 .qualified_name(decorator)
                 .is_some_and(|qualified| api::replaces_forward(&qualified))
         });
+        let registries = class_def
+            .decorator_list
+            .iter()
+            .filter_map(|decorator| {
+                let decorator = match &decorator.expression {
+                    Expr::Call(call) => call.func.as_ref(),
+                    expression => expression,
+                };
+                let Expr::Attribute(register) = decorator else {
+                    return None;
+                };
+                matches!(register.attr.as_str(), "register_module" | "register")
+                    .then(|| self.model.registry_spelled(&register.value))
+                    .flatten()
+            })
+            .collect();
         let id = self.model.classes.len() as u32;
         let (stored_callables, attribute_setters) = class_attributes(&class_def.body);
         self.model.classes.push(ClassInfo {
@@ -1006,6 +1024,7 @@ impl<'a> Checker<'a> {
             stored_callables,
             attribute_setters,
             placeholders: Default::default(),
+            registries,
         });
         let scope = self.model.push_scope(ScopeKind::Class(id), self.model.flow.scope);
         let saved_scope = std::mem::replace(&mut self.model.flow.scope, scope);
@@ -1612,7 +1631,14 @@ impl<'a> Checker<'a> {
         };
         let arguments = describe_arguments(&call.arguments, given);
         let line = self.line(call.start());
-        self.push_call_site(callee, context, line, call.start(), Some(Box::new(arguments)));
+        self.push_call_site(
+            callee,
+            context,
+            line,
+            call.start(),
+            Some(Box::new(arguments)),
+            CallArity::of(&call.arguments),
+        );
     }
 
     /// `xs.append(t)`, `xs.insert(i, t)`, `xs.extend(ts)` of tensors on a list this function
@@ -2151,6 +2177,7 @@ impl<'a> Checker<'a> {
                 at: argument.start().to_u32(),
                 arguments: None,
                 result_asked: Questions::default(),
+                arity: CallArity::ANY,
             });
         }
     }
@@ -2195,7 +2222,14 @@ impl<'a> Checker<'a> {
         // This call's sites, one after another (the functions analysed above recorded theirs).
         let first_site = self.model.call_sites.len();
         for callee in callees {
-            self.push_call_site(callee, context, line, call.start(), arguments.clone());
+            self.push_call_site(
+                callee,
+                context,
+                line,
+                call.start(),
+                arguments.clone(),
+                CallArity::of(&call.arguments),
+            );
         }
         self.model.note_sites_of(call, first_site);
     }
@@ -2208,6 +2242,7 @@ impl<'a> Checker<'a> {
         line: u32,
         at: TextSize,
         arguments: Option<Box<CallArguments>>,
+        arity: CallArity,
     ) {
         if context != HotContext::Cold {
             self.note_given_guards();
@@ -2220,6 +2255,7 @@ impl<'a> Checker<'a> {
             at: at.to_u32(),
             arguments,
             result_asked: Questions::default(),
+            arity,
         });
     }
 
@@ -2282,7 +2318,7 @@ impl<'a> Checker<'a> {
             None => return,
         };
         let line = self.line(attribute.start());
-        self.push_call_site(callee, context, line, attribute.start(), None);
+        self.push_call_site(callee, context, line, attribute.start(), None, CallArity::NONE);
     }
 
     /// `with timer:` of a project class's instance runs its `__enter__` and `__exit__` where the
@@ -2304,7 +2340,7 @@ impl<'a> Checker<'a> {
                 method: method.into(),
                 bound: true,
             };
-            self.push_call_site(callee, context, line, manager.start(), None);
+            self.push_call_site(callee, context, line, manager.start(), None, CallArity::NONE);
         }
     }
 

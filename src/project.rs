@@ -323,6 +323,9 @@ struct ClassIndex {
     /// Per file, per class: what it is through its bases anywhere in the project.
     module: Vec<Vec<Option<ModuleKind>>>,
     subclasses: FxHashMap<ProjectClass, Vec<ProjectClass>>,
+    /// The classes registered in each registry (`@MODELS.register_module()`), by where the
+    /// registry is made (its file and name).
+    registered: FxHashMap<(usize, Box<str>), Vec<ProjectClass>>,
 }
 
 /// The functions a call site may run.
@@ -332,6 +335,18 @@ pub struct Targets {
     /// A method called through its class (`Head.loss(obj, x)`): the first argument is the
     /// instance.
     unbound: bool,
+    /// Reached through an instance a registry built (`MODELS.build(cfg)`), which may be any of
+    /// its classes: the call runs each (hot, doing step work), but what it passes tells none of
+    /// them (`self.detector.loss(x, samples)` is a detector's `loss`, not a box head's).
+    registry: bool,
+}
+
+/// The classes a class reference names.
+#[derive(Default)]
+struct ClassesOf {
+    classes: Vec<ProjectClass>,
+    /// Some are a registry's (see [`Targets::registry`]).
+    registry: bool,
 }
 
 /// What a project name resolves to.
@@ -436,7 +451,7 @@ impl<'m> Project<'m> {
                     .map(|site| match &site.callee {
                         Callee::Local(id) => Targets {
                             functions: vec![(file, *id)],
-                            unbound: false,
+                            ..Targets::default()
                         },
                         callee => {
                             let mut targets = resolved
@@ -444,6 +459,7 @@ impl<'m> Project<'m> {
                                 .or_insert_with(|| project.resolve_callee(file, callee))
                                 .clone();
                             project.drop_overrides_not_run_from(file, site, &mut targets);
+                            project.drop_those_not_taking(site, &mut targets);
                             targets
                         }
                     })
@@ -463,7 +479,7 @@ impl<'m> Project<'m> {
     fn resolve_callee(&self, file: usize, callee: &Callee) -> Targets {
         let bound = |functions| Targets {
             functions,
-            unbound: false,
+            ..Targets::default()
         };
         match callee {
             Callee::Local(id) => bound(vec![(file, *id)]),
@@ -475,6 +491,7 @@ impl<'m> Project<'m> {
                     Some(class) => Targets {
                         functions: self.methods(class, name),
                         unbound: true,
+                        registry: false,
                     },
                     None => Targets::default(),
                 },
@@ -486,21 +503,56 @@ impl<'m> Project<'m> {
                     .into_iter()
                     .collect(),
             ),
-            Callee::Method { class, method, bound } => Targets {
-                functions: self
-                    .classes_of(file, class)
-                    .into_iter()
-                    .flat_map(|class| self.methods(class, method))
-                    .collect(),
-                unbound: !bound,
-            },
-            Callee::Property { class, name } => bound(
-                self.classes_of(file, class)
-                    .into_iter()
-                    .flat_map(|class| self.methods(class, name))
+            Callee::Method { class, method, bound } => {
+                let ClassesOf { classes, registry } = self.classes_of(file, class);
+                let mut functions: Vec<ProjectFunction> =
+                    classes.iter().flat_map(|&class| self.methods(class, method)).collect();
+                // A union's or a registry's classes may share a base's method.
+                if classes.len() > 1 {
+                    functions.sort_unstable();
+                    functions.dedup();
+                }
+                Targets {
+                    functions,
+                    unbound: !bound,
+                    registry,
+                }
+            }
+            Callee::Property { class, name } => {
+                let ClassesOf { classes, registry } = self.classes_of(file, class);
+                let mut functions: Vec<ProjectFunction> = classes
+                    .iter()
+                    .flat_map(|&class| self.methods(class, name))
                     .filter(|&(file, id)| self.modules[file].semantics.functions[id as usize].property)
-                    .collect(),
-            ),
+                    .collect();
+                if classes.len() > 1 {
+                    functions.sort_unstable();
+                    functions.dedup();
+                }
+                Targets {
+                    functions,
+                    unbound: false,
+                    registry,
+                }
+            }
+        }
+    }
+
+    /// Of several functions a call may run (a registry's classes, overrides), those that cannot
+    /// take its arguments are not what it runs (`self.bbox_head.loss(x, samples)` does not run
+    /// a head's `loss` that requires seven); where none can, a decorator may have changed the
+    /// signature, and all stay.
+    fn drop_those_not_taking(&self, site: &CallSite, targets: &mut Targets) {
+        if targets.functions.len() < 2 {
+            return;
+        }
+        let accepts = |&(file, id): &ProjectFunction| {
+            let function = &self.modules[file].semantics.functions[id as usize];
+            let skip = usize::from(targets.unbound && function.takes_self);
+            function.signature.accepts(site.arity, skip)
+        };
+        if targets.functions.iter().any(accepts) {
+            targets.functions.retain(accepts);
         }
     }
 
@@ -569,14 +621,32 @@ impl<'m> Project<'m> {
 
     /// The classes a file's reference names: one, or each of a union (`A|.beam.B`, an instance
     /// of either).
-    fn classes_of(&self, file: usize, class: &ClassRef) -> Vec<ProjectClass> {
+    fn classes_of(&self, file: usize, class: &ClassRef) -> ClassesOf {
+        let mut classes = ClassesOf::default();
         match class {
-            ClassRef::Local(id) => vec![(file, *id)],
-            ClassRef::Imported(spelled) => spelled
-                .split('|')
-                .filter_map(|spelled| self.class_named(file, spelled))
-                .collect(),
+            ClassRef::Local(id) => classes.classes.push((file, *id)),
+            ClassRef::Imported(spelled) => {
+                for spelled in spelled.split('|') {
+                    match self.class_named(file, spelled) {
+                        Some(class) => classes.classes.push(class),
+                        None => {
+                            let registered = self.registered_in(file, spelled);
+                            classes.registry |= !registered.is_empty();
+                            classes.classes.extend_from_slice(registered);
+                        }
+                    }
+                }
+            }
         }
+        classes
+    }
+
+    /// The classes registered in the registry `spelled` names in `file` (an instance it builds
+    /// is one of them); none where it names no registry of the project.
+    fn registered_in(&self, file: usize, spelled: &str) -> &[ProjectClass] {
+        registry_named(self.modules, &self.index, file, spelled)
+            .and_then(|(owner, name)| self.classes.registered.get(&(owner, Box::from(name))))
+            .map_or(&[], Vec::as_slice)
     }
 
     /// The class `spelled` names in `file`: a class of the file by name, or an imported one
@@ -780,6 +850,9 @@ impl<'m> Project<'m> {
                 .as_deref()
                 .unwrap_or(&unknown);
             let targets = &self.targets[file][index];
+            if targets.registry {
+                continue;
+            }
             for &target in &targets.functions {
                 let callee = &self.modules[target.0].semantics.functions[target.1 as usize];
                 let skip = usize::from(targets.unbound && callee.takes_self);
@@ -868,6 +941,9 @@ impl<'m> Project<'m> {
                 let (Some(arguments), targets) = (site.arguments.as_deref(), &self.targets[file][index]) else {
                     return Vec::new();
                 };
+                if targets.registry {
+                    return Vec::new();
+                }
                 let mut passing = Vec::new();
                 for &target in &targets.functions {
                     let callee = &modules[target.0].semantics.functions[target.1 as usize];
@@ -1216,8 +1292,9 @@ impl<'m> Project<'m> {
                     .arguments
                     .as_deref()
                     .is_some_and(|arguments| arguments.all().any(|argument| argument.from_parameter().is_some()));
-                if passes_a_parameter && matches!(site.context, HotContext::InFunction(_)) {
-                    for &target in &self.targets[file][index].functions {
+                let targets = &self.targets[file][index];
+                if passes_a_parameter && matches!(site.context, HotContext::InFunction(_)) && !targets.registry {
+                    for &target in &targets.functions {
                         passing.entry(target).or_default().push((file, index));
                     }
                 }
@@ -1287,7 +1364,12 @@ impl<'m> Project<'m> {
                     continue;
                 }
                 let mut told: Vec<CalleeSync> = Vec::new();
-                for &target in &self.targets[file][index].functions {
+                let targets = &self.targets[file][index];
+                // A registry's classes report their own lines; the call would name any of them.
+                if targets.registry {
+                    continue;
+                }
+                for &target in &targets.functions {
                     let Some(target_syncs) = syncs.get(&target) else {
                         continue;
                     };
@@ -1479,12 +1561,30 @@ impl<'m> Project<'m> {
         let Some(spelled) = &kind.class else {
             return kind.clone();
         };
-        // Each class of a union respelled; those the project does not have are left out.
-        let classes: Vec<ProjectClass> = spelled
+        // Each class of a union respelled (a registry's instances by the registry's own
+        // name); those the project does not have are left out.
+        let absolute = |file: usize, name: &str| {
+            let module = &self.modules[file].module;
+            if module.is_empty() {
+                name.to_string()
+            } else {
+                format!("{module}.{name}")
+            }
+        };
+        let mut parts = 0;
+        let respelled: Vec<String> = spelled
             .split('|')
-            .filter_map(|spelled| self.class_named(from, spelled))
+            .filter_map(|spelled| {
+                parts += 1;
+                match self.class_named(from, spelled) {
+                    Some((file, id)) => Some(absolute(file, &self.modules[file].semantics.classes[id as usize].name)),
+                    None => registry_named(self.modules, &self.index, from, spelled)
+                        .filter(|&(owner, name)| self.classes.registered.contains_key(&(owner, Box::from(name))))
+                        .map(|(owner, name)| absolute(owner, name)),
+                }
+            })
             .collect();
-        if classes.is_empty() {
+        if respelled.is_empty() {
             return match kind.kind {
                 Kind::Module(module, _) => ProjectKind {
                     kind: Kind::Module(module, None),
@@ -1493,24 +1593,12 @@ impl<'m> Project<'m> {
                 _ => ProjectKind::UNKNOWN,
             };
         }
-        if from == to && classes.len() == spelled.split('|').count() {
+        if from == to && respelled.len() == parts {
             return kind.clone();
         }
-        let absolute: Vec<String> = classes
-            .iter()
-            .map(|&(file, id)| {
-                let module = &self.modules[file].module;
-                let name = &self.modules[file].semantics.classes[id as usize].name;
-                if module.is_empty() {
-                    name.to_string()
-                } else {
-                    format!("{module}.{name}")
-                }
-            })
-            .collect();
         ProjectKind {
             kind: kind.kind,
-            class: Some(absolute.join("|").into_boxed_str()),
+            class: Some(respelled.join("|").into_boxed_str()),
         }
     }
 }
@@ -1537,23 +1625,60 @@ fn runs_hot(modules: &[ModuleInfo], hot: &HotFunctions, file: usize, caller: Fun
 
 /// The class `spelled` names in `file`: a class of the file by name, or an imported one.
 fn class_named(modules: &[ModuleInfo], index: &ModuleIndex, file: usize, spelled: &str) -> Option<ProjectClass> {
-    let semantics = modules[file].semantics;
     let Some((module, name)) = spelled.rsplit_once('.') else {
-        return semantics
+        return modules[file]
+            .semantics
             .classes
             .iter()
             .position(|class| &*class.name == spelled)
             .map(|id| (file, id as ClassId));
     };
-    let mut current = (file, module.to_string(), name.to_string());
+    match defined(modules, index, file, module, name)? {
+        (target, _, Some(Export::Class(id))) => Some((target, *id)),
+        _ => None,
+    }
+}
+
+/// The registry `spelled` names in `file` (see
+/// [`SemanticModel::registry_spelled`](crate::semantic::SemanticModel)): the file whose
+/// module-level value it is, and its name there.
+fn registry_named<'m>(
+    modules: &'m [ModuleInfo],
+    index: &ModuleIndex,
+    file: usize,
+    spelled: &'m str,
+) -> Option<(usize, &'m str)> {
+    let Some((module, name)) = spelled.rsplit_once('.') else {
+        return Some((file, spelled));
+    };
+    match defined(modules, index, file, module, name)? {
+        (target, name, None) => Some((target, name)),
+        _ => None,
+    }
+}
+
+/// Where `module.name`, as `file` imports it, is defined in the project, through the modules
+/// that import it on (re-exports): the file, the name there, and what it exports by that name
+/// (`None`: a value, neither a function nor a class).
+fn defined<'m>(
+    modules: &'m [ModuleInfo],
+    index: &ModuleIndex,
+    file: usize,
+    module: &'m str,
+    name: &'m str,
+) -> Option<(usize, &'m str, Option<&'m Export>)> {
+    let (mut importer, mut module, mut name) = (file, module, name);
     for _ in 0..5 {
-        let (importer, module, name) = &current;
-        let absolute = absolute_module(&modules[*importer], module)?;
+        let absolute = absolute_module(&modules[importer], module)?;
         let target = index.find(modules, &absolute)?;
-        match modules[target].semantics.exports.get(name)? {
-            Export::Class(id) => return Some((target, *id)),
-            Export::Import { module, name } => current = (target, module.to_string(), name.to_string()),
-            Export::Function(_) => return None,
+        match modules[target].semantics.exports.get(name) {
+            Some(Export::Import {
+                module: next,
+                name: next_name,
+            }) => {
+                (importer, module, name) = (target, next, next_name);
+            }
+            export => return Some((target, name, export)),
         }
     }
     None
@@ -1618,10 +1743,24 @@ impl ClassIndex {
                 }
             }
         }
+        let mut registered: FxHashMap<(usize, Box<str>), Vec<ProjectClass>> = FxHashMap::default();
+        for (file, info) in modules.iter().enumerate() {
+            for (id, class) in info.semantics.classes.iter().enumerate() {
+                for spelled in &class.registries {
+                    if let Some((owner, name)) = registry_named(modules, index, file, spelled) {
+                        registered
+                            .entry((owner, name.into()))
+                            .or_default()
+                            .push((file, id as ClassId));
+                    }
+                }
+            }
+        }
         ClassIndex {
             bases,
             module,
             subclasses,
+            registered,
         }
     }
 
@@ -1814,6 +1953,7 @@ mod tests {
             class: None,
             takes_self: false,
             property: false,
+            signature: Default::default(),
             params: Box::default(),
             returns: ProjectKind::default(),
             returns_tuple: None,
@@ -1840,6 +1980,7 @@ mod tests {
             at: line,
             arguments: None,
             result_asked: Questions::default(),
+            arity: crate::semantic::CallArity::ANY,
         }
     }
 

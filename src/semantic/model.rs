@@ -113,6 +113,9 @@ pub struct ClassInfo {
     /// Attributes whose kind in `attrs` is still that of an empty placeholder
     /// (`self.timesteps = torch.empty(0)` in `__init__`): the tensor set in its place replaces it.
     pub placeholders: FxHashSet<Name>,
+    /// The registries its decorators register it in (`@MODELS.register_module()`), spelled as
+    /// [`SemanticModel::registry_spelled`] spells them.
+    pub registries: Vec<String>,
 }
 
 /// A function an attribute holds.
@@ -273,6 +276,79 @@ pub struct CallSite {
     pub arguments: Option<Box<CallArguments>>,
     /// What a rule asked of its result, where the file could not tell.
     pub result_asked: Questions,
+    /// How many arguments it passes: of several functions it may call, those that cannot take
+    /// them are not what it calls.
+    pub arity: CallArity,
+}
+
+/// The arguments a call passes, counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bincode::Encode, bincode::Decode)]
+pub struct CallArity {
+    pub positional: u8,
+    pub keywords: u8,
+    /// It spreads `*args` or `**kwargs`, or the callee calls it as it likes (a function passed
+    /// on): any parameters may be given.
+    pub spread: bool,
+}
+
+impl CallArity {
+    /// Any arguments at all.
+    pub const ANY: CallArity = CallArity {
+        positional: 0,
+        keywords: 0,
+        spread: true,
+    };
+    /// None (reading a property, entering a `with` block).
+    pub const NONE: CallArity = CallArity {
+        positional: 0,
+        keywords: 0,
+        spread: false,
+    };
+
+    pub fn of(arguments: &ast::Arguments) -> CallArity {
+        let count = |n: usize| u8::try_from(n).unwrap_or(u8::MAX);
+        CallArity {
+            positional: count(arguments.args.len()),
+            keywords: count(arguments.keywords.len()),
+            spread: arguments.args.iter().any(Expr::is_starred_expr)
+                || arguments.keywords.iter().any(|keyword| keyword.arg.is_none()),
+        }
+    }
+}
+
+/// The positional parameters a function takes (after `self`), for which calls it can bind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, bincode::Encode, bincode::Decode)]
+pub struct Signature {
+    pub positional: u8,
+    /// Those without a default.
+    pub required: u8,
+    /// It takes `*args`.
+    pub variadic: bool,
+}
+
+impl Signature {
+    pub fn of(parameters: &ast::Parameters, takes_self: bool) -> Signature {
+        let count = |n: usize| u8::try_from(n).unwrap_or(u8::MAX);
+        let skip = usize::from(takes_self);
+        let positional = parameters.posonlyargs.iter().chain(&parameters.args).skip(skip);
+        Signature {
+            positional: count(positional.clone().count()),
+            required: count(positional.filter(|parameter| parameter.default.is_none()).count()),
+            variadic: parameters.vararg.is_some(),
+        }
+    }
+
+    /// Whether a call passing `arity` (the first `skip` positional arguments taken by `self`)
+    /// can bind: not too many positional arguments, and as many arguments as it requires
+    /// (keywords may give any of those).
+    pub fn accepts(self, arity: CallArity, skip: usize) -> bool {
+        if arity.spread {
+            return true;
+        }
+        let positional = usize::from(arity.positional).saturating_sub(skip);
+        (self.variadic || positional <= usize::from(self.positional))
+            && positional + usize::from(arity.keywords) >= usize::from(self.required)
+    }
 }
 
 /// Argument kinds at a call site, for the callee's parameters.
@@ -483,6 +559,10 @@ pub struct ClassSummary {
     /// array, a device or an instance of a project class: what other files read of its
     /// instances.
     pub attributes: Box<[(Box<str>, ProjectKind)]>,
+    /// The registries it is registered in (`@MODELS.register_module()`), as the file spells
+    /// them (`mmdet.registry.MODELS`, or `MODELS` for one of the file's own): an instance the
+    /// registry builds may be one of it.
+    pub registries: Box<[Box<str>]>,
 }
 
 impl ClassSummary {
@@ -547,6 +627,7 @@ pub struct FunctionSummary {
     pub takes_self: bool,
     /// A `@property`: reading the attribute runs it.
     pub property: bool,
+    pub signature: Signature,
     /// Its parameters (positional, then keyword-only), with the kinds they were bound to.
     pub params: Box<[ParamSummary]>,
     /// The join of its `return` kinds.
@@ -2141,6 +2222,12 @@ impl<'a> SemanticModel<'a> {
                 callee: Kind::Unknown,
             };
         }
+        if let Some(instance) = self.registry_instance(call) {
+            return CallKinds {
+                result: instance,
+                callee: Kind::Unknown,
+            };
+        }
         if let Some(qualified) = self.callee(call) {
             return CallKinds {
                 result: self.qualified_call_kind(&qualified, call),
@@ -2149,6 +2236,43 @@ impl<'a> SemanticModel<'a> {
         }
         let (result, callee) = self.unqualified_call_kind(call);
         CallKinds { result, callee }
+    }
+
+    /// `MODELS.build(cfg)` (mmengine), `ROI_HEADS.get(name)(cfg)` (fvcore, detectron2): an
+    /// instance of whichever class of the registry the config names. The file knows only the
+    /// registry; the project knows its classes (those its decorators register), so the instance
+    /// is referred to by the registry's name, as an imported class is by its own.
+    fn registry_instance(&self, call: &ast::ExprCall) -> Option<Kind> {
+        let registry = match call.func.as_ref() {
+            Expr::Attribute(build) if build.attr.as_str() == "build" => &build.value,
+            Expr::Call(get) => match get.func.as_ref() {
+                Expr::Attribute(get) if get.attr.as_str() == "get" => &get.value,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let spelled = self.registry_spelled(registry)?;
+        Some(Kind::Object(self.imported_class_ref(&spelled)))
+    }
+
+    /// How the file spells a registry (what `@MODELS.register_module()` registers in and
+    /// `MODELS.build(cfg)` builds from): the qualified name of an imported one
+    /// (`mmdet.registry.MODELS`), the name of one the module makes itself
+    /// (`MODELS = Registry("model")`). `None` for anything else.
+    pub(crate) fn registry_spelled(&self, expr: &Expr) -> Option<String> {
+        if let Some(qualified) = self.qualified_name(expr) {
+            return Some(qualified);
+        }
+        let Expr::Name(name) = expr else {
+            return None;
+        };
+        let binding = self.lookup(name.id.as_str())?;
+        let module_level = self.scopes[0]
+            .bindings
+            .get(name.id.as_str())
+            .is_some_and(|global| std::ptr::eq(global, binding));
+        (module_level && matches!(binding.source, BindingSource::Value) && matches!(binding.value, Some(Expr::Call(_))))
+            .then(|| name.id.to_string())
     }
 
     /// A call not reached through an import: a module instance, a method, a local function
@@ -3433,7 +3557,37 @@ fn holds_only_int_literals(expr: &Expr) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{FileSemantics, NotePlace, OrderedKeys};
+    use super::{CallArity, FileSemantics, NotePlace, OrderedKeys, Signature};
+
+    /// Which calls a signature can bind, as Python would (the parameters of the `def` parsed).
+    #[test]
+    fn a_signature_takes_the_calls_python_would_bind() {
+        let signature = |def: &str, takes_self: bool| {
+            let parsed = ruff_python_parser::parse_module(def).unwrap();
+            let ruff_python_ast::Stmt::FunctionDef(function) = &parsed.syntax().body[0] else {
+                panic!("{def}");
+            };
+            Signature::of(&function.parameters, takes_self)
+        };
+        let call = |call: &str| {
+            let parsed = ruff_python_parser::parse_expression(call).unwrap();
+            let ruff_python_ast::Expr::Call(call) = parsed.expr() else {
+                panic!("{call}");
+            };
+            CallArity::of(&call.arguments)
+        };
+        let loss = signature("def loss(self, scores, boxes, labels, weights=None): ...", true);
+        assert!(loss.accepts(call("head.loss(s, b, l)"), 0));
+        assert!(loss.accepts(call("head.loss(s, b, labels=l, weights=w)"), 0));
+        assert!(loss.accepts(call("Head.loss(head, s, b, l)"), 1));
+        assert!(!loss.accepts(call("head.loss(x, samples)"), 0));
+        assert!(!loss.accepts(call("head.loss(s, b, l, w, extra)"), 0));
+        assert!(loss.accepts(call("head.loss(x, samples, **kwargs)"), 0));
+        let variadic = signature("def f(x, *rest): ...", false);
+        assert!(variadic.accepts(call("f(a, b, c, d)"), 0));
+        assert!(!variadic.accepts(call("f()"), 0));
+        assert!(signature("def g(self): ...", true).accepts(CallArity::NONE, 0));
+    }
 
     #[test]
     fn the_places_a_note_names_read_back_as_they_were_written() {

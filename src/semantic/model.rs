@@ -2475,6 +2475,36 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
+    /// The device a factory's keywords give it: `device=d`, or a `"device"` entry of a dict
+    /// spread into them (`**tensor_kwargs` with `tensor_kwargs = {"device": x.device, ...}`); a
+    /// spread of what the function cannot see may give any (`Some(Some(Device::Unknown))`).
+    /// `None` where none is given; `Some(None)` where the given one cannot be told as a device.
+    fn device_given(&self, arguments: &ast::Arguments) -> Option<Option<Device>> {
+        if let Some(keyword) = arguments.find_keyword("device") {
+            return Some(self.device_of(&keyword.value));
+        }
+        let mut given = None;
+        for spread in arguments.keywords.iter().filter(|keyword| keyword.arg.is_none()) {
+            let dict = match &spread.value {
+                Expr::Name(name) => self.lookup(name.id.as_str()).and_then(|binding| binding.value),
+                value => Some(value),
+            };
+            let device = match dict {
+                Some(Expr::Dict(dict)) => dict
+                    .items
+                    .iter()
+                    .find(|item| matches!(&item.key, Some(Expr::StringLiteral(key)) if key.value.to_str() == "device"))
+                    .map(|item| self.device_of(&item.value)),
+                Some(Expr::Call(call)) if matches!(call.func.as_ref(), Expr::Name(name) if name.id == "dict") => {
+                    self.device_given(&call.arguments)
+                }
+                _ => Some(Some(Device::Unknown)),
+            };
+            given = given.or(device);
+        }
+        given
+    }
+
     fn qualified_call_kind(&self, qualified: &str, call: &ast::ExprCall) -> Kind {
         let arguments = &call.arguments;
         let keyword_true = |name: &str| {
@@ -2483,8 +2513,8 @@ impl<'a> SemanticModel<'a> {
                 .is_some_and(|k| matches!(&k.value, Expr::BooleanLiteral(b) if b.value))
         };
         if api::is_factory(qualified) {
-            let device = match arguments.find_keyword("device") {
-                Some(keyword) => self.device_of(&keyword.value).unwrap_or(self.default_device()),
+            let device = match self.device_given(arguments) {
+                Some(device) => device.unwrap_or(self.default_device()),
                 None if api::is_like_factory(qualified) => arguments
                     .args
                     .first()

@@ -239,10 +239,12 @@ pub enum Kind {
     },
     /// A `torch.distributions` object; `validating` unless built with `validate_args=False`;
     /// `normal` for those whose `sample()` draws with `torch.normal` (`Normal`, `LogNormal`,
-    /// `HalfNormal`).
+    /// `HalfNormal`); `device`: where its parameters are, so where it samples (`Beta(torch.tensor([a]),
+    /// ...)` and `Normal(0.0, 1.0)` sample on the CPU).
     Distribution {
         validating: bool,
         normal: bool,
+        device: Device,
     },
     /// A CUDA stream or event (`torch.cuda.current_stream()`, `torch.cuda.Event()`).
     CudaSyncObject,

@@ -2627,9 +2627,26 @@ impl<'a> SemanticModel<'a> {
             let disabled = arguments
                 .find_keyword("validate_args")
                 .is_some_and(|k| matches!(&k.value, Expr::BooleanLiteral(b) if !b.value));
+            // Its parameters' device: a Python number's is the default one.
+            let parameters = arguments.args.iter().chain(
+                arguments
+                    .keywords
+                    .iter()
+                    .filter(|k| k.arg.as_ref().is_some_and(|name| name != "validate_args"))
+                    .map(|k| &k.value),
+            );
+            let device = parameters
+                .map(|parameter| match self.kind_of(parameter) {
+                    Kind::Tensor(facts) => facts.device,
+                    Kind::Number => self.default_device(),
+                    _ => Device::Unknown,
+                })
+                .reduce(Device::combine)
+                .unwrap_or(Device::Unknown);
             return Kind::Distribution {
                 validating: !disabled && !self.validation_disabled(),
                 normal: api::samples_with_torch_normal(qualified),
+                device,
             };
         }
         if api::is_cuda_sync_object(qualified) {
@@ -2837,10 +2854,9 @@ impl<'a> SemanticModel<'a> {
                 "forward" => Kind::Tensor(TensorFacts::on(Device::Unknown)),
                 _ => Kind::Unknown,
             },
-            Kind::Distribution { .. } => match method {
-                "sample" | "rsample" | "log_prob" | "entropy" | "cdf" | "icdf" => {
-                    Kind::Tensor(TensorFacts::on(Device::Unknown))
-                }
+            Kind::Distribution { device, .. } => match method {
+                "sample" | "rsample" => Kind::Tensor(TensorFacts::on(device)),
+                "log_prob" | "entropy" | "cdf" | "icdf" => Kind::Tensor(TensorFacts::on(Device::Unknown)),
                 _ => Kind::Unknown,
             },
             Kind::NdArray => match method {

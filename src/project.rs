@@ -538,6 +538,27 @@ impl<'m> Project<'m> {
         }
     }
 
+    /// Whether `target` is what `site` runs on an instance of the class its receiver names (the
+    /// method as that class resolves it), not a subclass's override reached by class-hierarchy
+    /// analysis. An override runs, and reports, its own lines; its syncs are not the call's
+    /// (`self.embed_tokens(ids)` of a `Gemma3TextScaledWordEmbedding` does not run the masked
+    /// write of a subclass in another model).
+    fn runs_as_named(&self, file: usize, site: &CallSite, target: ProjectFunction) -> bool {
+        let Callee::Method { class, method, .. } = &site.callee else {
+            return true;
+        };
+        let classes = self.classes_of(file, class).classes;
+        classes.is_empty()
+            || classes.into_iter().any(|class| {
+                let method = if &**method == "__call__" && self.lookup_method(class, "__call__").is_none() {
+                    "forward"
+                } else {
+                    method
+                };
+                self.lookup_method(class, method) == Some(target)
+            })
+    }
+
     /// Of several functions a call may run (a registry's classes, overrides), those that cannot
     /// take its arguments are not what it runs (`self.bbox_head.loss(x, samples)` does not run
     /// a head's `loss` that requires seven); where none can, a decorator may have changed the
@@ -1294,7 +1315,11 @@ impl<'m> Project<'m> {
                     .is_some_and(|arguments| arguments.all().any(|argument| argument.from_parameter().is_some()));
                 let targets = &self.targets[file][index];
                 if passes_a_parameter && matches!(site.context, HotContext::InFunction(_)) && !targets.registry {
-                    for &target in &targets.functions {
+                    for &target in targets
+                        .functions
+                        .iter()
+                        .filter(|&&target| self.runs_as_named(file, site, target))
+                    {
                         passing.entry(target).or_default().push((file, index));
                     }
                 }
@@ -1369,7 +1394,11 @@ impl<'m> Project<'m> {
                 if targets.registry {
                     continue;
                 }
-                for &target in &targets.functions {
+                for &target in targets
+                    .functions
+                    .iter()
+                    .filter(|&&target| self.runs_as_named(file, site, target))
+                {
                     let Some(target_syncs) = syncs.get(&target) else {
                         continue;
                     };

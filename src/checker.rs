@@ -810,7 +810,19 @@ impl<'a> Checker<'a> {
             || NON_TENSOR_PREFIXES.iter().any(|prefix| name.starts_with(prefix))
             || matches!(
                 name,
-                "i" | "j" | "k" | "n" | "optimizer" | "optimizers" | "opt" | "trainer" | "pl_module" | "ctx"
+                "i" | "j"
+                    | "k"
+                    | "n"
+                    | "optimizer"
+                    | "optimizers"
+                    | "opt"
+                    | "trainer"
+                    | "pl_module"
+                    | "ctx"
+                    // A loss's options, as torch's losses name them.
+                    | "reduction"
+                    | "reduce"
+                    | "size_average"
             );
         if names_a_non_tensor {
             Kind::Unknown

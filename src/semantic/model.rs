@@ -1384,14 +1384,11 @@ impl<'a> SemanticModel<'a> {
             if kind.is_opaque() {
                 self.note_demand_of(expr, 0, question);
             } else if question.left_open_by(kind)
-                && let Expr::Name(name) = expr
-                && let Some(Binding {
-                    source: BindingSource::Parameter(slot),
-                    ..
-                }) = self.lookup(name.id.as_str())
+                && let Some(slot) = self.parameter_as_is(expr)
             {
-                // `masks: torch.Tensor` indexing: the callers may pass a mask.
-                self.note_parameter(question, *slot);
+                // `masks: torch.Tensor` indexing (or `masks.clone()`): the callers may pass a
+                // mask.
+                self.note_parameter(question, slot);
             }
         }
         self.in_rule.set(asking);
@@ -1540,6 +1537,42 @@ impl<'a> SemanticModel<'a> {
             Expr::Compare(compare) => self.parameter_root(&compare.left, next),
             _ => None,
         }
+    }
+
+    /// The parameter `expr` is, as it was given or through methods that keep its values and
+    /// dtype (`mask.clone()`, `mask.view(-1)`, `mask.to(x.device)`).
+    fn parameter_as_is(&self, expr: &Expr) -> Option<u16> {
+        let mut expr = expr;
+        for _ in 0..6 {
+            match expr {
+                Expr::Name(name) => {
+                    return match self.lookup(name.id.as_str())?.source {
+                        BindingSource::Parameter(slot) => Some(slot),
+                        _ => None,
+                    };
+                }
+                Expr::Call(call) => {
+                    let Expr::Attribute(method) = call.func.as_ref() else {
+                        return None;
+                    };
+                    let keeps = match method.attr.as_str() {
+                        "clone" | "detach" | "contiguous" | "view" | "reshape" | "flatten" | "squeeze"
+                        | "unsqueeze" | "permute" | "transpose" | "expand" | "expand_as" => true,
+                        // A device, not a dtype.
+                        "to" => {
+                            self.target_device_of_to(call).is_some() && call.arguments.find_keyword("dtype").is_none()
+                        }
+                        _ => false,
+                    };
+                    if !keeps {
+                        return None;
+                    }
+                    expr = &method.value;
+                }
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// A rule's verdict hangs on what parameter `slot` is, as `question` asks.

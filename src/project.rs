@@ -324,8 +324,8 @@ struct ClassIndex {
     module: Vec<Vec<Option<ModuleKind>>>,
     subclasses: FxHashMap<ProjectClass, Vec<ProjectClass>>,
     /// The classes registered in each registry (`@MODELS.register_module()`), by where the
-    /// registry is made (its file and name).
-    registered: FxHashMap<(usize, Box<str>), Vec<ProjectClass>>,
+    /// registry is made: per file, by its name there.
+    registered: Vec<FxHashMap<Box<str>, Vec<ProjectClass>>>,
 }
 
 /// The functions a call site may run.
@@ -505,30 +505,16 @@ impl<'m> Project<'m> {
             ),
             Callee::Method { class, method, bound } => {
                 let ClassesOf { classes, registry } = self.classes_of(file, class);
-                let mut functions: Vec<ProjectFunction> =
-                    classes.iter().flat_map(|&class| self.methods(class, method)).collect();
-                // A union's or a registry's classes may share a base's method.
-                if classes.len() > 1 {
-                    functions.sort_unstable();
-                    functions.dedup();
-                }
                 Targets {
-                    functions,
+                    functions: self.methods_of_all(&classes, method),
                     unbound: !bound,
                     registry,
                 }
             }
             Callee::Property { class, name } => {
                 let ClassesOf { classes, registry } = self.classes_of(file, class);
-                let mut functions: Vec<ProjectFunction> = classes
-                    .iter()
-                    .flat_map(|&class| self.methods(class, name))
-                    .filter(|&(file, id)| self.modules[file].semantics.functions[id as usize].property)
-                    .collect();
-                if classes.len() > 1 {
-                    functions.sort_unstable();
-                    functions.dedup();
-                }
+                let mut functions = self.methods_of_all(&classes, name);
+                functions.retain(|&(file, id)| self.modules[file].semantics.functions[id as usize].property);
                 Targets {
                     functions,
                     unbound: false,
@@ -550,12 +536,8 @@ impl<'m> Project<'m> {
         let classes = self.classes_of(file, class).classes;
         classes.is_empty()
             || classes.into_iter().any(|class| {
-                let method = if &**method == "__call__" && self.lookup_method(class, "__call__").is_none() {
-                    "forward"
-                } else {
-                    method
-                };
-                self.lookup_method(class, method) == Some(target)
+                self.called_method(class, method)
+                    .is_some_and(|method| self.lookup_method(class, method) == Some(target))
             })
     }
 
@@ -666,7 +648,7 @@ impl<'m> Project<'m> {
     /// is one of them); none where it names no registry of the project.
     fn registered_in(&self, file: usize, spelled: &str) -> &[ProjectClass] {
         registry_named(self.modules, &self.index, file, spelled)
-            .and_then(|(owner, name)| self.classes.registered.get(&(owner, Box::from(name))))
+            .and_then(|(owner, name)| self.classes.registered[owner].get(name))
             .map_or(&[], Vec::as_slice)
     }
 
@@ -707,13 +689,8 @@ impl<'m> Project<'m> {
     /// nearest base's), and every override in its subclasses. Calling an instance runs its
     /// `__call__`, which is `forward` for an `nn.Module`.
     fn methods(&self, class: ProjectClass, method: &str) -> Vec<ProjectFunction> {
-        let method = if method == "__call__" && self.lookup_method(class, "__call__").is_none() {
-            if self.classes.module_kind(class).is_none() {
-                return Vec::new();
-            }
-            "forward"
-        } else {
-            method
+        let Some(method) = self.called_method(class, method) else {
+            return Vec::new();
         };
         let mut found: Vec<ProjectFunction> = self.lookup_method(class, method).into_iter().collect();
         for sub in self.classes.subclasses_of(class) {
@@ -725,6 +702,29 @@ impl<'m> Project<'m> {
         found.sort_unstable();
         found.dedup();
         found
+    }
+
+    /// The method a call of `method` on an instance of `class` runs: calling an instance runs
+    /// its `__call__`, which is `forward` for an `nn.Module` (`None` for an instance of another
+    /// class without one).
+    fn called_method<'a>(&self, class: ProjectClass, method: &'a str) -> Option<&'a str> {
+        if method != "__call__" || self.lookup_method(class, "__call__").is_some() {
+            Some(method)
+        } else {
+            self.classes.module_kind(class).map(|_| "forward")
+        }
+    }
+
+    /// The methods `method` names on instances of any of `classes` (see [`Self::methods`]).
+    fn methods_of_all(&self, classes: &[ProjectClass], method: &str) -> Vec<ProjectFunction> {
+        let mut functions: Vec<ProjectFunction> =
+            classes.iter().flat_map(|&class| self.methods(class, method)).collect();
+        // A union's or a registry's classes may share a base's method.
+        if classes.len() > 1 {
+            functions.sort_unstable();
+            functions.dedup();
+        }
+        functions
     }
 
     /// The method `class` has: its own, else the first base's (depth first, as Python's order
@@ -1592,28 +1592,19 @@ impl<'m> Project<'m> {
         };
         // Each class of a union respelled (a registry's instances by the registry's own
         // name); those the project does not have are left out.
-        let absolute = |file: usize, name: &str| {
-            let module = &self.modules[file].module;
-            if module.is_empty() {
-                name.to_string()
-            } else {
-                format!("{module}.{name}")
-            }
-        };
         let mut parts = 0;
-        let respelled: Vec<String> = spelled
+        let named: Vec<(usize, &str)> = spelled
             .split('|')
             .filter_map(|spelled| {
                 parts += 1;
                 match self.class_named(from, spelled) {
-                    Some((file, id)) => Some(absolute(file, &self.modules[file].semantics.classes[id as usize].name)),
+                    Some((file, id)) => Some((file, &*self.modules[file].semantics.classes[id as usize].name)),
                     None => registry_named(self.modules, &self.index, from, spelled)
-                        .filter(|&(owner, name)| self.classes.registered.contains_key(&(owner, Box::from(name))))
-                        .map(|(owner, name)| absolute(owner, name)),
+                        .filter(|&(owner, name)| self.classes.registered[owner].contains_key(name)),
                 }
             })
             .collect();
-        if respelled.is_empty() {
+        if named.is_empty() {
             return match kind.kind {
                 Kind::Module(module, _) => ProjectKind {
                     kind: Kind::Module(module, None),
@@ -1622,9 +1613,20 @@ impl<'m> Project<'m> {
                 _ => ProjectKind::UNKNOWN,
             };
         }
-        if from == to && respelled.len() == parts {
+        if from == to && named.len() == parts {
             return kind.clone();
         }
+        let respelled: Vec<String> = named
+            .into_iter()
+            .map(|(file, name)| {
+                let module = &self.modules[file].module;
+                if module.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{module}.{name}")
+                }
+            })
+            .collect();
         ProjectKind {
             kind: kind.kind,
             class: Some(respelled.join("|").into_boxed_str()),
@@ -1772,13 +1774,13 @@ impl ClassIndex {
                 }
             }
         }
-        let mut registered: FxHashMap<(usize, Box<str>), Vec<ProjectClass>> = FxHashMap::default();
+        let mut registered: Vec<FxHashMap<Box<str>, Vec<ProjectClass>>> = vec![FxHashMap::default(); modules.len()];
         for (file, info) in modules.iter().enumerate() {
             for (id, class) in info.semantics.classes.iter().enumerate() {
                 for spelled in &class.registries {
                     if let Some((owner, name)) = registry_named(modules, index, file, spelled) {
-                        registered
-                            .entry((owner, name.into()))
+                        registered[owner]
+                            .entry(name.into())
                             .or_default()
                             .push((file, id as ClassId));
                     }

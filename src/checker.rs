@@ -834,12 +834,8 @@ impl<'a> Checker<'a> {
     fn intrinsic_hotness(&self, def: &ast::StmtFunctionDef, class: Option<&ClassInfo>) -> Option<IntrinsicHot> {
         let name = def.name.id.as_str();
         let compiled = def.decorator_list.iter().any(|decorator| {
-            let target = match &decorator.expression {
-                Expr::Call(call) => &*call.func,
-                other => other,
-            };
             matches!(
-                self.model.qualified_name(target).as_deref(),
+                self.model.qualified_name(decorator_callee(decorator)).as_deref(),
                 Some("torch.compile" | "torch.jit.script" | "torch.jit.trace" | "torch.cuda.graphs.graph")
             )
         });
@@ -907,10 +903,7 @@ impl<'a> Checker<'a> {
         // arguments, its result is what later calls get; so with a wrapper of `lru_cache` named
         // for it (diffusers' `@lru_cache_unless_export(maxsize=128)`).
         let cached = def.decorator_list.iter().any(|decorator| {
-            let decorator = match &decorator.expression {
-                Expr::Call(call) => call.func.as_ref(),
-                expression => expression,
-            };
+            let decorator = decorator_callee(decorator);
             matches!(
                 self.model.qualified_name(decorator).as_deref(),
                 Some("functools.lru_cache" | "functools.cache" | "functools.cached_property")
@@ -997,23 +990,15 @@ impl<'a> Checker<'a> {
                 last.ends_with("Loss") || local_base(base).is_some_and(|c| c.is_loss)
             });
         let forward_replaced = class_def.decorator_list.iter().any(|decorator| {
-            let decorator = match &decorator.expression {
-                Expr::Call(call) => call.func.as_ref(),
-                expression => expression,
-            };
             self.model
-                .qualified_name(decorator)
+                .qualified_name(decorator_callee(decorator))
                 .is_some_and(|qualified| api::replaces_forward(&qualified))
         });
         let registries = class_def
             .decorator_list
             .iter()
             .filter_map(|decorator| {
-                let decorator = match &decorator.expression {
-                    Expr::Call(call) => call.func.as_ref(),
-                    expression => expression,
-                };
-                let Expr::Attribute(register) = decorator else {
+                let Expr::Attribute(register) = decorator_callee(decorator) else {
                     return None;
                 };
                 matches!(register.attr.as_str(), "register_module" | "register")
@@ -4434,5 +4419,13 @@ impl<'a> Checker<'a> {
         body(self);
         self.model.flow.scope = saved;
         self.model.invalidate_kinds();
+    }
+}
+
+/// What a decorator calls: `f` of `@f` and of `@f(...)`.
+fn decorator_callee(decorator: &ast::Decorator) -> &Expr {
+    match &decorator.expression {
+        Expr::Call(call) => &call.func,
+        expression => expression,
     }
 }

@@ -306,7 +306,6 @@ impl CallArity {
     };
 
     pub fn of(arguments: &ast::Arguments) -> CallArity {
-        let count = |n: usize| u8::try_from(n).unwrap_or(u8::MAX);
         CallArity {
             positional: count(arguments.args.len()),
             keywords: count(arguments.keywords.len()),
@@ -314,6 +313,11 @@ impl CallArity {
                 || arguments.keywords.iter().any(|keyword| keyword.arg.is_none()),
         }
     }
+}
+
+/// A count, up to 255 (beyond that, arity tells nothing new).
+fn count(n: usize) -> u8 {
+    u8::try_from(n).unwrap_or(u8::MAX)
 }
 
 /// The positional parameters a function takes (after `self`), for which calls it can bind.
@@ -328,7 +332,6 @@ pub struct Signature {
 
 impl Signature {
     pub fn of(parameters: &ast::Parameters, takes_self: bool) -> Signature {
-        let count = |n: usize| u8::try_from(n).unwrap_or(u8::MAX);
         let skip = usize::from(takes_self);
         let positional = parameters.posonlyargs.iter().chain(&parameters.args).skip(skip);
         Signature {
@@ -1539,8 +1542,8 @@ impl<'a> SemanticModel<'a> {
         }
     }
 
-    /// The parameter `expr` is, as it was given or through methods that keep its values and
-    /// dtype (`mask.clone()`, `mask.view(-1)`, `mask.to(x.device)`).
+    /// The parameter `expr` is, as it was given or through methods that keep its dtype and device
+    /// (`mask.clone()`, `mask.view(-1)`, `mask.to(x.device)`).
     fn parameter_as_is(&self, expr: &Expr) -> Option<u16> {
         let mut expr = expr;
         for _ in 0..6 {
@@ -1556,13 +1559,11 @@ impl<'a> SemanticModel<'a> {
                         return None;
                     };
                     let keeps = match method.attr.as_str() {
-                        "clone" | "detach" | "contiguous" | "view" | "reshape" | "flatten" | "squeeze"
-                        | "unsqueeze" | "permute" | "transpose" | "expand" | "expand_as" => true,
                         // A device, not a dtype.
                         "to" => {
                             self.target_device_of_to(call).is_some() && call.arguments.find_keyword("dtype").is_none()
                         }
-                        _ => false,
+                        other => api::keeps_dtype_and_device(other),
                     };
                     if !keeps {
                         return None;
@@ -3030,12 +3031,7 @@ impl<'a> SemanticModel<'a> {
                 data_dependent: false,
                 ..facts.numeric()
             }),
-            "clone" | "detach" | "view" | "view_as" | "reshape" | "reshape_as" | "flatten" | "squeeze"
-            | "unsqueeze" | "permute" | "transpose" | "t" | "contiguous" | "expand" | "expand_as" | "repeat"
-            | "flip" | "roll" | "narrow" | "select" | "masked_fill" | "masked_fill_" | "requires_grad_"
-            | "unflatten" | "movedim" | "swapaxes" | "tile" | "detach_" | "share_memory_" | "index_select" => {
-                Kind::Tensor(TensorFacts { pinned: false, ..facts })
-            }
+            _ if api::keeps_dtype_and_device(method) => Kind::Tensor(TensorFacts { pinned: false, ..facts }),
             _ => Kind::Tensor(facts.numeric()),
         }
     }

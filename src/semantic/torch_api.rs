@@ -600,3 +600,41 @@ pub fn returns_indices(name: &str) -> bool {
         "argmax" | "argmin" | "argsort" | "multinomial" | "searchsorted" | "bucketize" | "randperm"
     )
 }
+
+/// Tensor methods whose result has the receiver's dtype and device (views, copies, reorderings,
+/// fills): a mask stays a mask, a CPU tensor a CPU tensor.
+pub fn keeps_dtype_and_device(method: &str) -> bool {
+    matches!(
+        method,
+        "clone"
+            | "detach"
+            | "view"
+            | "view_as"
+            | "reshape"
+            | "reshape_as"
+            | "flatten"
+            | "squeeze"
+            | "unsqueeze"
+            | "permute"
+            | "transpose"
+            | "t"
+            | "contiguous"
+            | "expand"
+            | "expand_as"
+            | "repeat"
+            | "flip"
+            | "roll"
+            | "narrow"
+            | "select"
+            | "masked_fill"
+            | "masked_fill_"
+            | "requires_grad_"
+            | "unflatten"
+            | "movedim"
+            | "swapaxes"
+            | "tile"
+            | "detach_"
+            | "share_memory_"
+            | "index_select"
+    )
+}

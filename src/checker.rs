@@ -15,6 +15,7 @@ use rustc_hash::FxHashMap;
 
 use crate::diagnostic::Diagnostic;
 use crate::lines::Lines;
+use crate::parse::literal_text;
 use crate::registry::{Rule, RuleSet};
 use crate::rules;
 use crate::semantic::facts::{self, ReturnsByType, TypeSet};
@@ -1296,7 +1297,7 @@ impl<'a> Checker<'a> {
                 "cpu" => call.arguments.is_empty(),
                 "to" => matches!(
                     call.arguments.args.first(),
-                    Some(Expr::StringLiteral(device)) if device.value.to_str() == "cpu"
+                    Some(Expr::StringLiteral(device)) if literal_text(&device.value) == Some("cpu")
                 ),
                 _ => false,
             }
@@ -1726,7 +1727,7 @@ impl<'a> Checker<'a> {
     fn runs_on_no_cuda_step(&self, test: &Expr, holds: bool, callers: bool) -> bool {
         // A string, or an enum's member (`DistributedType.XLA`, `DeviceType.MULTI_NPU`).
         let string = |expr: &Expr| match expr {
-            Expr::StringLiteral(literal) => Some(literal.value.to_str().to_ascii_lowercase()),
+            Expr::StringLiteral(literal) => literal_text(&literal.value).map(str::to_ascii_lowercase),
             Expr::Attribute(member)
                 if !member.attr.as_str().bytes().any(|b| b.is_ascii_lowercase())
                     && last_name(&member.value)
@@ -2621,6 +2622,7 @@ impl<'a> Checker<'a> {
                 && matches!(attribute.attr.as_str(), "register_buffer" | "register_parameter")
                 && let (Some(Expr::StringLiteral(name)), Some(class)) =
                     (call.arguments.args.first(), self.model.flow.class)
+                && let Some(name) = literal_text(&name.value)
             {
                 // It moves with the module (`model.to("cuda")`): its dtype is known, its
                 // device is not.
@@ -2632,10 +2634,9 @@ impl<'a> Checker<'a> {
                     },
                     _ => TensorFacts::on(Device::Unknown),
                 };
-                self.model.classes[class as usize].attrs.insert(
-                    Name::new(name.value.to_str()),
-                    Kind::Tensor(facts.with_device(Device::Unknown)),
-                );
+                self.model.classes[class as usize]
+                    .attrs
+                    .insert(Name::new(name), Kind::Tensor(facts.with_device(Device::Unknown)));
                 self.model.invalidate_kinds();
             }
         }
@@ -2852,7 +2853,7 @@ impl<'a> Checker<'a> {
                 let Expr::Name(name) = device_attr.value.as_ref() else {
                     return None;
                 };
-                Some((name, named(literal.value.to_str())?))
+                Some((name, named(literal_text(&literal.value)?)?))
             }
             ("device", Expr::Name(name), Expr::Call(call))
                 if self.model.qualified_name(&call.func).as_deref() == Some("torch.device") =>
@@ -2860,7 +2861,7 @@ impl<'a> Checker<'a> {
                 let [Expr::StringLiteral(literal)] = &*call.arguments.args else {
                     return None;
                 };
-                Some((name, named(literal.value.to_str())?))
+                Some((name, named(literal_text(&literal.value)?)?))
             }
             _ => None,
         }
@@ -3331,7 +3332,9 @@ fn initialises_lazily(test: &Expr, body: &[Stmt]) -> bool {
         else {
             return None;
         };
-        (func.id == builtin && receiver.id == "self").then(|| name.value.to_str())
+        (func.id == builtin && receiver.id == "self")
+            .then(|| literal_text(&name.value))
+            .flatten()
     }
     // `self._step_index = ...` sets what the property `self.step_index` reads.
     let sets = |target: &Expr, unset: &Unset| match (target, unset) {
@@ -3369,7 +3372,7 @@ fn initialises_lazily(test: &Expr, body: &[Stmt]) -> bool {
             (Expr::Call(call), Unset::Attribute(attribute)) => {
                 let registers = matches!(call.func.as_ref(), Expr::Attribute(f)
                     if on_self(f) && f.attr.as_str() == "register_buffer")
-                    && matches!(call.arguments.args.first(), Some(Expr::StringLiteral(name)) if name.value.to_str() == *attribute);
+                    && matches!(call.arguments.args.first(), Some(Expr::StringLiteral(name)) if literal_text(&name.value) == Some(*attribute));
                 // `self._init_step_index(t)`, `self.make_weights(n)`: a method that initialises
                 // it, or one named for it.
                 let initialises = matches!(call.func.as_ref(), Expr::Attribute(f)
@@ -4374,8 +4377,9 @@ impl<'a> Checker<'a> {
                     (call.func.as_ref(), &*call.arguments.args)
                     && func.id.as_str() == "setattr"
                     && !matches!(object, Expr::Name(name) if name.id.as_str() == "self")
+                    && let Some(attr) = literal_text(&attr.value)
                 {
-                    self.attributes_set_outside.push(Name::new(attr.value.to_str()));
+                    self.attributes_set_outside.push(Name::new(attr));
                 }
                 if let Some(id) = self.model.flow.function
                     && !self.model.functions[id as usize].step_work

@@ -8,6 +8,7 @@
 //! checked again; [`fix`] applies fixes, and [`render`] prints findings ([`graph`] the call graph).
 
 pub mod add_noqa;
+pub mod arena;
 pub mod cache;
 pub mod checker;
 pub mod cli;
@@ -30,3 +31,7 @@ pub mod rules;
 pub mod semantic;
 pub mod server;
 pub mod trace;
+
+/// The binary's and the tests' allocator alike, so that the tests run the arena too.
+#[global_allocator]
+static ALLOCATOR: arena::Allocator = arena::Allocator;

@@ -6,13 +6,21 @@ use ruff_python_ast::{ModModule, PySourceType};
 use ruff_python_parser::{ParseOptions, Parsed, parse_unchecked, parse_unchecked_source};
 use ruff_text_size::TextRange;
 
+use std::mem::ManuallyDrop;
+
+use crate::arena::{Lease, in_arena};
+
 pub use ruff_python_ast as ast;
 pub use ruff_text_size::{Ranged, TextLen, TextSize};
 
 /// A parsed file: the recovered module, its tokens, and its syntax errors.
 pub struct ParsedModule {
-    parsed: Parsed<ModModule>,
+    /// Not dropped: every block of the tree and its tokens is in this thread's arena, released
+    /// whole with `nodes`, so a walk that frees node by node would free nothing.
+    parsed: ManuallyDrop<Parsed<ModModule>>,
     pub syntax_errors: Vec<SyntaxError>,
+    /// Keeps the tree's blocks valid.
+    _nodes: Lease,
 }
 
 impl ParsedModule {
@@ -101,7 +109,7 @@ impl SourceKind {
 
 /// Parses with error recovery: always returns a module, possibly partial.
 pub fn parse(source: &str, kind: SourceKind) -> ParsedModule {
-    let parsed = parse_unchecked_source(source, kind.source_type());
+    let (parsed, nodes) = in_arena(|| parse_unchecked_source(source, kind.source_type()));
     let syntax_errors = parsed
         .errors()
         .iter()
@@ -110,7 +118,20 @@ pub fn parse(source: &str, kind: SourceKind) -> ParsedModule {
             message: error.error.to_string(),
         })
         .collect();
-    ParsedModule { parsed, syntax_errors }
+    ParsedModule {
+        parsed: ManuallyDrop::new(parsed),
+        syntax_errors,
+        _nodes: nodes,
+    }
+}
+
+/// The text of a string literal written as one part; `None` for an implicitly concatenated one
+/// (`"a" "b"`), whose joined text Ruff's AST computes on demand and caches inside the tree. The
+/// tree's nodes live in the parser's arena and are released without running their destructors,
+/// so that cache would never be freed; no name, key or device string the model reads is written
+/// in parts. (`clippy.toml` bars `to_str` for this reason.)
+pub fn literal_text(value: &ast::StringLiteralValue) -> Option<&str> {
+    (!value.is_implicit_concatenated()).then(|| value.iter().next().map_or("", |part| part.as_str()))
 }
 
 /// True when `source` parses without any syntax error (used to vet fixed code).

@@ -8,6 +8,7 @@ use super::edits::{parenthesized, torch_name};
 use super::{argument, method_call, report, torch_input_may_be_cuda};
 use crate::checker::Checker;
 use crate::diagnostic::{Edit, Fix};
+use crate::parse::literal_text;
 use crate::registry::Rule;
 
 pub(crate) fn subscript(checker: &mut Checker, subscript: &ExprSubscript) {
@@ -99,7 +100,7 @@ fn summed_elementwise_loss(checker: &mut Checker, call: &ExprCall, callee: Optio
     let arguments = &call.arguments;
     let summed = arguments
         .find_keyword("reduction")
-        .is_some_and(|k| matches!(&k.value, Expr::StringLiteral(s) if s.value.to_str() == "sum"));
+        .is_some_and(|k| matches!(&k.value, Expr::StringLiteral(s) if literal_text(&s.value) == Some("sum")));
     // Weights would need the mask too; `**kwargs` may hold anything.
     let plain = arguments.args.len() == 2
         && arguments.keywords.iter().all(|k| {

@@ -6,6 +6,7 @@ use ruff_text_size::Ranged;
 
 use super::{report, torch_input_may_be_cuda};
 use crate::checker::Checker;
+use crate::parse::literal_text;
 use crate::registry::Rule;
 use crate::semantic::{Kind, ModuleKind};
 
@@ -43,7 +44,7 @@ fn is_cudnn_forward(checker: &Checker, call: &ExprCall) -> bool {
             .iter()
             .all(|l| matches!(checker.model().kind_of(l), Kind::List | Kind::NumberList));
     let reduction = call.arguments.find_keyword("reduction").and_then(|k| match &k.value {
-        ruff_python_ast::Expr::StringLiteral(s) => Some(s.value.to_str().to_string()),
+        ruff_python_ast::Expr::StringLiteral(s) => literal_text(&s.value).map(str::to_string),
         _ => None,
     });
     targets_on_cpu && lengths_are_lists && matches!(reduction.as_deref(), Some("sum" | "none"))

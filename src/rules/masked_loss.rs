@@ -7,6 +7,7 @@ use ruff_text_size::{Ranged, TextRange};
 use super::{locals, method_call};
 use crate::checker::Checker;
 use crate::diagnostic::{Diagnostic, Edit, Fix};
+use crate::parse::literal_text;
 use crate::registry::Rule;
 use crate::semantic::{Kind, ModuleKind};
 
@@ -227,7 +228,7 @@ fn ignore_index_fix(checker: &mut Checker, call: &ExprCall, functional: bool) ->
     let reduction_none = call
         .arguments
         .find_keyword("reduction")
-        .is_some_and(|k| matches!(&k.value, Expr::StringLiteral(s) if s.value.to_str() == "none"));
+        .is_some_and(|k| matches!(&k.value, Expr::StringLiteral(s) if literal_text(&s.value) == Some("none")));
     // `reduction="none"` would return one loss per position instead of one per kept position;
     // `**kwargs` may hold `ignore_index` already.
     if reduction_none
@@ -343,7 +344,7 @@ fn constructor_edit(checker: &Checker, call: &ExprCall, ignored: Option<&Expr>) 
         || arguments.keywords.iter().any(|k| {
             k.arg.as_ref().is_none_or(|arg| arg.as_str() == "ignore_index")
                 || (k.arg.as_ref().is_some_and(|arg| arg.as_str() == "reduction")
-                    && !matches!(&k.value, Expr::StringLiteral(s) if s.value.to_str() != "none"))
+                    && !matches!(&k.value, Expr::StringLiteral(s) if literal_text(&s.value) != Some("none")))
         })
     {
         return None;

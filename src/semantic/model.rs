@@ -14,6 +14,7 @@ use super::facts::{FileFacts, Given, ProjectKind, ProjectReturns, ReturnsByType,
 use super::hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
 use super::kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
 use super::torch_api as api;
+use crate::parse::literal_text;
 use crate::registry::Rule;
 
 pub type ScopeId = u32;
@@ -2063,7 +2064,7 @@ impl<'a> SemanticModel<'a> {
         let Expr::StringLiteral(key) = subscript.slice.as_ref() else {
             return false;
         };
-        if key.value.to_str() != "step" {
+        if literal_text(&key.value) != Some("step") {
             return false;
         }
         let state = match subscript.value.as_ref() {
@@ -2200,7 +2201,7 @@ impl<'a> SemanticModel<'a> {
     /// `x.device`, `0`. `None` when the argument is not a device (a dtype, `None`).
     pub fn device_of(&self, expr: &Expr) -> Option<Device> {
         match expr {
-            Expr::StringLiteral(string) => Some(device_from_str(string.value.to_str())),
+            Expr::StringLiteral(string) => literal_text(&string.value).map(device_from_str),
             Expr::NoneLiteral(_) => None,
             Expr::If(if_expr) => {
                 let a = self.device_of(&if_expr.body)?;
@@ -2237,11 +2238,9 @@ impl<'a> SemanticModel<'a> {
     fn infer_call(&self, call: &ast::ExprCall) -> CallKinds {
         // `tokenizer(text, return_tensors="pt")`, `processor(images=..., return_tensors="pt")`:
         // tensors made on the CPU, whoever made them.
-        if call
-            .arguments
-            .find_keyword("return_tensors")
-            .is_some_and(|keyword| matches!(&keyword.value, Expr::StringLiteral(pt) if pt.value.to_str() == "pt"))
-        {
+        if call.arguments.find_keyword("return_tensors").is_some_and(
+            |keyword| matches!(&keyword.value, Expr::StringLiteral(pt) if literal_text(&pt.value) == Some("pt")),
+        ) {
             return CallKinds {
                 result: Kind::Tensor(TensorFacts {
                     batch: BatchSource::Encoded,
@@ -2527,7 +2526,7 @@ impl<'a> SemanticModel<'a> {
                 Some(Expr::Dict(dict)) => dict
                     .items
                     .iter()
-                    .find(|item| matches!(&item.key, Some(Expr::StringLiteral(key)) if key.value.to_str() == "device"))
+                    .find(|item| matches!(&item.key, Some(Expr::StringLiteral(key)) if literal_text(&key.value) == Some("device")))
                     .map(|item| self.device_of(&item.value)),
                 Some(Expr::Call(call)) if matches!(call.func.as_ref(), Expr::Name(name) if name.id == "dict") => {
                     self.device_given(&call.arguments)
@@ -3041,7 +3040,7 @@ impl<'a> SemanticModel<'a> {
     pub(crate) fn annotation_kind(&self, annotation: &Expr) -> Kind {
         let tensor = Kind::Tensor(TensorFacts::on(Device::Unknown));
         match annotation {
-            Expr::StringLiteral(string) => match string.value.to_str() {
+            Expr::StringLiteral(string) => match literal_text(&string.value).unwrap_or_default() {
                 "Tensor" | "torch.Tensor" => tensor,
                 "torch.BoolTensor" => Kind::Tensor(TensorFacts::on(Device::Unknown).boolean()),
                 name if self.local_class(name).is_some() => self.instance_of_named(name),

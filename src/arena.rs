@@ -173,7 +173,9 @@ unsafe impl GlobalAlloc for Allocator {
             // SAFETY: a mimalloc block with this layout.
             return unsafe { MiMalloc.realloc(ptr, layout, new_size) };
         }
-        if grow_last(ptr, layout.size(), new_size) {
+        // A block shrinks in place (the parser trims its token list to size once it is done),
+        // and the region's last block grows in place.
+        if new_size <= layout.size() || grow_last(ptr, layout.size(), new_size) {
             return ptr;
         }
         // SAFETY: `new_size` with the block's alignment is a valid layout (the caller's
@@ -342,6 +344,19 @@ mod tests {
         numbers.extend(100..10_000);
         assert!(!region_block(&numbers[0]), "grown into mimalloc");
         assert!(numbers.iter().copied().eq(0..10_000));
+    }
+
+    #[test]
+    fn a_region_block_shrinks_in_place() {
+        let (numbers, _lease) = in_arena(|| {
+            let mut numbers: Vec<u64> = Vec::with_capacity(1000);
+            numbers.extend(0..10);
+            let _later = Box::new(0u8);
+            numbers.shrink_to_fit();
+            numbers
+        });
+        assert!(region_block(&numbers[0]));
+        assert!(numbers.iter().copied().eq(0..10));
     }
 
     #[test]

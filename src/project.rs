@@ -524,21 +524,35 @@ impl<'m> Project<'m> {
         }
     }
 
-    /// Whether `target` is what `site` runs on an instance of the class its receiver names (the
-    /// method as that class resolves it), not a subclass's override reached by class-hierarchy
-    /// analysis. An override runs, and reports, its own lines; its syncs are not the call's
-    /// (`self.embed_tokens(ids)` of a `Gemma3TextScaledWordEmbedding` does not run the masked
-    /// write of a subclass in another model).
-    fn runs_as_named(&self, file: usize, site: &CallSite, target: ProjectFunction) -> bool {
-        let Callee::Method { class, method, .. } = &site.callee else {
-            return true;
+    /// Of the functions `site` may run, those it runs on an instance of the class its receiver
+    /// names (the method as that class resolves it), not a subclass's override reached by
+    /// class-hierarchy analysis. An override runs, and reports, its own lines; its syncs are not
+    /// the call's (`self.embed_tokens(ids)` of a `Gemma3TextScaledWordEmbedding` does not run
+    /// the masked write of a subclass in another model). The method is looked up once per site,
+    /// not once per target: a base class's `forward` may have hundreds of overrides.
+    fn run_as_named<'t>(
+        &self,
+        file: usize,
+        site: &CallSite,
+        targets: &'t Targets,
+    ) -> impl Iterator<Item = ProjectFunction> + 't {
+        let named: Option<Vec<ProjectFunction>> = match &site.callee {
+            Callee::Method { class, method, .. } => {
+                let classes = self.classes_of(file, class).classes;
+                (!classes.is_empty()).then(|| {
+                    classes
+                        .into_iter()
+                        .filter_map(|class| self.lookup_method(class, self.called_method(class, method)?))
+                        .collect()
+                })
+            }
+            _ => None,
         };
-        let classes = self.classes_of(file, class).classes;
-        classes.is_empty()
-            || classes.into_iter().any(|class| {
-                self.called_method(class, method)
-                    .is_some_and(|method| self.lookup_method(class, method) == Some(target))
-            })
+        targets
+            .functions
+            .iter()
+            .copied()
+            .filter(move |target| named.as_ref().is_none_or(|named| named.contains(target)))
     }
 
     /// Of several functions a call may run (a registry's classes, overrides), those that cannot
@@ -1315,11 +1329,7 @@ impl<'m> Project<'m> {
                     .is_some_and(|arguments| arguments.all().any(|argument| argument.from_parameter().is_some()));
                 let targets = &self.targets[file][index];
                 if passes_a_parameter && matches!(site.context, HotContext::InFunction(_)) && !targets.registry {
-                    for &target in targets
-                        .functions
-                        .iter()
-                        .filter(|&&target| self.runs_as_named(file, site, target))
-                    {
+                    for target in self.run_as_named(file, site, targets) {
                         passing.entry(target).or_default().push((file, index));
                     }
                 }
@@ -1391,14 +1401,10 @@ impl<'m> Project<'m> {
                 let mut told: Vec<CalleeSync> = Vec::new();
                 let targets = &self.targets[file][index];
                 // A registry's classes report their own lines; the call would name any of them.
-                if targets.registry {
+                if targets.registry || !targets.functions.iter().any(|target| syncs.contains_key(target)) {
                     continue;
                 }
-                for &target in targets
-                    .functions
-                    .iter()
-                    .filter(|&&target| self.runs_as_named(file, site, target))
-                {
+                for target in self.run_as_named(file, site, targets) {
                     let Some(target_syncs) = syncs.get(&target) else {
                         continue;
                     };

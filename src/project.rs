@@ -2,6 +2,7 @@
 //! what each finding's note says about why its line is hot.
 
 use std::collections::VecDeque;
+use std::collections::hash_map::Entry;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -873,36 +874,57 @@ impl<'m> Project<'m> {
     /// [`Given`]): a value the caller made gives one; leaving it to its default or passing
     /// `None` gives none; what the caller was given, or spreading `*args` or `**kwargs`, may.
     fn given(&self, sites: &[(usize, usize)]) -> FxHashMap<ProjectFunction, Vec<Given>> {
-        let mut given: FxHashMap<ProjectFunction, Vec<Given>> = FxHashMap::default();
         let unknown = CallArguments {
             spread: true,
             ..CallArguments::default()
         };
-        for &(file, index) in sites {
-            // A call whose arguments were not kept may give any parameter.
-            let arguments = self.modules[file].semantics.call_sites[index]
-                .arguments
-                .as_deref()
-                .unwrap_or(&unknown);
-            let targets = &self.targets[file][index];
-            if targets.registry {
-                continue;
-            }
-            for &target in &targets.functions {
-                let callee = &self.modules[target.0].semantics.functions[target.1 as usize];
-                let skip = usize::from(targets.unbound && callee.takes_self);
-                let slots = given
-                    .entry(target)
-                    .or_insert_with(|| vec![Given::Unseen; callee.params.len()]);
-                for (slot, param) in callee.params.iter().enumerate() {
-                    let argument = arguments.for_parameter(Some(slot + skip), &param.name);
-                    // `**kwargs` cannot give again what a keyword gave.
-                    let this = match argument {
-                        Some(argument) => argument.given,
-                        None if arguments.spread => Given::Sometimes,
-                        None => Given::Never,
-                    };
-                    slots[slot] = slots[slot].join(this);
+        // What each site gives each of its targets' parameters, in parallel; joined after.
+        let per_site: Vec<Vec<(ProjectFunction, Vec<Given>)>> = sites
+            .par_iter()
+            .map(|&(file, index)| {
+                // A call whose arguments were not kept may give any parameter.
+                let arguments = self.modules[file].semantics.call_sites[index]
+                    .arguments
+                    .as_deref()
+                    .unwrap_or(&unknown);
+                let targets = &self.targets[file][index];
+                if targets.registry {
+                    return Vec::new();
+                }
+                targets
+                    .functions
+                    .iter()
+                    .map(|&target| {
+                        let callee = &self.modules[target.0].semantics.functions[target.1 as usize];
+                        let skip = usize::from(targets.unbound && callee.takes_self);
+                        let slots = callee
+                            .params
+                            .iter()
+                            .enumerate()
+                            .map(|(slot, param)| {
+                                // `**kwargs` cannot give again what a keyword gave.
+                                match arguments.for_parameter(Some(slot + skip), &param.name) {
+                                    Some(argument) => argument.given,
+                                    None if arguments.spread => Given::Sometimes,
+                                    None => Given::Never,
+                                }
+                            })
+                            .collect();
+                        (target, slots)
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut given: FxHashMap<ProjectFunction, Vec<Given>> = FxHashMap::default();
+        for (target, slots) in per_site.into_iter().flatten() {
+            match given.entry(target) {
+                Entry::Occupied(mut joined) => {
+                    for (joined, this) in joined.get_mut().iter_mut().zip(slots) {
+                        *joined = joined.join(this);
+                    }
+                }
+                Entry::Vacant(vacant) => {
+                    vacant.insert(slots);
                 }
             }
         }
@@ -1319,21 +1341,32 @@ impl<'m> Project<'m> {
         if syncs.is_empty() {
             return syncs;
         }
-        // The calls that pass a parameter of their function on, by callee.
-        let mut passing: FxHashMap<ProjectFunction, Vec<ProjectSite>> = FxHashMap::default();
-        for (file, module) in modules.iter().enumerate() {
-            for (index, site) in module.semantics.call_sites.iter().enumerate() {
-                let passes_a_parameter = site
-                    .arguments
-                    .as_deref()
-                    .is_some_and(|arguments| arguments.all().any(|argument| argument.from_parameter().is_some()));
-                let targets = &self.targets[file][index];
-                if passes_a_parameter && matches!(site.context, HotContext::InFunction(_)) && !targets.registry {
-                    for target in self.run_as_named(file, site, targets) {
-                        passing.entry(target).or_default().push((file, index));
+        // The calls that pass a parameter of their function on, by callee: each file's found
+        // in parallel (resolving what a call runs as named looks classes up).
+        let passing_per_file: Vec<Vec<(ProjectFunction, ProjectSite)>> = modules
+            .par_iter()
+            .enumerate()
+            .map(|(file, module)| {
+                let mut passing = Vec::new();
+                for (index, site) in module.semantics.call_sites.iter().enumerate() {
+                    let passes_a_parameter = site
+                        .arguments
+                        .as_deref()
+                        .is_some_and(|arguments| arguments.all().any(|argument| argument.from_parameter().is_some()));
+                    let targets = &self.targets[file][index];
+                    if passes_a_parameter && matches!(site.context, HotContext::InFunction(_)) && !targets.registry {
+                        passing.extend(
+                            self.run_as_named(file, site, targets)
+                                .map(|target| (target, (file, index))),
+                        );
                     }
                 }
-            }
+                passing
+            })
+            .collect();
+        let mut passing: FxHashMap<ProjectFunction, Vec<ProjectSite>> = FxHashMap::default();
+        for (target, site) in passing_per_file.into_iter().flatten() {
+            passing.entry(target).or_default().push(site);
         }
         let mut pending: Vec<ProjectFunction> = syncs.keys().copied().collect();
         while let Some(callee) = pending.pop() {
@@ -1393,72 +1426,76 @@ impl<'m> Project<'m> {
             return;
         }
         let modules = self.modules;
-        for (file, module) in modules.iter().enumerate() {
-            for (index, site) in module.semantics.call_sites.iter().enumerate() {
-                if !hot.runs_hot(file, site) {
-                    continue;
-                }
-                let mut told: Vec<CalleeSync> = Vec::new();
-                let targets = &self.targets[file][index];
-                // A registry's classes report their own lines; the call would name any of them.
-                if targets.registry || !targets.functions.iter().any(|target| syncs.contains_key(target)) {
-                    continue;
-                }
-                for target in self.run_as_named(file, site, targets) {
-                    let Some(target_syncs) = syncs.get(&target) else {
+        facts
+            .par_iter_mut()
+            .zip(modules)
+            .enumerate()
+            .for_each(|(file, (file_facts, module))| {
+                for (index, site) in module.semantics.call_sites.iter().enumerate() {
+                    if !hot.runs_hot(file, site) {
                         continue;
-                    };
-                    let function = &modules[target.0].semantics.functions[target.1 as usize];
-                    for &(slot, ((origin_file, origin), sync)) in target_syncs {
-                        let origin_module = &modules[origin_file];
-                        let found = &origin_module.semantics.functions[origin as usize].syncs_on[sync];
-                        let Some(parameter) = function.params.get(usize::from(slot)) else {
+                    }
+                    let mut told: Vec<CalleeSync> = Vec::new();
+                    let targets = &self.targets[file][index];
+                    // A registry's classes report their own lines; the call would name any of them.
+                    if targets.registry || !targets.functions.iter().any(|target| syncs.contains_key(target)) {
+                        continue;
+                    }
+                    for target in self.run_as_named(file, site, targets) {
+                        let Some(target_syncs) = syncs.get(&target) else {
                             continue;
                         };
-                        let argument = self.argument_for(file, index, target, slot);
-                        // Left to its default, given a host value, or passed on from the caller's
-                        // own parameter (told where the caller is called).
-                        let not_given =
-                            argument.is_none() && site.arguments.as_deref().is_some_and(|arguments| !arguments.spread);
-                        // As the call's file will judge it (`may_be_cuda`): a file told of a call
-                        // it would not report is checked again for nothing.
-                        let no_gpu_tensor = match argument.map(|argument| argument.kind.kind) {
-                            Some(Kind::Tensor(facts)) => !facts.may_be_cuda(),
-                            // Recorded without a tensor among the arguments, or told unknown.
-                            None | Some(Kind::Unknown) => !found.unknown_counts,
-                            Some(_) => true,
-                        };
-                        let passed_on = argument.is_some_and(|argument| argument.from_parameter().is_some())
-                            && matches!(site.context, HotContext::InFunction(_));
-                        // A helper of the call's own file is reported there already, with the
-                        // call in its note.
-                        let same_file = origin_file == file;
-                        if same_file
-                            || not_given
-                            || no_gpu_tensor
-                            || passed_on
-                            || told.iter().any(|told| told.rule == found.rule)
-                        {
-                            continue;
+                        let function = &modules[target.0].semantics.functions[target.1 as usize];
+                        for &(slot, ((origin_file, origin), sync)) in target_syncs {
+                            let origin_module = &modules[origin_file];
+                            let found = &origin_module.semantics.functions[origin as usize].syncs_on[sync];
+                            let Some(parameter) = function.params.get(usize::from(slot)) else {
+                                continue;
+                            };
+                            let argument = self.argument_for(file, index, target, slot);
+                            // Left to its default, given a host value, or passed on from the caller's
+                            // own parameter (told where the caller is called).
+                            let not_given = argument.is_none()
+                                && site.arguments.as_deref().is_some_and(|arguments| !arguments.spread);
+                            // As the call's file will judge it (`may_be_cuda`): a file told of a call
+                            // it would not report is checked again for nothing.
+                            let no_gpu_tensor = match argument.map(|argument| argument.kind.kind) {
+                                Some(Kind::Tensor(facts)) => !facts.may_be_cuda(),
+                                // Recorded without a tensor among the arguments, or told unknown.
+                                None | Some(Kind::Unknown) => !found.unknown_counts,
+                                Some(_) => true,
+                            };
+                            let passed_on = argument.is_some_and(|argument| argument.from_parameter().is_some())
+                                && matches!(site.context, HotContext::InFunction(_));
+                            // A helper of the call's own file is reported there already, with the
+                            // call in its note.
+                            let same_file = origin_file == file;
+                            if same_file
+                                || not_given
+                                || no_gpu_tensor
+                                || passed_on
+                                || told.iter().any(|told| told.rule == found.rule)
+                            {
+                                continue;
+                            }
+                            told.push(CalleeSync {
+                                callee: format!("{}()", function.qualname).into(),
+                                parameter: parameter.name.clone(),
+                                position: self.position_of(file, index, target, slot),
+                                rule: found.rule,
+                                unknown_counts: found.unknown_counts,
+                                sync: found.deeper.clone().unwrap_or_else(|| {
+                                    let place = origin_module.semantics.place(origin_module.display, found.line);
+                                    format!("{} ({place})", found.message).into()
+                                }),
+                            });
                         }
-                        told.push(CalleeSync {
-                            callee: format!("{}()", function.qualname).into(),
-                            parameter: parameter.name.clone(),
-                            position: self.position_of(file, index, target, slot),
-                            rule: found.rule,
-                            unknown_counts: found.unknown_counts,
-                            sync: found.deeper.clone().unwrap_or_else(|| {
-                                let place = origin_module.semantics.place(origin_module.display, found.line);
-                                format!("{} ({place})", found.message).into()
-                            }),
-                        });
+                    }
+                    if !told.is_empty() {
+                        file_facts.callee_syncs.insert(site.at, told.into_boxed_slice());
                     }
                 }
-                if !told.is_empty() {
-                    facts[file].callee_syncs.insert(site.at, told.into_boxed_slice());
-                }
-            }
-        }
+            });
     }
 
     /// Per file and function: does it do a step's work, itself (it trains, runs a network, is

@@ -21,8 +21,13 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use mimalloc::MiMalloc;
 
-/// Address space reserved per thread. A tree that outgrows it continues in mimalloc.
-const SLOT_BYTES: usize = 512 << 20;
+/// Address space reserved per thread (less where addresses are 32 bits wide, so that the whole
+/// reservation fits). A tree that outgrows it continues in mimalloc.
+const SLOT_BYTES: usize = if cfg!(target_pointer_width = "64") {
+    512 << 20
+} else {
+    8 << 20
+};
 /// Threads that get a region; any more allocate their trees through mimalloc.
 const SLOTS: usize = u64::BITS as usize;
 /// Memory a region keeps resident once rewound (the rest is returned to the system), so that

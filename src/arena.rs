@@ -47,8 +47,12 @@ struct Region {
     next: usize,
     /// The furthest `next` reached since the region's pages were last returned.
     touched: usize,
-    /// Whether allocations on this thread come from the region now.
-    open: bool,
+    /// The calls of [`in_arena`] running on this thread: allocations come from the region
+    /// while any does.
+    depth: u32,
+    /// Whether an allocation inside the innermost running [`in_arena`] went to mimalloc (the
+    /// thread has no region, or it was full).
+    spilled: bool,
     /// The leases alive on the region: it is rewound when the last one goes.
     leases: u32,
 }
@@ -58,7 +62,8 @@ impl Region {
         start: 0,
         next: 0,
         touched: 0,
-        open: false,
+        depth: 0,
+        spilled: false,
         leases: 0,
     };
 }
@@ -102,12 +107,15 @@ fn bump(layout: Layout) -> Option<*mut u8> {
     REGION
         .try_with(|cell| {
             let mut region = cell.get();
-            if !region.open || region.start == 0 {
+            // Without a region, `in_arena` marked the scope spilled as it began.
+            if region.depth == 0 || region.start == 0 {
                 return None;
             }
             let at = region.next.checked_add(layout.align() - 1)? & !(layout.align() - 1);
             let end = at.checked_add(layout.size())?;
             if end > region.start + SLOT_BYTES {
+                region.spilled = true;
+                cell.set(region);
                 return None;
             }
             region.next = end;
@@ -125,7 +133,7 @@ fn grow_last(ptr: *mut u8, old_size: usize, new_size: usize) -> bool {
         .try_with(|cell| {
             let mut region = cell.get();
             let at = ptr as usize;
-            if !region.open || region.start == 0 || at + old_size != region.next {
+            if region.depth == 0 || region.start == 0 || at + old_size != region.next {
                 return false;
             }
             let Some(end) = at.checked_add(new_size) else {
@@ -200,15 +208,31 @@ unsafe impl GlobalAlloc for Allocator {
 /// Keeps the blocks [`in_arena`] allocated valid; the thread's region is rewound when its last
 /// lease goes. Not `Send`: it counts on the thread that made it.
 pub struct Lease {
+    /// Every block made inside came from the region (see [`Lease::holds_all`]).
+    whole: bool,
+    /// Counted among the region's leases (not where the thread's storage was already gone).
+    counted: bool,
     _not_send: PhantomData<*const ()>,
+}
+
+impl Lease {
+    /// Whether every block allocated inside [`in_arena`] came from the region, so that what
+    /// holds them may be forgotten instead of dropped; else some came from mimalloc (the
+    /// thread has no region, or it filled up) and must be freed by dropping what holds them.
+    pub fn holds_all(&self) -> bool {
+        self.whole
+    }
 }
 
 impl Drop for Lease {
     fn drop(&mut self) {
+        if !self.counted {
+            return;
+        }
         let _ = REGION.try_with(|cell| {
             let mut region = cell.get();
             region.leases -= 1;
-            if region.leases == 0 && !region.open && region.start != 0 {
+            if region.leases == 0 && region.depth == 0 && region.start != 0 {
                 // Debug builds (the tests) overwrite what is released, so that a block kept
                 // past its lease reads as garbage at once instead of by chance later.
                 if cfg!(debug_assertions) {
@@ -229,38 +253,64 @@ impl Drop for Lease {
 
 /// Runs `f` with this thread's allocations bumped off its region (where it can have one),
 /// and returns what `f` returned with the lease that keeps those blocks valid. Keep the lease
-/// until what `f` returned is dropped, and let nothing `f` allocated outlive it.
+/// until what `f` returned is dropped, and let nothing `f` allocated outlive it. Calls may
+/// nest; a region is rewound only when no call runs and no lease is left.
 pub fn in_arena<T>(f: impl FnOnce() -> T) -> (T, Lease) {
-    /// Closes the region again, also when `f` unwinds.
-    struct Open;
-    impl Drop for Open {
+    /// Ends the scope, also when `f` unwinds (leaving no lease: its blocks are rewound with
+    /// the region's next rewind).
+    struct Scope {
+        spilled_before: bool,
+    }
+    impl Drop for Scope {
         fn drop(&mut self) {
             let _ = REGION.try_with(|cell| {
                 let mut region = cell.get();
-                region.open = false;
+                region.depth -= 1;
+                region.spilled |= self.spilled_before;
                 cell.set(region);
             });
         }
     }
-    let _ = REGION.try_with(|cell| {
+    let began = REGION.try_with(|cell| {
         let mut region = cell.get();
         if region.start == 0 {
             region.start = claim_slot();
             region.next = region.start;
             region.touched = region.start;
         }
-        // A tree whose parse unwound left no lease: its blocks are rewound with the next one.
-        if region.leases == 0 {
+        if region.leases == 0 && region.depth == 0 {
             region.next = region.start;
         }
-        region.open = true;
+        let spilled_before = region.spilled;
+        region.spilled = region.start == 0;
+        region.depth += 1;
+        cell.set(region);
+        Scope { spilled_before }
+    });
+    let Ok(scope) = began else {
+        return (
+            f(),
+            Lease {
+                whole: false,
+                counted: false,
+                _not_send: PhantomData,
+            },
+        );
+    };
+    let value = f();
+    let whole = REGION.try_with(|cell| {
+        let mut region = cell.get();
         region.leases += 1;
         cell.set(region);
+        !region.spilled
     });
-    let open = Open;
-    let value = f();
-    drop(open);
-    (value, Lease { _not_send: PhantomData })
+    drop(scope);
+    let lease = Lease {
+        whole: whole.unwrap_or(false),
+        counted: whole.is_ok(),
+        _not_send: PhantomData,
+    };
+    (value, lease)
 }
 
 /// A region for this thread: the start of a free slot of the reservation, or 0 where none is
@@ -379,6 +429,41 @@ mod tests {
         assert!(outer.iter().all(|&b| b == 1) && inner.iter().all(|&b| b == 2));
         assert!(later.iter().all(|&b| b == 3));
         drop(inner_lease);
+    }
+
+    #[test]
+    fn a_lease_tells_whether_every_block_came_from_the_region() {
+        let (small, lease) = in_arena(|| vec![1u8; 64]);
+        assert!(lease.holds_all() && region_block(&small[0]));
+        // Larger than a region: mimalloc serves it (address space only; no page is touched).
+        let (huge, lease) = in_arena(|| Vec::<u8>::with_capacity(SLOT_BYTES + 1));
+        assert!(!lease.holds_all() && !in_regions(huge.as_ptr().cast_mut()));
+    }
+
+    #[test]
+    fn nested_scopes_keep_the_outer_scope_in_the_region() {
+        let (((first, second), inner), outer_lease) = in_arena(|| {
+            let first = vec![1u8; 256];
+            let (inner, inner_lease) = in_arena(|| vec![2u8; 256]);
+            drop(inner_lease);
+            // Still inside the outer scope: the region is not rewound and still serves.
+            let second = vec![3u8; 256];
+            assert!(region_block(&second[0]));
+            ((first, second), inner)
+        });
+        assert!(outer_lease.holds_all());
+        assert!(first.iter().all(|&b| b == 1) && second.iter().all(|&b| b == 3));
+        assert!(inner.iter().all(|&b| b == 2));
+    }
+
+    #[test]
+    fn a_scope_that_unwinds_leaves_the_region_usable() {
+        let unwound = std::panic::catch_unwind(|| in_arena(|| -> Vec<u8> { panic!("parser bug") }));
+        assert!(unwound.is_err());
+        let (block, lease) = in_arena(|| Box::new(7u64));
+        assert!(lease.holds_all() && region_block(&*block));
+        let outside = Box::new(1u8);
+        assert!(!region_block(&*outside), "the unwound scope closed");
     }
 
     #[test]

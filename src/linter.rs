@@ -30,7 +30,7 @@ pub fn lint_source(
     every_call: bool,
     test_code: bool,
 ) -> FileLint {
-    let parsed = parse(source, kind);
+    let mut parsed = parse(source, kind);
     let lines = Lines::new(source);
     let options = CheckOptions {
         rules: &rules,
@@ -73,7 +73,7 @@ pub fn lint_source(
     diagnostics.dedup_by(|a, b| a.rule == b.rule && a.range == b.range);
     FileLint {
         diagnostics,
-        syntax_errors: parsed.syntax_errors,
+        syntax_errors: std::mem::take(&mut parsed.syntax_errors),
         semantics,
     }
 }

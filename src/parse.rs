@@ -15,12 +15,23 @@ pub use ruff_text_size::{Ranged, TextLen, TextSize};
 
 /// A parsed file: the recovered module, its tokens, and its syntax errors.
 pub struct ParsedModule {
-    /// Not dropped: every block of the tree and its tokens is in this thread's arena, released
-    /// whole with `nodes`, so a walk that frees node by node would free nothing.
+    /// Dropped only where some of its blocks are not in this thread's arena (see `Drop`).
     parsed: ManuallyDrop<Parsed<ModModule>>,
     pub syntax_errors: Vec<SyntaxError>,
     /// Keeps the tree's blocks valid.
     _nodes: Lease,
+}
+
+/// Where every block of the tree and its tokens is in this thread's arena, released whole with
+/// the lease, a walk that frees node by node would free nothing: the tree is left undropped.
+/// Where some are not (the thread has no region, or the tree outgrew it), it is dropped.
+impl Drop for ParsedModule {
+    fn drop(&mut self) {
+        if !self._nodes.holds_all() {
+            // SAFETY: dropped here once; `parsed` is not used after.
+            unsafe { ManuallyDrop::drop(&mut self.parsed) }
+        }
+    }
 }
 
 impl ParsedModule {

@@ -30,6 +30,8 @@ const SLOT_BYTES: usize = if cfg!(target_pointer_width = "64") {
 };
 /// Threads that get a region; any more allocate their trees through mimalloc.
 const SLOTS: usize = u64::BITS as usize;
+/// The reservation that holds every thread's region.
+const RESERVED_BYTES: usize = SLOTS * SLOT_BYTES;
 /// Memory a region keeps resident once rewound (the rest is returned to the system), so that
 /// one huge file does not keep its tree's pages for the rest of the run.
 const KEPT_BYTES: usize = 8 << 20;
@@ -66,6 +68,16 @@ impl Region {
         spilled: false,
         leases: 0,
     };
+
+    /// Moves the bump pointer to `end`, where that stays inside the region.
+    fn advance_to(&mut self, end: usize) -> bool {
+        if end > self.start + SLOT_BYTES {
+            return false;
+        }
+        self.next = end;
+        self.touched = self.touched.max(end);
+        true
+    }
 }
 
 thread_local! {
@@ -99,7 +111,7 @@ pub struct Allocator;
 /// Whether `ptr` lies in the reserved regions.
 fn in_regions(ptr: *mut u8) -> bool {
     let start = RESERVED.load(Ordering::Acquire);
-    start != 0 && (ptr as usize).wrapping_sub(start) < SLOTS * SLOT_BYTES
+    start != 0 && (ptr as usize).wrapping_sub(start) < RESERVED_BYTES
 }
 
 /// A block of the open region of this thread, or `None` (not open, or full: mimalloc serves it).
@@ -112,16 +124,10 @@ fn bump(layout: Layout) -> Option<*mut u8> {
                 return None;
             }
             let at = region.next.checked_add(layout.align() - 1)? & !(layout.align() - 1);
-            let end = at.checked_add(layout.size())?;
-            if end > region.start + SLOT_BYTES {
-                region.spilled = true;
-                cell.set(region);
-                return None;
-            }
-            region.next = end;
-            region.touched = region.touched.max(end);
+            let fits = region.advance_to(at.checked_add(layout.size())?);
+            region.spilled |= !fits;
             cell.set(region);
-            Some(at as *mut u8)
+            fits.then_some(at as *mut u8)
         })
         .ok()
         .flatten()
@@ -136,16 +142,9 @@ fn grow_last(ptr: *mut u8, old_size: usize, new_size: usize) -> bool {
             if region.depth == 0 || region.start == 0 || at + old_size != region.next {
                 return false;
             }
-            let Some(end) = at.checked_add(new_size) else {
-                return false;
-            };
-            if end > region.start + SLOT_BYTES {
-                return false;
-            }
-            region.next = end;
-            region.touched = region.touched.max(end);
+            let grown = at.checked_add(new_size).is_some_and(|end| region.advance_to(end));
             cell.set(region);
-            true
+            grown
         })
         .unwrap_or(false)
 }
@@ -335,7 +334,7 @@ fn claim_slot() -> usize {
 /// touched. 0 where it cannot be made (the arena is then unused).
 fn reserve() -> usize {
     static MAKING: std::sync::Once = std::sync::Once::new();
-    MAKING.call_once(|| RESERVED.store(map_reservation(SLOTS * SLOT_BYTES), Ordering::Release));
+    MAKING.call_once(|| RESERVED.store(map_reservation(RESERVED_BYTES), Ordering::Release));
     RESERVED.load(Ordering::Acquire)
 }
 

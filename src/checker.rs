@@ -20,7 +20,8 @@ use crate::registry::{Rule, RuleSet};
 use crate::rules;
 use crate::semantic::facts::{self, ReturnsByType, TypeSet};
 use crate::semantic::model::{
-    Analysis, ArmOutcome, Flow, ParamDefault, ScopeKind, StoredCallable, is_false_literal, is_host_library, is_library,
+    Analysis, ArmOutcome, ClassId, Flow, ParamDefault, ScopeKind, StoredCallable, is_false_literal, is_host_library,
+    is_library,
 };
 use crate::semantic::names::{
     calls_a_network, contains_ignoring_ascii_case, last_name, names_a_loader, names_a_network, names_a_progress_wrapper,
@@ -173,6 +174,7 @@ pub fn check_module<'a>(
     };
     checker.model.test_code = options.test_code;
     checker.visit_body(&module.body);
+    checker.note_instance_setters();
     // Functions nobody called during the pass: first those whose callers the project knows,
     // then those hot by themselves, so the helpers they call are analysed with the arguments
     // they pass; then the rest (nested ones get appended).
@@ -687,13 +689,27 @@ impl<'a> Checker<'a> {
         for (index, parameter) in positional.chain(parameters.kwonlyargs.iter()).enumerate() {
             let name = &parameter.parameter.name.id;
             if index == 0 && is_method && takes_self {
-                // `self`: an instance of the class.
-                let class = self
-                    .model
-                    .flow
-                    .class
-                    .map_or(Kind::Unknown, |c| self.model.instance_of_local(c));
-                self.model.bind_value(name, class, None);
+                let class = self.model.flow.class;
+                let classmethod = def
+                    .decorator_list
+                    .iter()
+                    .any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == "classmethod"));
+                match class {
+                    // `cls`: the class, whose call makes an instance.
+                    Some(class) if classmethod => self.model.bind(
+                        name,
+                        Binding {
+                            kind: Kind::Unknown,
+                            source: BindingSource::Class(class),
+                            value: None,
+                        },
+                    ),
+                    // `self`: an instance of the class.
+                    _ => {
+                        let instance = class.map_or(Kind::Unknown, |c| self.model.instance_of_local(c));
+                        self.model.bind_value(name, instance, None);
+                    }
+                }
                 continue;
             }
             let annotation = parameter.parameter.annotation.as_deref();
@@ -1021,6 +1037,7 @@ impl<'a> Checker<'a> {
             attribute_calls: Default::default(),
             stored_callables,
             attribute_setters,
+            instance_setters: Default::default(),
             placeholders: Default::default(),
             registries,
         });
@@ -1256,6 +1273,12 @@ impl<'a> Checker<'a> {
                 if on_self(attribute) {
                     self.bind_self_attribute(&attribute.attr.id, kind, value);
                 } else {
+                    // An instance of a class of this file (made by a factory, `o = Head()`):
+                    // what it holds joins what the class's methods assign.
+                    let receiver = self.model.kind_of(&attribute.value);
+                    if let Some(class) = self.model.local_class_of(receiver) {
+                        self.join_class_attribute(class, &attribute.attr.id, kind, value, false);
+                    }
                     self.attributes_set_outside.push(attribute.attr.id.clone());
                 }
             }
@@ -1311,7 +1334,6 @@ impl<'a> Checker<'a> {
         let Some(class) = self.model.flow.class else {
             return;
         };
-        let placeholder = value.is_some_and(|value| self.model.is_empty_placeholder(value));
         // `self.sigmas = self.sigmas.to("cpu")` outside any arm: what the attribute held a line
         // before is gone (EDM Euler's sigmas, moved to the CPU after each schedule is built).
         let replaces = self.model.branch_logs.is_empty()
@@ -1321,6 +1343,12 @@ impl<'a> Checker<'a> {
                     |expr| matches!(expr, Expr::Attribute(read) if on_self(read) && read.attr.id == *attr),
                 )
             });
+        self.join_class_attribute(class, attr, kind, value, replaces);
+    }
+
+    /// What `class`'s instances hold in `attr`, joined with `kind` (or replaced by it).
+    fn join_class_attribute(&mut self, class: ClassId, attr: &Name, kind: Kind, value: Option<&Expr>, replaces: bool) {
+        let placeholder = value.is_some_and(|value| self.model.is_empty_placeholder(value));
         // The project calls an unknown value is made of (`to_tensor(w) if w is not None else
         // None`), for what a later question asks of the attribute.
         let calls: Vec<Rc<str>> = match value {
@@ -1681,6 +1709,77 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Finds, for each class of the file, the functions that assign attributes of an instance
+    /// of it they made (`positions = Positions()` or, in a class method, `cls(...)`; then
+    /// `positions.table = t`), for [`Checker::analyse_setters`]: the instance's attribute
+    /// holds what they store as well as what the class's own methods assign.
+    fn note_instance_setters(&mut self) {
+        /// The instances a function makes, by name, and the attributes it assigns on them.
+        struct Stores<'m, 'a> {
+            model: &'m SemanticModel<'a>,
+            /// The class of the function read (for `cls`).
+            class: Option<ClassId>,
+            instances: Vec<(&'a Name, ClassId)>,
+            found: Vec<(ClassId, Name)>,
+        }
+        impl<'a> Visitor<'a> for Stores<'_, 'a> {
+            fn visit_expr(&mut self, _: &'a Expr) {}
+            fn visit_stmt(&mut self, stmt: &'a Stmt) {
+                match stmt {
+                    Stmt::ClassDef(_) | Stmt::FunctionDef(_) => {}
+                    Stmt::Assign(assign) => {
+                        if let [Expr::Name(instance)] = &*assign.targets
+                            && let Expr::Call(call) = assign.value.as_ref()
+                            && let Expr::Name(made) = call.func.as_ref()
+                        {
+                            let class = match self.class {
+                                Some(class) if made.id.as_str() == "cls" => Some(class),
+                                _ => self.model.local_class(made.id.as_str()),
+                            };
+                            self.instances.retain(|(name, _)| **name != instance.id);
+                            self.instances.extend(class.map(|class| (&instance.id, class)));
+                            return;
+                        }
+                        for target in &assign.targets {
+                            if let Expr::Attribute(attribute) = target
+                                && let Expr::Name(receiver) = attribute.value.as_ref()
+                                && let Some(&(_, class)) = self.instances.iter().find(|(name, _)| **name == receiver.id)
+                            {
+                                self.found.push((class, attribute.attr.id.clone()));
+                            }
+                        }
+                    }
+                    _ => visitor::walk_stmt(self, stmt),
+                }
+            }
+        }
+        let mut found: Vec<(ClassId, Name, FunctionId)> = Vec::new();
+        for (id, function) in self.model.functions.iter().enumerate() {
+            let mut stores = Stores {
+                model: &self.model,
+                class: function.class,
+                instances: Vec::new(),
+                found: Vec::new(),
+            };
+            stores.visit_body(&function.def.body);
+            found.extend(
+                stores
+                    .found
+                    .into_iter()
+                    .map(|(class, attr)| (class, attr, id as FunctionId)),
+            );
+        }
+        for (class, attr, function) in found {
+            let setters = self.model.classes[class as usize]
+                .instance_setters
+                .entry(attr)
+                .or_default();
+            if !setters.contains(&function) {
+                setters.push(function);
+            }
+        }
+    }
+
     /// Before `self.<attr>` is read where nothing has assigned it yet (or only `None`, or an
     /// empty placeholder), the methods of the class that assign it are analysed: a step method
     /// defined before the setup method that builds its scaler and optimizer still sees them.
@@ -1700,12 +1799,20 @@ impl<'a> Checker<'a> {
         {
             return;
         }
-        let setters: Vec<FunctionId> = self
-            .model
-            .lineage(class)
-            .filter_map(|id| self.model.classes[id as usize].attribute_setters.get(attr))
+        let lineage: Vec<ClassId> = self.model.lineage(class).collect();
+        let classes = &self.model.classes;
+        let methods = lineage
+            .iter()
+            .filter_map(|&id| classes[id as usize].attribute_setters.get(attr))
             .flatten()
-            .filter_map(|method| self.model.method_of(class, method))
+            .filter_map(|method| self.model.method_of(class, method));
+        let outside = lineage
+            .iter()
+            .filter_map(|&id| classes[id as usize].instance_setters.get(attr))
+            .flatten()
+            .copied();
+        let setters: Vec<FunctionId> = methods
+            .chain(outside)
             .filter(|&id| self.model.functions[id as usize].analysis == Analysis::Pending)
             .collect();
         for id in setters {

@@ -107,6 +107,9 @@ pub struct ClassInfo {
     pub stored_callables: FxHashMap<Name, Vec<StoredCallable>>,
     /// The methods that assign each `self.<attr>` (by name, in the class body's order).
     pub attribute_setters: FxHashMap<Name, Vec<Name>>,
+    /// The functions of the file that assign an attribute of an instance of the class they make
+    /// (`positions = Positions(); positions.table = t`, `optimizer = cls(...)` in a factory).
+    pub instance_setters: FxHashMap<Name, Vec<FunctionId>>,
     /// The project functions (qualified as the file spells them) whose results an attribute
     /// holds where the file cannot tell what they are (`self.weights = to_tensor(weights)`): a
     /// question asked of the attribute is asked of those calls.

@@ -20,8 +20,8 @@ use crate::registry::{Rule, RuleSet};
 use crate::rules;
 use crate::semantic::facts::{self, ReturnsByType, TypeSet};
 use crate::semantic::model::{
-    Analysis, ArmOutcome, ClassId, Flow, ParamDefault, ScopeKind, StoredCallable, is_false_literal, is_host_library,
-    is_library,
+    Analysis, ArmOutcome, ClassId, Flow, ParamDefault, ScopeKind, StoredCallable, device_from_str, is_false_literal,
+    is_host_library, is_library,
 };
 use crate::semantic::names::{
     calls_a_network, contains_ignoring_ascii_case, last_name, names_a_loader, names_a_network, names_a_progress_wrapper,
@@ -821,6 +821,8 @@ impl<'a> Checker<'a> {
             "device",
             "len",
             "count",
+            "height",
+            "width",
         ];
         const NON_TENSOR_PREFIXES: &[&str] = &["num_", "n_", "use_", "return_", "is_", "do_", "output_", "with_"];
         let names_a_non_tensor = NON_TENSOR_SUFFIXES.iter().any(|suffix| name.ends_with(suffix))
@@ -1706,6 +1708,44 @@ impl<'a> Checker<'a> {
         };
         if grown != kind {
             self.model.bind_value(&list.id, grown, value);
+        }
+    }
+
+    /// `batch_to_device(batch, device)` with its result dropped: a function given a loader's
+    /// batch and a device can only have moved the batch's tensors in place, so what the batch
+    /// holds is on that device from here on (its fields tensors, the device unknown).
+    fn note_moved_in_place(&mut self, call: &ast::ExprCall) {
+        let arguments = &call.arguments;
+        let names_a_device = |expr: &Expr| match expr {
+            Expr::StringLiteral(device) => {
+                literal_text(&device.value).is_some_and(|device| device_from_str(device) == Device::Cuda)
+            }
+            _ => {
+                matches!(self.model.kind_of(expr), Kind::Device(device) if device != Device::Cpu)
+                    || last_name(expr).is_some_and(|name| {
+                        let name = name.as_bytes();
+                        name.len() >= 6 && name[name.len() - 6..].eq_ignore_ascii_case(b"device")
+                    })
+            }
+        };
+        let mut values = arguments
+            .args
+            .iter()
+            .chain(arguments.keywords.iter().map(|keyword| &keyword.value));
+        if !values.any(names_a_device) {
+            return;
+        }
+        for argument in &arguments.args {
+            if let Expr::Name(name) = argument
+                && let Kind::Tensor(facts) = self.model.kind_of(argument)
+                && facts.is_batch()
+            {
+                let moved = TensorFacts {
+                    batch: BatchSource::Output,
+                    ..TensorFacts::on(Device::Unknown)
+                };
+                self.model.bind_value(&name.id, Kind::Tensor(moved), None);
+            }
         }
     }
 
@@ -4050,6 +4090,11 @@ impl<'a> Visitor<'a> for Checker<'a> {
         let mut rest_entered = Vec::new();
         for (index, stmt) in body.iter().enumerate() {
             self.visit_stmt(stmt);
+            if let Stmt::Expr(ast::StmtExpr { value, .. }) = stmt
+                && let Expr::Call(call) = value.as_ref()
+            {
+                self.note_moved_in_place(call);
+            }
             if let Stmt::If(if_stmt) = stmt
                 && if_stmt.elif_else_clauses.is_empty()
                 && self.leaves_the_block(if_stmt.body.last())

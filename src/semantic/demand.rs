@@ -49,10 +49,13 @@ impl Question {
 
     /// Whether a parameter the file sees as `kind` (a tensor, by its annotation or default) may
     /// still answer this question differently once callers say more: a tensor of unknown dtype
-    /// may be a mask.
+    /// may be a mask, one of unknown device a CPU tensor.
     pub fn left_open_by(self, kind: Kind) -> bool {
         match (self, kind) {
             (Question::Mask, Kind::Tensor(facts)) => !facts.boolean && !facts.integer,
+            // A tensor of a device the file cannot tell (`frame_indices.to(device)` of a
+            // parameter): the callers may pass one made on the CPU.
+            (Question::Host, Kind::Tensor(facts)) => facts.device == Device::Unknown,
             _ => false,
         }
     }

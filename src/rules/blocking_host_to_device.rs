@@ -24,6 +24,17 @@ fn is_number_literal(expr: &Expr) -> bool {
     }
 }
 
+/// `[]` or `()`: a tensor made of no elements copies nothing, so it waits for nothing
+/// (measured on an H200, PyTorch 2.11: `torch.tensor([], device=cuda)` 0.04 ms behind 30 ms of
+/// queued work, as `torch.as_tensor([], ...)` and `x.new_tensor([])`).
+fn is_empty_sequence(expr: &Expr) -> bool {
+    match expr {
+        Expr::List(list) => list.elts.is_empty(),
+        Expr::Tuple(tuple) => tuple.elts.is_empty(),
+        _ => false,
+    }
+}
+
 pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
     if !checker.enabled(Rule::BlockingHostToDevice) {
         return;
@@ -50,6 +61,9 @@ fn factory(checker: &mut Checker, call: &ExprCall) {
     let Some(data) = call.arguments.args.first() else {
         return;
     };
+    if is_empty_sequence(data) {
+        return;
+    }
     // Copying a tensor that is already on the GPU does not touch the host.
     if checker.model().tensor(data).is_some_and(|f| f.device != Device::Cpu) {
         return;
@@ -125,6 +139,7 @@ fn method(checker: &mut Checker, call: &ExprCall) {
         "new_tensor" | "new"
             if checker.model().is_maybe_cuda_tensor(receiver)
                 && !call.arguments.is_empty()
+                && !call.arguments.args.first().is_some_and(is_empty_sequence)
                 && !(method == "new" && gives_sizes(checker, call)) =>
         {
             report_copy(

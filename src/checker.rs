@@ -2869,7 +2869,7 @@ impl<'a> Checker<'a> {
         let narrowed = self
             .isinstance_narrowing(test)
             .or_else(|| self.device_narrowing(test, true));
-        let lazily = initialises_lazily(test, body);
+        let lazily = initialises_lazily(test, body) || tests_first_step(test);
         let type_arm = self.parameter_type_test(test);
         self.type_arms.extend(type_arm);
         let arm = self.visit_tested_arm(test, true, lazily, body, narrowed);
@@ -3406,6 +3406,37 @@ fn names_another_backend(word: &str) -> bool {
     ["mps", "npu", "xla", "tpu", "hpu", "mlu", "neuron"]
         .iter()
         .any(|backend| word.eq_ignore_ascii_case(backend))
+}
+
+/// A test that holds on the first step alone: a step counter compared equal to 0 (`if step ==
+/// 0:`, `if self.ivars["istep"] == 0:`, `if batch_idx == 0:`); a count of steps (`num_steps`,
+/// `max_iter`) is no counter.
+fn tests_first_step(test: &Expr) -> bool {
+    let Expr::Compare(compare) = test else {
+        return false;
+    };
+    let ([ast::CmpOp::Eq], [right]) = (&*compare.ops, &*compare.comparators) else {
+        return false;
+    };
+    let is_zero = |expr: &Expr| matches!(expr, Expr::NumberLiteral(number) if matches!(&number.value, ast::Number::Int(n) if *n == 0u8));
+    let counter = match (compare.left.as_ref(), right) {
+        (counter, zero) | (zero, counter) if is_zero(zero) => counter,
+        _ => return false,
+    };
+    let name = match counter {
+        Expr::Subscript(subscript) => match subscript.slice.as_ref() {
+            Expr::StringLiteral(key) => literal_text(&key.value),
+            _ => None,
+        },
+        other => last_name(other),
+    };
+    name.is_some_and(|name| {
+        let words = || name.split('_').map(str::to_ascii_lowercase);
+        let counts = words().any(|word| matches!(word.as_str(), "num" | "n" | "max" | "min" | "total" | "warmup"));
+        let steps = words().any(|word| matches!(word.as_str(), "step" | "istep" | "iter" | "iteration"))
+            || matches!(name, "batch_idx" | "batch_index");
+        steps && !counts
+    })
 }
 
 /// A lazy initialisation: the test asks whether an attribute of `self` is still unset

@@ -35,6 +35,14 @@ fn is_empty_sequence(expr: &Expr) -> bool {
     }
 }
 
+/// `x.new_tensor(data)`, `x.new(data)`: given something, and not a tensor of no elements.
+fn gives_data(call: &ExprCall) -> bool {
+    match call.arguments.args.first() {
+        Some(data) => !is_empty_sequence(data),
+        None => !call.arguments.keywords.is_empty(),
+    }
+}
+
 pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
     if !checker.enabled(Rule::BlockingHostToDevice) {
         return;
@@ -138,8 +146,7 @@ fn method(checker: &mut Checker, call: &ExprCall) {
         // `x.new(data)` copies it (measured: 30.06 ms); `x.new(n, m)` of sizes allocates.
         "new_tensor" | "new"
             if checker.model().is_maybe_cuda_tensor(receiver)
-                && !call.arguments.is_empty()
-                && !call.arguments.args.first().is_some_and(is_empty_sequence)
+                && gives_data(call)
                 && !(method == "new" && gives_sizes(checker, call)) =>
         {
             report_copy(

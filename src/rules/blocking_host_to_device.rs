@@ -309,13 +309,13 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
     cpu_into_cuda(checker, &target.value, &assign.value, assign.range());
 }
 
-/// Reports a CPU tensor `source` written into `destination`, a tensor known to be on a GPU
-/// (one of unknown device may be a host buffer).
+/// Reports a CPU tensor `source` written into `destination`, a tensor that may be on a GPU (made
+/// on a device the file cannot tell, `torch.ones(7, device=self.device)`), not a host buffer.
 fn cpu_into_cuda(checker: &mut Checker, destination: &Expr, source: &Expr, range: ruff_text_size::TextRange) {
     let model = checker.model();
-    // The destination first: few are known to be on a GPU, and only then does what the source
+    // The destination first: few are tensors off the host, and only then does what the source
     // is matter (asking about it makes the project tell the file more).
-    if model.tensor(destination).is_none_or(|d| d.device != Device::Cuda) {
+    if model.tensor(destination).is_none_or(|d| !d.may_be_cuda()) {
         return;
     }
     if !matches!(model.kind_for_device_test(source), Kind::Tensor(facts) if facts.device == Device::Cpu) {

@@ -1716,6 +1716,21 @@ impl<'a> Checker<'a> {
     /// holds is on that device from here on (its fields tensors, the device unknown).
     fn note_moved_in_place(&mut self, call: &ast::ExprCall) {
         let arguments = &call.arguments;
+        // The batch first: few calls pass one, and only then is what names a device worth
+        // inferring.
+        let batches: Vec<&Name> = arguments
+            .args
+            .iter()
+            .filter_map(|argument| match argument {
+                Expr::Name(name) if matches!(self.model.kind_of(argument), Kind::Tensor(facts) if facts.is_batch()) => {
+                    Some(&name.id)
+                }
+                _ => None,
+            })
+            .collect();
+        if batches.is_empty() {
+            return;
+        }
         let names_a_device = |expr: &Expr| match expr {
             Expr::StringLiteral(device) => {
                 literal_text(&device.value).is_some_and(|device| device_from_str(device) == Device::Cuda)
@@ -1735,17 +1750,12 @@ impl<'a> Checker<'a> {
         if !values.any(names_a_device) {
             return;
         }
-        for argument in &arguments.args {
-            if let Expr::Name(name) = argument
-                && let Kind::Tensor(facts) = self.model.kind_of(argument)
-                && facts.is_batch()
-            {
-                let moved = TensorFacts {
-                    batch: BatchSource::Output,
-                    ..TensorFacts::on(Device::Unknown)
-                };
-                self.model.bind_value(&name.id, Kind::Tensor(moved), None);
-            }
+        let moved = TensorFacts {
+            batch: BatchSource::Output,
+            ..TensorFacts::on(Device::Unknown)
+        };
+        for name in batches {
+            self.model.bind_value(name, Kind::Tensor(moved), None);
         }
     }
 

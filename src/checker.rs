@@ -30,7 +30,8 @@ use crate::semantic::torch_api as api;
 use crate::semantic::{
     Argument, BatchSource, Binding, BindingSource, CallArguments, CallArity, CallSite, Callee, ClassInfo, ClassRef,
     ClassSummary, Device, FileFacts, FileSemantics, FunctionId, FunctionInfo, HotContext, ImportedAttribute,
-    ImportedCall, IntrinsicHot, Kind, ModuleKind, ParamSummary, ProjectKind, SemanticModel, Signature, TensorFacts,
+    ImportedCall, IntrinsicHot, Kind, ModuleKind, ParamSummary, ProjectKind, Receiver, SemanticModel, Signature,
+    TensorFacts,
 };
 use crate::semantic::{
     Demand, Dependence, FunctionSummary, Given, GivenAsked, ParameterSync, Question, Questions, Returned, slot_bit,
@@ -459,9 +460,9 @@ impl<'a> Checker<'a> {
                 intrinsic: f.intrinsic,
                 never_hot: f.never_hot,
                 class: f.class,
-                takes_self: f.takes_self,
+                receiver: f.receiver,
                 property: f.property,
-                signature: Signature::of(&f.def.parameters, f.takes_self),
+                signature: Signature::of(&f.def.parameters, f.receiver),
                 demand: f.demand,
                 return_depends: f.return_depends.take(),
                 has_hot_lines: f.intrinsic.is_some() || f.has_loops,
@@ -665,7 +666,7 @@ impl<'a> Checker<'a> {
         intrinsic: Option<IntrinsicHot>,
         passed: Option<PassedArguments>,
     ) {
-        let takes_self = self.model.functions[id as usize].takes_self;
+        let receiver = self.model.functions[id as usize].receiver;
         let facts = self
             .options
             .facts
@@ -688,15 +689,10 @@ impl<'a> Checker<'a> {
         let positional_count = parameters.posonlyargs.len() + parameters.args.len();
         for (index, parameter) in positional.chain(parameters.kwonlyargs.iter()).enumerate() {
             let name = &parameter.parameter.name.id;
-            if index == 0 && is_method && takes_self {
-                let class = self.model.flow.class;
-                let classmethod = def
-                    .decorator_list
-                    .iter()
-                    .any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == "classmethod"));
-                match class {
+            if index == 0 && is_method && receiver.is_implicit() {
+                match (self.model.flow.class, receiver) {
                     // `cls`: the class, whose call makes an instance.
-                    Some(class) if classmethod => self.model.bind(
+                    (Some(class), Receiver::Class) => self.model.bind(
                         name,
                         Binding {
                             kind: Kind::Unknown,
@@ -705,7 +701,7 @@ impl<'a> Checker<'a> {
                         },
                     ),
                     // `self`: an instance of the class.
-                    _ => {
+                    (class, _) => {
                         let instance = class.map_or(Kind::Unknown, |c| self.model.instance_of_local(c));
                         self.model.bind_value(name, instance, None);
                     }
@@ -916,7 +912,12 @@ impl<'a> Checker<'a> {
                 .iter()
                 .any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == decorator))
         };
-        let takes_self = class.is_some() && !decorated("staticmethod");
+        let receiver = match class {
+            None => Receiver::None,
+            Some(_) if decorated("staticmethod") => Receiver::None,
+            Some(_) if decorated("classmethod") => Receiver::Class,
+            Some(_) => Receiver::Instance,
+        };
         let property = class.is_some() && decorated("property") && self.model.is_builtin("property");
         // `@functools.lru_cache` / `@cache` / `@cached_property`: the body runs once per distinct
         // arguments, its result is what later calls get; so with a wrapper of `lru_cache` named
@@ -942,7 +943,7 @@ impl<'a> Checker<'a> {
             returns: None,
             returns_tuple: None,
             returns_by_type: None,
-            takes_self,
+            receiver,
             params: Vec::new(),
             given: Box::default(),
             demand: Demand::default(),
@@ -2662,7 +2663,7 @@ impl<'a> Checker<'a> {
                         .or_else(|| self.model.method_of(*class, "forward")),
                     name => self.model.method_of(*class, name),
                 }?;
-                let skip = usize::from(!bound && self.model.functions[id as usize].takes_self);
+                let skip = usize::from(!bound && self.model.functions[id as usize].receiver.passed_when_unbound());
                 Some((id, skip))
             }
             _ => None,

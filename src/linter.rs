@@ -210,10 +210,16 @@ mod tests {
     }
 
     #[test]
-    fn a_write_through_a_slice_asks_nothing_of_the_value_written() {
-        // `x[:, 1:] = v` writes through no index tensor: what `v` is cannot change a verdict.
+    fn a_write_through_a_slice_asks_only_where_the_value_lives() {
+        // `x[:, 1:] = v` writes through no index tensor: whether `v` is a Python number cannot
+        // change a verdict. Where it lives can: a GPU value written into a host buffer is copied
+        // to the host, a host value written into a tensor that may be on a GPU to the device.
+        let source = "import torch\ndef step(v):\n    x = torch.zeros(4, 4)\n    x[:, 1:] = v\n";
+        assert_asks_only(source, 0, Question::GpuTensor);
+        assert!(!asked(&semantics(source), "step", 0).contains(Question::Number));
         let source = "import torch\ndef step(x: torch.Tensor, v):\n    x[:, 1:] = v\n";
-        assert_eq!(asked(&semantics(source), "step", 1), Questions::default());
+        assert_asks_only(source, 1, Question::Host);
+        assert!(!asked(&semantics(source), "step", 1).contains(Question::Number));
     }
 
     #[test]

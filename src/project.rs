@@ -16,7 +16,7 @@ use crate::semantic::names::names_a_step;
 use crate::semantic::{
     Argument, CallArguments, CallSite, Callee, ClassRef, Dependence, Device, Export, FileFacts, FileSemantics,
     FunctionId, FunctionSummary, Given, HotContext, HotReason, IntrinsicHot, Kind, ModuleKind, PeriodicInner,
-    ProjectKind, ProjectReturns, Question, Questions, TensorFacts, refines_passed_on,
+    ProjectKind, ProjectReturns, Question, Questions, Receiver, TensorFacts, refines_passed_on,
 };
 
 /// One linted file, as the call graph sees it.
@@ -566,7 +566,7 @@ impl<'m> Project<'m> {
         }
         let accepts = |&(file, id): &ProjectFunction| {
             let function = &self.modules[file].semantics.functions[id as usize];
-            let skip = usize::from(targets.unbound && function.takes_self);
+            let skip = usize::from(targets.unbound && function.receiver.passed_when_unbound());
             function.signature.accepts(site.arity, skip)
         };
         if targets.functions.iter().any(accepts) {
@@ -589,7 +589,10 @@ impl<'m> Project<'m> {
         let Some(caller) = site.caller else { return };
         let functions = &self.modules[file].semantics.functions;
         let caller_function = &functions[caller as usize];
-        if caller_function.class != Some(*class) || !caller_function.takes_self || targets.functions.len() < 2 {
+        if caller_function.class != Some(*class)
+            || caller_function.receiver != Receiver::Instance
+            || targets.functions.len() < 2
+        {
             return;
         }
         let caller_name = caller_function.name();
@@ -896,7 +899,7 @@ impl<'m> Project<'m> {
                     .iter()
                     .map(|&target| {
                         let callee = &self.modules[target.0].semantics.functions[target.1 as usize];
-                        let skip = usize::from(targets.unbound && callee.takes_self);
+                        let skip = usize::from(targets.unbound && callee.receiver.passed_when_unbound());
                         let slots = callee
                             .params
                             .iter()
@@ -1004,7 +1007,7 @@ impl<'m> Project<'m> {
                 let mut passing = Vec::new();
                 for &target in &targets.functions {
                     let callee = &modules[target.0].semantics.functions[target.1 as usize];
-                    let skip = usize::from(targets.unbound && callee.takes_self);
+                    let skip = usize::from(targets.unbound && callee.receiver.passed_when_unbound());
                     let by_position = arguments
                         .positional
                         .iter()
@@ -1402,7 +1405,7 @@ impl<'m> Project<'m> {
     /// `index` of `file` (after the instance, in `Head.loss(obj, x)`).
     fn position_of(&self, file: usize, index: usize, callee: ProjectFunction, slot: u16) -> u16 {
         let function = &self.modules[callee.0].semantics.functions[callee.1 as usize];
-        slot + u16::from(self.targets[file][index].unbound && function.takes_self)
+        slot + u16::from(self.targets[file][index].unbound && function.receiver.passed_when_unbound())
     }
 
     /// What call site `index` of `file` gives parameter `slot` of `callee`, where the file
@@ -2025,7 +2028,7 @@ mod tests {
             intrinsic: None,
             never_hot: false,
             class: None,
-            takes_self: false,
+            receiver: Receiver::None,
             property: false,
             signature: Default::default(),
             params: Box::default(),

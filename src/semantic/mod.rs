@@ -18,5 +18,5 @@ pub use kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFact
 pub use model::{
     Argument, Binding, BindingSource, CallArguments, CallArity, CallSite, Callee, ClassInfo, ClassRef, ClassSummary,
     Export, Exports, FileSemantics, FunctionInfo, FunctionSummary, ImportedAttribute, ImportedCall, LoopInfo,
-    ParamSummary, ParameterSync, Returned, ScopeKind, SemanticModel, Signature,
+    ParamSummary, ParameterSync, Receiver, Returned, ScopeKind, SemanticModel, Signature,
 };

@@ -179,6 +179,31 @@ pub(crate) enum Analysis {
     Done,
 }
 
+/// What a function's first parameter is bound to by the way it is called.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, bincode::Encode, bincode::Decode)]
+pub enum Receiver {
+    /// A plain function or a `staticmethod`: every parameter is passed.
+    #[default]
+    None,
+    /// A method's `self`: the instance, passed explicitly through the class (`Head.loss(obj, x)`).
+    Instance,
+    /// A `classmethod`'s `cls`: the class, however it is called.
+    Class,
+}
+
+impl Receiver {
+    /// The first parameter is bound by the call form, not passed: signatures leave it out.
+    pub fn is_implicit(self) -> bool {
+        self != Receiver::None
+    }
+
+    /// Called through the class (`Head.loss(obj, x)`), the first positional argument is the
+    /// receiver, not a parameter.
+    pub fn passed_when_unbound(self) -> bool {
+        self == Receiver::Instance
+    }
+}
+
 #[derive(Debug)]
 pub struct FunctionInfo<'a> {
     pub name: Name,
@@ -203,8 +228,8 @@ pub struct FunctionInfo<'a> {
     pub returns_tuple: Option<Box<[Returned]>>,
     /// What it returns by the type of the argument its `isinstance` tests pick a `return` by.
     pub returns_by_type: Option<Box<ReturnsByType>>,
-    /// A method whose first parameter is the instance (not a `staticmethod`).
-    pub takes_self: bool,
+    /// What its first parameter is bound to by the call form.
+    pub receiver: Receiver,
     /// A `@property`: reading the attribute runs it.
     pub property: bool,
     /// Its parameters as analysed (after `self`), for the project pass.
@@ -335,8 +360,8 @@ pub struct Signature {
 }
 
 impl Signature {
-    pub fn of(parameters: &ast::Parameters, takes_self: bool) -> Signature {
-        let skip = usize::from(takes_self);
+    pub fn of(parameters: &ast::Parameters, receiver: Receiver) -> Signature {
+        let skip = usize::from(receiver.is_implicit());
         let positional = parameters.posonlyargs.iter().chain(&parameters.args).skip(skip);
         Signature {
             positional: count(positional.clone().count()),
@@ -629,9 +654,8 @@ pub struct FunctionSummary {
     pub never_hot: bool,
     /// The class it is a method of.
     pub class: Option<ClassId>,
-    /// Its first parameter is the instance (a method that is not a `staticmethod`); it is not
-    /// in `params`.
-    pub takes_self: bool,
+    /// What its first parameter is bound to by the call form (`self`, `cls`: not in `params`).
+    pub receiver: Receiver,
     /// A `@property`: reading the attribute runs it.
     pub property: bool,
     pub signature: Signature,
@@ -3634,17 +3658,17 @@ fn holds_only_int_literals(expr: &Expr) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{CallArity, FileSemantics, NotePlace, OrderedKeys, Signature};
+    use super::{CallArity, FileSemantics, NotePlace, OrderedKeys, Receiver, Signature};
 
     /// Which calls a signature can bind, as Python would (the parameters of the `def` parsed).
     #[test]
     fn a_signature_takes_the_calls_python_would_bind() {
-        let signature = |def: &str, takes_self: bool| {
+        let signature = |def: &str, receiver: Receiver| {
             let parsed = ruff_python_parser::parse_module(def).unwrap();
             let ruff_python_ast::Stmt::FunctionDef(function) = &parsed.syntax().body[0] else {
                 panic!("{def}");
             };
-            Signature::of(&function.parameters, takes_self)
+            Signature::of(&function.parameters, receiver)
         };
         let call = |call: &str| {
             let parsed = ruff_python_parser::parse_expression(call).unwrap();
@@ -3653,17 +3677,17 @@ mod tests {
             };
             CallArity::of(&call.arguments)
         };
-        let loss = signature("def loss(self, scores, boxes, labels, weights=None): ...", true);
+        let loss = signature("def loss(self, scores, boxes, labels, weights=None): ...", Receiver::Instance);
         assert!(loss.accepts(call("head.loss(s, b, l)"), 0));
         assert!(loss.accepts(call("head.loss(s, b, labels=l, weights=w)"), 0));
         assert!(loss.accepts(call("Head.loss(head, s, b, l)"), 1));
         assert!(!loss.accepts(call("head.loss(x, samples)"), 0));
         assert!(!loss.accepts(call("head.loss(s, b, l, w, extra)"), 0));
         assert!(loss.accepts(call("head.loss(x, samples, **kwargs)"), 0));
-        let variadic = signature("def f(x, *rest): ...", false);
+        let variadic = signature("def f(x, *rest): ...", Receiver::None);
         assert!(variadic.accepts(call("f(a, b, c, d)"), 0));
         assert!(!variadic.accepts(call("f()"), 0));
-        assert!(signature("def g(self): ...", true).accepts(CallArity::NONE, 0));
+        assert!(signature("def g(self): ...", Receiver::Instance).accepts(CallArity::NONE, 0));
     }
 
     #[test]

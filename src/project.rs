@@ -788,6 +788,15 @@ impl<'m> Project<'m> {
                 }
             }
         }
+        // Of the calls that start chains, those in the file of the function they call come first:
+        // where a function is reached from several hot places at the same depth, its note names
+        // one beside it (`Qwen2VLModel.forward`, not a model in another file that borrows the
+        // method through a base).
+        for queue in [&mut loop_roots, &mut function_roots] {
+            queue
+                .make_contiguous()
+                .sort_by_key(|(target, root, _)| target.0 != root.file);
+        }
         // Functions hot by themselves that no file of the project defines as such: `forward`
         // of a class that is an `nn.Module` only through a base in another file.
         for (file, module) in modules.iter().enumerate() {
@@ -2120,6 +2129,41 @@ mod tests {
             Some("`masked_mean()` is called from the loop at train.py:9 via `step()` → `loss()`")
         );
         assert_eq!(hot.note(2, 0), None);
+    }
+
+    /// A helper called from a loop in another file and from one beside it, both first in
+    /// their chains: its note names the one beside it, whatever the files' order.
+    #[test]
+    fn notes_prefer_the_chain_beside_the_function() {
+        let borrower = FileSemantics {
+            call_sites: vec![call(
+                Callee::Imported {
+                    module: "ops".into(),
+                    name: "mask".into(),
+                },
+                HotContext::Hot(HotReason::Loop { line: 3 }),
+                4,
+            )],
+            ..FileSemantics::default()
+        };
+        let ops = FileSemantics {
+            functions: vec![function("mask", 1)],
+            call_sites: vec![call(Callee::Local(0), HotContext::Hot(HotReason::Loop { line: 8 }), 9)],
+            exports: [("mask".into(), Export::Function(0))].into_iter().collect(),
+            ..FileSemantics::default()
+        };
+        let info = |module: &str, display: &'static str, semantics| ModuleInfo {
+            module: module.to_string(),
+            is_package: false,
+            display,
+            semantics,
+        };
+        let modules = [info("borrower", "borrower.py", &borrower), info("ops", "ops.py", &ops)];
+        let hot = Project::new(&modules).hot_functions();
+        assert_eq!(
+            hot.note(1, 0).as_deref(),
+            Some("`mask()` is called from the loop at ops.py:8")
+        );
     }
 
     /// `pkg.tal` names `pkg/tal.py` where `pkg` has no `__init__.py` (its module path is `tal`),

@@ -3677,7 +3677,10 @@ mod tests {
             };
             CallArity::of(&call.arguments)
         };
-        let loss = signature("def loss(self, scores, boxes, labels, weights=None): ...", Receiver::Instance);
+        let loss = signature(
+            "def loss(self, scores, boxes, labels, weights=None): ...",
+            Receiver::Instance,
+        );
         assert!(loss.accepts(call("head.loss(s, b, l)"), 0));
         assert!(loss.accepts(call("head.loss(s, b, labels=l, weights=w)"), 0));
         assert!(loss.accepts(call("Head.loss(head, s, b, l)"), 1));

@@ -2053,6 +2053,16 @@ mod tests {
         }
     }
 
+    /// A module of the project, as the call graph sees it.
+    fn info<'a>(module: &str, display: &'a str, semantics: &'a FileSemantics) -> ModuleInfo<'a> {
+        ModuleInfo {
+            module: module.to_string(),
+            is_package: false,
+            display,
+            semantics,
+        }
+    }
+
     fn call(callee: Callee, context: HotContext, line: u32) -> CallSite {
         let caller = match context {
             HotContext::InFunction(id) => Some(id),
@@ -2104,12 +2114,6 @@ mod tests {
             functions: vec![function("setup", 1)],
             ..FileSemantics::default()
         };
-        let info = |module: &str, display: &'static str, semantics| ModuleInfo {
-            module: module.to_string(),
-            is_package: false,
-            display,
-            semantics,
-        };
         let modules = [
             info("train", "train.py", &train),
             info("losses", "losses.py", &losses),
@@ -2151,12 +2155,6 @@ mod tests {
             call_sites: vec![call(Callee::Local(0), HotContext::Hot(HotReason::Loop { line: 8 }), 9)],
             exports: [("mask".into(), Export::Function(0))].into_iter().collect(),
             ..FileSemantics::default()
-        };
-        let info = |module: &str, display: &'static str, semantics| ModuleInfo {
-            module: module.to_string(),
-            is_package: false,
-            display,
-            semantics,
         };
         let modules = [info("borrower", "borrower.py", &borrower), info("ops", "ops.py", &ops)];
         let hot = Project::new(&modules).hot_functions();

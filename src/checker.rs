@@ -21,10 +21,11 @@ use crate::rules;
 use crate::semantic::facts::{self, ReturnsByType, TypeSet};
 use crate::semantic::model::{
     Analysis, ArmOutcome, ClassId, Flow, ParamDefault, ScopeKind, StoredCallable, device_from_str, is_false_literal,
-    is_host_library, is_library,
+    is_host_library, is_library, is_zero_int,
 };
 use crate::semantic::names::{
-    calls_a_network, contains_ignoring_ascii_case, last_name, names_a_loader, names_a_network, names_a_progress_wrapper,
+    calls_a_network, contains_ignoring_ascii_case, ends_with_ignoring_ascii_case, last_name, names_a_loader,
+    names_a_network, names_a_progress_wrapper,
 };
 use crate::semantic::torch_api as api;
 use crate::semantic::{
@@ -1738,10 +1739,7 @@ impl<'a> Checker<'a> {
             }
             _ => {
                 matches!(self.model.kind_of(expr), Kind::Device(device) if device != Device::Cpu)
-                    || last_name(expr).is_some_and(|name| {
-                        let name = name.as_bytes();
-                        name.len() >= 6 && name[name.len() - 6..].eq_ignore_ascii_case(b"device")
-                    })
+                    || last_name(expr).is_some_and(|name| ends_with_ignoring_ascii_case(name, "device"))
             }
         };
         let mut values = arguments
@@ -2663,7 +2661,7 @@ impl<'a> Checker<'a> {
                         .or_else(|| self.model.method_of(*class, "forward")),
                     name => self.model.method_of(*class, name),
                 }?;
-                let skip = usize::from(!bound && self.model.functions[id as usize].receiver.passed_when_unbound());
+                let skip = self.model.functions[id as usize].receiver.leading_arguments(!bound);
                 Some((id, skip))
             }
             _ => None,
@@ -3429,9 +3427,8 @@ fn tests_first_step(test: &Expr) -> bool {
     let ([ast::CmpOp::Eq], [right]) = (&*compare.ops, &*compare.comparators) else {
         return false;
     };
-    let is_zero = |expr: &Expr| matches!(expr, Expr::NumberLiteral(number) if matches!(&number.value, ast::Number::Int(n) if *n == 0u8));
     let counter = match (compare.left.as_ref(), right) {
-        (counter, zero) | (zero, counter) if is_zero(zero) => counter,
+        (counter, zero) | (zero, counter) if is_zero_int(zero) => counter,
         _ => return false,
     };
     let name = match counter {
@@ -3442,10 +3439,12 @@ fn tests_first_step(test: &Expr) -> bool {
         other => last_name(other),
     };
     name.is_some_and(|name| {
-        let words = || name.split('_').map(str::to_ascii_lowercase);
-        let counts = words().any(|word| matches!(word.as_str(), "num" | "n" | "max" | "min" | "total" | "warmup"));
-        let steps = words().any(|word| matches!(word.as_str(), "step" | "istep" | "iter" | "iteration"))
-            || matches!(name, "batch_idx" | "batch_index");
+        let has_word = |words: &[&str]| {
+            name.split('_')
+                .any(|part| words.iter().any(|word| part.eq_ignore_ascii_case(word)))
+        };
+        let counts = has_word(&["num", "n", "max", "min", "total", "warmup"]);
+        let steps = has_word(&["step", "istep", "iter", "iteration"]) || matches!(name, "batch_idx" | "batch_index");
         steps && !counts
     })
 }
@@ -3480,7 +3479,7 @@ fn initialises_lazily(test: &Expr, body: &[Stmt]) -> bool {
                     named_on_self(call, "getattr").map(Unset::Attribute)
                 }
                 // `len(state) == 0`
-                ([ast::CmpOp::Eq], [Expr::NumberLiteral(zero)], Expr::Call(call)) if matches!(&zero.value, ast::Number::Int(n) if *n == 0u8) => {
+                ([ast::CmpOp::Eq], [zero], Expr::Call(call)) if is_zero_int(zero) => {
                     match (call.func.as_ref(), &*call.arguments.args) {
                         (Expr::Name(len), [Expr::Name(container)]) if len.id == "len" => {
                             Some(Unset::Container(container.id.as_str()))

@@ -19,7 +19,7 @@ pub struct ParsedModule {
     parsed: ManuallyDrop<Parsed<ModModule>>,
     pub syntax_errors: Vec<SyntaxError>,
     /// Keeps the tree's blocks valid.
-    _nodes: Lease,
+    nodes: Lease,
 }
 
 /// Where every block of the tree and its tokens is in this thread's arena, released whole with
@@ -27,7 +27,7 @@ pub struct ParsedModule {
 /// Where some are not (the thread has no region, or the tree outgrew it), it is dropped.
 impl Drop for ParsedModule {
     fn drop(&mut self) {
-        if !self._nodes.holds_all() {
+        if !self.nodes.holds_all() {
             // SAFETY: dropped here once; `parsed` is not used after.
             unsafe { ManuallyDrop::drop(&mut self.parsed) }
         }
@@ -132,7 +132,7 @@ pub fn parse(source: &str, kind: SourceKind) -> ParsedModule {
     ParsedModule {
         parsed: ManuallyDrop::new(parsed),
         syntax_errors,
-        _nodes: nodes,
+        nodes,
     }
 }
 

@@ -566,7 +566,7 @@ impl<'m> Project<'m> {
         }
         let accepts = |&(file, id): &ProjectFunction| {
             let function = &self.modules[file].semantics.functions[id as usize];
-            let skip = usize::from(targets.unbound && function.receiver.passed_when_unbound());
+            let skip = function.receiver.leading_arguments(targets.unbound);
             function.signature.accepts(site.arity, skip)
         };
         if targets.functions.iter().any(accepts) {
@@ -908,7 +908,7 @@ impl<'m> Project<'m> {
                     .iter()
                     .map(|&target| {
                         let callee = &self.modules[target.0].semantics.functions[target.1 as usize];
-                        let skip = usize::from(targets.unbound && callee.receiver.passed_when_unbound());
+                        let skip = callee.receiver.leading_arguments(targets.unbound);
                         let slots = callee
                             .params
                             .iter()
@@ -1016,7 +1016,7 @@ impl<'m> Project<'m> {
                 let mut passing = Vec::new();
                 for &target in &targets.functions {
                     let callee = &modules[target.0].semantics.functions[target.1 as usize];
-                    let skip = usize::from(targets.unbound && callee.receiver.passed_when_unbound());
+                    let skip = callee.receiver.leading_arguments(targets.unbound);
                     let by_position = arguments
                         .positional
                         .iter()
@@ -1414,7 +1414,7 @@ impl<'m> Project<'m> {
     /// `index` of `file` (after the instance, in `Head.loss(obj, x)`).
     fn position_of(&self, file: usize, index: usize, callee: ProjectFunction, slot: u16) -> u16 {
         let function = &self.modules[callee.0].semantics.functions[callee.1 as usize];
-        slot + u16::from(self.targets[file][index].unbound && function.receiver.passed_when_unbound())
+        slot + function.receiver.leading_arguments(self.targets[file][index].unbound) as u16
     }
 
     /// What call site `index` of `file` gives parameter `slot` of `callee`, where the file

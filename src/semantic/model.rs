@@ -197,10 +197,10 @@ impl Receiver {
         self != Receiver::None
     }
 
-    /// Called through the class (`Head.loss(obj, x)`), the first positional argument is the
-    /// receiver, not a parameter.
-    pub fn passed_when_unbound(self) -> bool {
-        self == Receiver::Instance
+    /// How many leading positional arguments of a call are not parameters: the instance an
+    /// instance method is given when called through its class (`Head.loss(obj, x)`, `unbound`).
+    pub fn leading_arguments(self, unbound: bool) -> usize {
+        usize::from(unbound && self == Receiver::Instance)
     }
 }
 
@@ -2418,7 +2418,7 @@ impl<'a> SemanticModel<'a> {
             return false;
         };
         let empty = |expr: &Expr| match expr {
-            Expr::NumberLiteral(number) => matches!(&number.value, ast::Number::Int(n) if *n == 0u8),
+            Expr::NumberLiteral(_) => is_zero_int(expr),
             Expr::List(list) => list.elts.is_empty(),
             Expr::Tuple(tuple) => tuple.elts.is_empty(),
             _ => false,
@@ -3512,6 +3512,11 @@ fn container_annotation(expr: &Expr) -> Option<Container> {
         "dict" | "Dict" | "Mapping" | "MutableMapping" => Some(Container::Dict),
         _ => None,
     }
+}
+
+/// The integer literal `0`.
+pub(crate) fn is_zero_int(expr: &Expr) -> bool {
+    matches!(expr, Expr::NumberLiteral(number) if matches!(&number.value, ast::Number::Int(n) if *n == 0u8))
 }
 
 /// `False`, `0`, `0.0`, `""`: false as a test, but not `None`.

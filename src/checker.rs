@@ -20,8 +20,8 @@ use crate::registry::{Rule, RuleSet};
 use crate::rules;
 use crate::semantic::facts::{self, ReturnsByType, TypeSet};
 use crate::semantic::model::{
-    Analysis, ArmOutcome, ClassId, Flow, ParamDefault, ScopeKind, StoredCallable, device_from_str, is_false_literal,
-    is_host_library, is_library, is_zero_int,
+    Analysis, ArmOutcome, ClassId, Flow, ParamDefault, ScopeKind, StoredCallable, device_from_str, falls_back_on_none,
+    is_false_literal, is_host_library, is_library, is_zero_int,
 };
 use crate::semantic::names::{
     calls_a_network, contains_ignoring_ascii_case, ends_with_ignoring_ascii_case, last_name, names_a_loader,
@@ -29,10 +29,10 @@ use crate::semantic::names::{
 };
 use crate::semantic::torch_api as api;
 use crate::semantic::{
-    Argument, BatchSource, Binding, BindingSource, CallArguments, CallArity, CallSite, Callee, ClassInfo, ClassRef,
-    ClassSummary, Device, FileFacts, FileSemantics, FunctionId, FunctionInfo, HotContext, ImportedAttribute,
-    ImportedCall, IntrinsicHot, Kind, ModuleKind, ParamSummary, ProjectKind, Receiver, SemanticModel, Signature,
-    TensorFacts,
+    Argument, ArgumentDetail, BatchSource, Binding, BindingSource, CallArguments, CallArity, CallSite, Callee,
+    ClassInfo, ClassRef, ClassSummary, DeadWhere, Device, EntryAsked, FileFacts, FileSemantics, FunctionId,
+    FunctionInfo, HotContext, ImportedAttribute, ImportedCall, IntrinsicHot, Kind, ModuleKind, ParamSummary,
+    ProjectKind, Receiver, SemanticModel, Signature, TensorFacts,
 };
 use crate::semantic::{
     Demand, Dependence, FunctionSummary, Given, GivenAsked, ParameterSync, Question, Questions, Returned, slot_bit,
@@ -102,6 +102,11 @@ pub struct Checker<'a> {
     /// What tests of `self.<attr>` asked of the parameters of `__init__`s (by function), for
     /// their summaries: the constructions decide them.
     constructions_asked: std::cell::RefCell<Vec<ConstructionAsked>>,
+    /// The dict entries functions' tests read (see [`EntryAsked`]), in the order first read.
+    entries_asked: std::cell::RefCell<Vec<(FunctionId, EntryAsked)>>,
+    /// The name the `if` whose test is being decided returns (`if cached is not None: return
+    /// cached`): callers that pass it take the early return.
+    returned_early: Option<&'a str>,
     /// Attributes the file sets on objects other than `self` (`model.roi_heads.mask_head = m`,
     /// `setattr(vq, "remap", r)`): parts attached from outside the class.
     attributes_set_outside: Vec<Name>,
@@ -125,6 +130,23 @@ struct ParameterSyncFound {
     rule: Rule,
     /// Where the finding ends (its start may move to the line of the method that syncs).
     end: TextSize,
+    /// See [`ParameterSync::dead_where`].
+    dead_where: Box<[DeadWhere]>,
+}
+
+/// How a test decided an arm (see [`Checker::arm_off_step`]).
+#[derive(Clone, Default)]
+struct ArmDecided {
+    off_step: bool,
+    guards: GivenAsked,
+    dead_where: Vec<DeadWhere>,
+}
+
+/// What [`Checker::leave_arm`] restores.
+struct EnteredArm {
+    off_step: bool,
+    saved_guards: GivenAsked,
+    dead_where: usize,
 }
 
 /// What tests of `self.<attr>` asked of one `__init__`'s parameters.
@@ -169,6 +191,8 @@ pub fn check_module<'a>(
         consulted_given: Default::default(),
         decided_by_arguments: Default::default(),
         constructions_asked: Default::default(),
+        entries_asked: Default::default(),
+        returned_early: None,
         attributes_set_outside: Vec::new(),
         called: TextRange::default(),
         parameter_syncs: Vec::new(),
@@ -354,6 +378,7 @@ impl<'a> Checker<'a> {
                     unknown,
                     rule: diagnostic.rule,
                     end: diagnostic.range.end(),
+                    dead_where: self.model.flow.dead_where.clone().into_boxed_slice(),
                 });
             }
         }
@@ -402,6 +427,10 @@ impl<'a> Checker<'a> {
             function.demand.given = function.demand.given.union(asked.given);
             function.stored_absent = asked.stored_absent.into_boxed_slice();
         }
+        let mut entries: Vec<Vec<EntryAsked>> = vec![Vec::new(); model.functions.len()];
+        for (function, entry) in self.entries_asked.into_inner() {
+            entries[function as usize].push(entry);
+        }
         let mut syncs_on: Vec<Vec<ParameterSync>> = vec![Vec::new(); model.functions.len()];
         for found in &self.parameter_syncs {
             // A finding superseded by a more specific one is gone.
@@ -427,6 +456,7 @@ impl<'a> Checker<'a> {
                             .find(|(rule, end, _)| *rule == found.rule && *end == found.end)
                             .map(|(_, _, sync)| sync.clone()),
                         unknown_counts: found.unknown & slot_bit(slot) != 0,
+                        dead_where: found.dead_where.clone(),
                     });
                 }
             }
@@ -454,7 +484,8 @@ impl<'a> Checker<'a> {
             .iter_mut()
             .zip(returns)
             .zip(syncs_on)
-            .map(|((f, returns), syncs_on)| FunctionSummary {
+            .zip(entries)
+            .map(|(((f, returns), syncs_on), entries)| FunctionSummary {
                 name_at: (f.qualname.len() - f.name.len()) as u32,
                 qualname: std::mem::take(&mut f.qualname),
                 line: f.line,
@@ -472,6 +503,7 @@ impl<'a> Checker<'a> {
                 returns: returns.0,
                 returns_tuple: returns.1,
                 returns_by_type: f.returns_by_type.take(),
+                entries: entries.into_boxed_slice(),
                 stored_absent: std::mem::take(&mut f.stored_absent),
                 syncs_on: syncs_on.into_boxed_slice(),
             })
@@ -1912,14 +1944,10 @@ impl<'a> Checker<'a> {
             Expr::NumberLiteral(number) => matches!(&number.value, ast::Number::Int(n) if *n == 0u8) == holds,
             Expr::Name(name) if name.id.as_str() == "TYPE_CHECKING" => holds,
             Expr::Name(name) if holds => {
-                mentions_another_backend(name.id.as_str())
-                    || (callers
-                        && self.callers_never_take(name.id.as_str(), Given::Falsy, |default| {
-                            matches!(default, ParamDefault::None | ParamDefault::Falsy)
-                        }))
+                mentions_another_backend(name.id.as_str()) || (callers && self.callers_never_take(test, holds))
             }
             // The arm where `flag` is false, where every caller passes a true literal.
-            Expr::Name(name) => callers && self.callers_never_take(name.id.as_str(), Given::Truthy, |_| true),
+            Expr::Name(_) => callers && self.callers_never_take(test, holds),
             Expr::Attribute(attribute) if holds => {
                 mentions_another_backend(attribute.attr.as_str())
                     || (callers
@@ -1934,18 +1962,12 @@ impl<'a> Checker<'a> {
             // None:` (or `if guidance:`, above) where none passes it.
             Expr::Compare(compare)
                 if callers
-                    && let ([op @ (ast::CmpOp::Is | ast::CmpOp::IsNot)], [Expr::NoneLiteral(_)]) =
-                        (&*compare.ops, &*compare.comparators) =>
+                    && let ([op], [Expr::NoneLiteral(_)]) = (&*compare.ops, &*compare.comparators)
+                    && let Some((dies_if, default_kills)) = none_test_kills(*op, holds) =>
             {
-                let (dies_if, default_kills): (Given, fn(ParamDefault) -> bool) = if (*op == ast::CmpOp::Is) == holds {
-                    (Given::Always, |_| true)
-                } else {
-                    (Given::Never, |default| default == ParamDefault::None)
-                };
                 match compare.left.as_ref() {
-                    Expr::Name(name) => self.callers_never_take(name.id.as_str(), dies_if, default_kills),
                     Expr::Attribute(attribute) => self.constructions_never_take(attribute, dies_if, default_kills),
-                    _ => false,
+                    _ => self.callers_never_take(test, holds),
                 }
             }
 
@@ -2006,39 +2028,157 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// Whether the arm being decided is dead because of what the hot callers of the function
-    /// analysed give its parameter `name` (as the project found): it is where they all give
-    /// it `dies_if` and its default passes `default_kills`. Such a parameter is noted as
-    /// consulted (see [`Checker::visit_tested_arm`]).
-    fn callers_never_take(&self, name: &str, dies_if: Given, default_kills: impl Fn(ParamDefault) -> bool) -> bool {
-        let Some(Binding {
-            source: BindingSource::Parameter(slot),
-            ..
-        }) = self.model.lookup(name)
-        else {
+    /// Whether the arm where `test` comes out `holds` is dead because of what the hot callers
+    /// of the function analysed give the parameter it tests (see [`Checker::given_test`]), as
+    /// the project found. Such a parameter is noted as consulted (see
+    /// [`Checker::visit_tested_arm`]).
+    fn callers_never_take(&self, test: &Expr, holds: bool) -> bool {
+        let Some((slot, dies_if)) = self.given_test(test, holds) else {
             return false;
         };
-        let slot = *slot as usize;
         let Some(function) = self.model.current_function() else {
             return false;
         };
-        if !function
-            .params
-            .get(slot)
-            .is_some_and(|param| default_kills(param.default))
-        {
-            return false;
-        }
         let mut consulted = self.consulted_given.get();
         consulted.note(dies_if, slot);
         self.consulted_given.set(consulted);
         self.decided_by(function.given.get(slot).copied(), dies_if)
     }
 
+    /// The parameter slot whose callers' arguments decide the arm where `test` comes out
+    /// `holds`, and what they give it where that arm dies: `if use_conv:` dies where every one
+    /// leaves a false default (`Falsy`), `if mask is None:` where every one gives a value
+    /// (`Always`), `if guidance is not None:` where none does (`Never`). A function that
+    /// returns early the value it tests (`if cached is not None: return cached`) skips the
+    /// rest where every caller hands one over (`Passed`). A dict entry the test reads (`(n :=
+    /// kwargs.pop("max_seqlen", None)) is not None`) is asked as a slot after the parameters.
+    fn given_test(&self, test: &Expr, holds: bool) -> Option<(usize, Given)> {
+        match test {
+            Expr::Name(name) if holds => self
+                .parameter_slot(name.id.as_str(), |default| {
+                    matches!(default, ParamDefault::None | ParamDefault::Falsy)
+                })
+                .map(|slot| (slot, Given::Falsy)),
+            Expr::Name(name) => self
+                .parameter_slot(name.id.as_str(), |_| true)
+                .map(|slot| (slot, Given::Truthy)),
+            Expr::Compare(compare)
+                if let ([op], [Expr::NoneLiteral(_)]) = (&*compare.ops, &*compare.comparators)
+                    && let Some((mut dies_if, default_kills)) = none_test_kills(*op, holds) =>
+            {
+                let tested = compare.left.as_ref();
+                let name = match tested {
+                    Expr::Named(named) => named.target.as_name_expr(),
+                    Expr::Name(name) => Some(name),
+                    _ => None,
+                }?;
+                if dies_if == Given::Always && self.returned_early == Some(name.id.as_str()) {
+                    dies_if = Given::Passed;
+                }
+                let slot = match self.entry_read(tested) {
+                    Some(entry) => self.entry_slot(entry)?,
+                    None if tested.is_name_expr() => self.parameter_slot(name.id.as_str(), default_kills)?,
+                    None => return None,
+                };
+                Some((slot, dies_if))
+            }
+            _ => None,
+        }
+    }
+
+    /// The slot of parameter `name` of the function analysed, where its default passes
+    /// `default_kills`.
+    fn parameter_slot(&self, name: &str, default_kills: impl Fn(ParamDefault) -> bool) -> Option<usize> {
+        let Some(Binding {
+            source: BindingSource::Parameter(slot),
+            ..
+        }) = self.model.lookup(name)
+        else {
+            return None;
+        };
+        let slot = *slot as usize;
+        let param = self.model.current_function()?.params.get(slot)?;
+        default_kills(param.default).then_some(slot)
+    }
+
+    /// The entry of a dict parameter that `value` reads where nothing else rebinds it: `(n :=
+    /// kwargs.pop(key, None))`, or a name bound to `kwargs.get(key)`, where the key is a
+    /// string or a parameter whose default is one.
+    fn entry_read(&self, value: &Expr) -> Option<EntryAsked> {
+        let read = match value {
+            Expr::Named(named) => named.value.as_ref(),
+            Expr::Name(name) => self.model.lookup(name.id.as_str())?.value?,
+            _ => return None,
+        };
+        let Expr::Call(call) = read else { return None };
+        let Expr::Attribute(method) = call.func.as_ref() else {
+            return None;
+        };
+        let Expr::Name(dict) = method.value.as_ref() else {
+            return None;
+        };
+        if !matches!(method.attr.as_str(), "get" | "pop") || !falls_back_on_none(call) {
+            return None;
+        }
+        let function = self.model.current_function()?;
+        let parameters = &function.def.parameters;
+        let dict = match self.parameter_slot(dict.id.as_str(), |_| true) {
+            Some(slot) => Some(slot as u16),
+            None if parameters.kwarg.as_ref().is_some_and(|kwarg| kwarg.name.id == dict.id)
+                && self
+                    .model
+                    .lookup(dict.id.as_str())
+                    .is_some_and(|binding| binding.value.is_none()) =>
+            {
+                None
+            }
+            None => return None,
+        };
+        let (key, key_slot) = match call.arguments.args.first()? {
+            Expr::StringLiteral(key) => (literal_text(&key.value)?, None),
+            Expr::Name(key) => {
+                let slot = self.parameter_slot(key.id.as_str(), |_| true)?;
+                let default = parameters
+                    .iter_non_variadic_params()
+                    .find(|parameter| parameter.parameter.name.id == key.id)?
+                    .default
+                    .as_deref()?;
+                (
+                    literal_text(&default.as_string_literal_expr()?.value)?,
+                    Some(slot as u16),
+                )
+            }
+            _ => return None,
+        };
+        Some(EntryAsked {
+            dict,
+            key: key.into(),
+            key_slot,
+        })
+    }
+
+    /// The slot `entry` of the function analysed is asked as: after its parameters, in the
+    /// order its tests first read them.
+    fn entry_slot(&self, entry: EntryAsked) -> Option<usize> {
+        let id = self.model.flow.function?;
+        let params = self.model.functions[id as usize].params.len();
+        let mut asked = self.entries_asked.borrow_mut();
+        let of_function = asked.iter().filter(|(function, _)| *function == id);
+        let index = match of_function.clone().position(|(_, known)| *known == entry) {
+            Some(index) => index,
+            None => {
+                let index = of_function.count();
+                asked.push((id, entry));
+                index
+            }
+        };
+        Some(params + index)
+    }
+
     /// Whether what callers or constructions give a parameter (`given`, where the project told
     /// it) kills an arm that dies where they give it `dies_if`; noted in `decided_by_arguments`.
     fn decided_by(&self, given: Option<Given>, dies_if: Given) -> bool {
-        let decided = given.is_some_and(|given| kills(dies_if, given));
+        let decided = given.is_some_and(|given| given.kills(dies_if));
         self.decided_by_arguments
             .set(self.decided_by_arguments.get() || decided);
         decided
@@ -2686,9 +2826,10 @@ impl<'a> Checker<'a> {
             // An argument the file cannot tell (`valid = labels >= 0` of an unknown `labels`) may
             // become known once the project says what the caller's parameters are.
             let depends = match parameter {
-                None if kind.is_opaque() => self.model.dependence_of(expr).map(Box::new),
+                None if kind.is_opaque() => self.model.dependence_of(expr),
                 _ => None,
             };
+            let entries = self.model.entries_given(expr);
             Argument {
                 kind: self.model.to_project(kind),
                 given: self.model.given_by(expr),
@@ -2697,7 +2838,7 @@ impl<'a> Checker<'a> {
                     None => self.model.parameter_root(expr, 0),
                     Some(_) => None,
                 },
-                depends,
+                detail: (depends.is_some() || entries.is_some()).then(|| Box::new(ArgumentDetail { depends, entries })),
             }
         };
         let mut described = describe_arguments(&call.arguments, argument);
@@ -2706,7 +2847,7 @@ impl<'a> Checker<'a> {
         // tensor annotation), or a parameter passed on.
         let says = |argument: &Argument| {
             argument.parameter.is_some()
-                || argument.depends.is_some()
+                || argument.depends().is_some()
                 || argument.kind.class.is_some()
                 || matches!(
                     argument.kind.kind,
@@ -2715,7 +2856,9 @@ impl<'a> Checker<'a> {
         };
         // Also kept where it tells which parameters the call gives a value (or `None`), for the
         // arms that test them (`if mask is None:`); a call not kept may give any.
-        let gives = |argument: &Argument| argument.given != Given::Sometimes;
+        let gives = |argument: &Argument| {
+            !matches!(argument.given, Given::Sometimes | Given::Passed) || argument.entries().is_some()
+        };
         let informative = described.all().any(says);
         described.informative = informative;
         let tells_given = described.all().any(gives);
@@ -2901,9 +3044,12 @@ impl<'a> Checker<'a> {
         body: &'a [Stmt],
         narrowed: Option<(Narrowed<'a>, Kind)>,
     ) -> ArmOutcome<'a> {
-        let (off_step, guards) = self.arm_off_step(test, holds);
+        let mut decided = self.arm_off_step(test, holds);
+        let off_step = decided.off_step;
         let dead = off_step && self.decided_by_arguments.take();
-        let entered = self.enter_arm(off_step || lazily, guards);
+        let guards = decided.guards;
+        decided.off_step |= lazily;
+        let entered = self.enter_arm(decided);
         let not_none = self.model.flow.not_none.len();
         self.model.flow.not_none.extend(names_not_none(test, holds));
         let mut arm = self.visit_narrowed_arm(body, narrowed);
@@ -2924,8 +3070,9 @@ impl<'a> Checker<'a> {
     /// Does the arm where `test` comes out `holds` run on no CUDA step, and which parameters'
     /// given arguments (see [`Checker::callers_never_take`]) decided it? Where they made it
     /// dead, the project is asked to keep telling them; whether what callers or constructions
-    /// give made it dead is left in `decided_by_arguments`.
-    fn arm_off_step(&mut self, test: &Expr, holds: bool) -> (bool, GivenAsked) {
+    /// give made it dead is left in `decided_by_arguments`. Also what a call gives where the
+    /// arm does not run there (see [`DeadWhere`]).
+    fn arm_off_step(&mut self, test: &Expr, holds: bool) -> ArmDecided {
         self.consulted_given.take();
         self.decided_by_arguments.take();
         let off_step = self.runs_on_no_cuda_step(test, holds, true);
@@ -2933,24 +3080,73 @@ impl<'a> Checker<'a> {
         if off_step {
             self.ask_given(guards);
         }
-        (off_step, guards)
+        ArmDecided {
+            off_step,
+            guards,
+            dead_where: if off_step {
+                Vec::new()
+            } else {
+                self.dead_where(test, holds)
+            },
+        }
+    }
+
+    /// What calls give where the arm `test` coming out `holds` decides does not run there:
+    /// any part of an `and` that fails kills it, all parts of one that holds must.
+    fn dead_where(&self, test: &Expr, holds: bool) -> Vec<DeadWhere> {
+        match test {
+            Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => self.dead_where(&unary.operand, !holds),
+            Expr::BoolOp(bool_op) if (bool_op.op == ast::BoolOp::And) == holds => bool_op
+                .values
+                .iter()
+                .flat_map(|value| self.dead_where(value, holds))
+                .collect(),
+            Expr::BoolOp(bool_op) => {
+                let mut all: Vec<DeadWhere> = vec![Box::default()];
+                for value in &bool_op.values {
+                    let each = self.dead_where(value, holds);
+                    // Few parts decide a test; a product past a handful is given up.
+                    if each.is_empty() || all.len() * each.len() > 8 {
+                        return Vec::new();
+                    }
+                    all = all
+                        .iter()
+                        .flat_map(|these| {
+                            each.iter()
+                                .map(move |those| these.iter().chain(those).copied().collect())
+                        })
+                        .collect();
+                }
+                all
+            }
+            _ => self
+                .given_test(test, holds)
+                .map(|(slot, dies_if)| vec![Box::from([(slot as u16, dies_if)])])
+                .unwrap_or_default(),
+        }
     }
 
     /// Enters code that runs where a test decided (see [`Checker::arm_off_step`]): off the step,
-    /// or where the parameters in `guards` are given what they were; returns what
-    /// [`Checker::leave_arm`] restores.
-    fn enter_arm(&mut self, off_step: bool, guards: GivenAsked) -> (bool, GivenAsked) {
-        let saved_guards = self.model.flow.given_guards;
-        if !off_step {
-            self.model.flow.given_guards = saved_guards.union(guards);
+    /// or where the parameters in `guards` are given what they were, and not at calls that
+    /// give what `dead_where` says; returns what [`Checker::leave_arm`] restores.
+    fn enter_arm(&mut self, decided: ArmDecided) -> EnteredArm {
+        let entered = EnteredArm {
+            off_step: decided.off_step,
+            saved_guards: self.model.flow.given_guards,
+            dead_where: self.model.flow.dead_where.len(),
+        };
+        if !decided.off_step {
+            self.model.flow.given_guards = entered.saved_guards.union(decided.guards);
         }
-        self.model.flow.off_step_arm_depth += u32::from(off_step);
-        (off_step, saved_guards)
+        self.model.flow.dead_where.extend(decided.dead_where);
+        self.model.flow.off_step_arm_depth += u32::from(decided.off_step);
+        entered
     }
 
-    fn leave_arm(&mut self, (off_step, saved_guards): (bool, GivenAsked)) {
-        self.model.flow.off_step_arm_depth -= u32::from(off_step);
-        self.model.flow.given_guards = saved_guards;
+    fn leave_arm(&mut self, entered: EnteredArm) {
+        self.model.flow.off_step_arm_depth -= u32::from(entered.off_step);
+        self.model.flow.given_guards = entered.saved_guards;
+        self.model.flow.dead_where.truncate(entered.dead_where);
     }
 
     /// `t.is_cuda`, `t.device.type == "cuda"` (and their negations) tell where `t` lives: in
@@ -4074,14 +4270,18 @@ fn init_parameter_assigned(init: &ast::StmtFunctionDef, attr: &str) -> Option<(u
     Some((slot, param_default(parameter.default.as_deref())))
 }
 
-/// Whether callers giving a parameter `given` make an arm dead that dies where they give it
-/// `dies_if` (`Falsy`: a test of its truth, which `None` fails too; `Always`: any value, a true
-/// literal too).
-fn kills(dies_if: Given, given: Given) -> bool {
-    match dies_if {
-        Given::Falsy => given.is_false(),
-        Given::Always => given.is_value(),
-        _ => given == dies_if,
+/// Whether a parameter's default, where callers leave it out, kills an arm.
+type DefaultKills = fn(ParamDefault) -> bool;
+
+/// What callers give the value `x is None` (`op` `Is`) or `x is not None` tests, where the
+/// arm the test comes out `holds` in dies, and which defaults leaving it out kills it with: a
+/// value, where the arm needs `None` (any default); none, where it needs a value (a `None`
+/// default).
+fn none_test_kills(op: ast::CmpOp, holds: bool) -> Option<(Given, DefaultKills)> {
+    match op {
+        ast::CmpOp::Is | ast::CmpOp::IsNot if (op == ast::CmpOp::Is) == holds => Some((Given::Always, |_| true)),
+        ast::CmpOp::Is | ast::CmpOp::IsNot => Some((Given::Never, |default| default == ParamDefault::None)),
+        _ => None,
     }
 }
 
@@ -4141,10 +4341,21 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 && self.leaves_the_block(if_stmt.body.last())
             {
                 // After `if torch.is_tensor(x): return x` (or `raise`, `continue`), the rest of
-                // the block is the test's `else`: off the step where that arm would be.
-                let (off_step, guards) = self.arm_off_step(&if_stmt.test, false);
-                if off_step {
-                    rest_entered.push(self.enter_arm(true, guards));
+                // the block is the test's `else`: off the step where that arm would be, and not
+                // at calls that take the early return.
+                self.returned_early = match if_stmt.body.as_slice() {
+                    [Stmt::Return(ast::StmtReturn { value: Some(value), .. })] => {
+                        value.as_name_expr().map(|name| name.id.as_str())
+                    }
+                    _ => None,
+                };
+                let mut decided = self.arm_off_step(&if_stmt.test, false);
+                self.returned_early = None;
+                if !decided.off_step {
+                    decided.guards = GivenAsked::default();
+                }
+                if decided.off_step || !decided.dead_where.is_empty() {
+                    rest_entered.push(self.enter_arm(decided));
                 }
                 // After `if not should_log: return` (or `continue`), the rest of the block runs
                 // as the body of `if should_log:` would: periodically.
@@ -4313,7 +4524,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 // one holds on every step (`if not force_not_quantize:` that no hot caller
                 // turns off). Not by a type test that takes an unseen value for a tensor: a
                 // chain of them dispatches on types (`elif is_list_of(v, torch.Tensor):`).
-                let mut earlier = (false, GivenAsked::default());
+                let mut earlier = ArmDecided::default();
                 // Each clause's previous test: the `if`'s, then each `elif`'s (only the last
                 // clause may be an `else`).
                 let tests = std::iter::once(&*if_stmt.test).chain(
@@ -4325,12 +4536,14 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 for (clause, previous) in if_stmt.elif_else_clauses.iter().zip(tests) {
                     let type_test = matches!(previous, Expr::Call(call) if self.tests_for_a_tensor(call).is_some());
                     if (clause.test.is_some() || if_stmt.elif_else_clauses.len() > 1) && !type_test {
-                        let (off_step, guards) = self.arm_off_step(previous, false);
-                        earlier = (earlier.0 || off_step, earlier.1.union(guards));
+                        let decided = self.arm_off_step(previous, false);
+                        earlier.off_step |= decided.off_step;
+                        earlier.guards = earlier.guards.union(decided.guards);
+                        earlier.dead_where.extend(decided.dead_where);
                     }
                     match &clause.test {
                         Some(test) => {
-                            let entered = self.enter_arm(earlier.0, earlier.1);
+                            let entered = self.enter_arm(earlier.clone());
                             self.visit_expr(test);
                             self.run_rules(|checker| rules::check_elif(checker, test));
                             arms.push(self.visit_guarded_arm(test, clause.start(), &clause.body));
@@ -4342,7 +4555,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                             arms.push(self.visit_tested_arm(&if_stmt.test, false, false, &clause.body, narrowed));
                         }
                         None => {
-                            let entered = self.enter_arm(earlier.0, earlier.1);
+                            let entered = self.enter_arm(earlier.clone());
                             arms.push(self.visit_arm(&clause.body));
                             self.leave_arm(entered);
                         }

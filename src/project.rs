@@ -14,9 +14,9 @@ use crate::semantic::facts::merged_with_callers;
 use crate::semantic::model::ClassId;
 use crate::semantic::names::names_a_step;
 use crate::semantic::{
-    Argument, CallArguments, CallSite, Callee, ClassRef, Dependence, Device, Export, FileFacts, FileSemantics,
-    FunctionId, FunctionSummary, Given, HotContext, HotReason, IntrinsicHot, Kind, ModuleKind, PeriodicInner,
-    ProjectKind, ProjectReturns, Question, Questions, Receiver, TensorFacts, refines_passed_on,
+    Argument, CallArguments, CallSite, Callee, ClassRef, DeadWhere, Dependence, Device, Export, FileFacts,
+    FileSemantics, FunctionId, FunctionSummary, Given, HotContext, HotReason, IntrinsicHot, Kind, ModuleKind,
+    PeriodicInner, ProjectKind, ProjectReturns, Question, Questions, Receiver, TensorFacts, refines_passed_on,
 };
 
 /// One linted file, as the call graph sees it.
@@ -52,9 +52,70 @@ pub type ProjectFunction = (usize, FunctionId);
 /// A call site of the project: (file, the site's index in the file).
 type ProjectSite = (usize, usize);
 
-/// A parameter slot of a function, and the finding (function, index in its `syncs_on`) that
-/// syncs on what it is given.
-type SyncThrough = (u16, (ProjectFunction, usize));
+/// What a call with `arguments` gives slot `slot` of `callee` (see [`Given`]), `skip` leading
+/// arguments before its parameters: a parameter, or an entry of a dict parameter its tests
+/// read (see [`EntryAsked`]). `**kwargs` cannot give again what a keyword gave.
+fn given_at(arguments: &CallArguments, callee: &FunctionSummary, skip: usize, slot: usize) -> Given {
+    let argument = |slot: usize| {
+        let param = callee.params.get(slot)?;
+        arguments.for_parameter(Some(slot + skip), &param.name)
+    };
+    let left_out = if arguments.spread {
+        Given::Sometimes
+    } else {
+        Given::Never
+    };
+    if slot < callee.params.len() {
+        return argument(slot).map_or(left_out, |argument| argument.given);
+    }
+    let Some(entry) = callee.entries.get(slot - callee.params.len()) else {
+        return Given::Sometimes;
+    };
+    // A call that names another key reads another entry.
+    if entry
+        .key_slot
+        .is_some_and(|key| argument(usize::from(key)).is_some() || arguments.spread)
+    {
+        return Given::Sometimes;
+    }
+    let Some(dict) = entry.dict else {
+        // The `**kwargs`: the keyword of that name.
+        return arguments
+            .keywords
+            .iter()
+            .find(|(keyword, _)| **keyword == *entry.key)
+            .map_or(left_out, |(_, argument)| argument.given);
+    };
+    match argument(usize::from(dict)) {
+        None => left_out,
+        Some(argument) => match argument.entries() {
+            Some(entries) => entries
+                .iter()
+                .find(|(key, _)| *key == entry.key)
+                .map_or(Given::Never, |&(_, given)| given),
+            None if argument.given == Given::Never => Given::Never,
+            None => Given::Sometimes,
+        },
+    }
+}
+
+/// Whether a call with `arguments` gives `callee` what one of `dead_where` says: the code they
+/// were found in does not run for it.
+fn skips(arguments: Option<&CallArguments>, callee: &FunctionSummary, skip: usize, dead_where: &[DeadWhere]) -> bool {
+    let Some(arguments) = arguments.filter(|_| !dead_where.is_empty()) else {
+        return false;
+    };
+    dead_where.iter().any(|all| {
+        all.iter()
+            .all(|&(slot, dies_if)| given_at(arguments, callee, skip, usize::from(slot)).kills(dies_if))
+    })
+}
+
+/// A finding of a function on a parameter: (function, index in its `syncs_on`).
+type SyncOrigin = (ProjectFunction, usize);
+
+/// A parameter slot of a function, and the finding that syncs on what it is given.
+type SyncThrough = (u16, SyncOrigin);
 
 /// Values passed on whose facts a question reaches (see [`Project::wanted`]).
 #[derive(Default)]
@@ -909,18 +970,8 @@ impl<'m> Project<'m> {
                     .map(|&target| {
                         let callee = &self.modules[target.0].semantics.functions[target.1 as usize];
                         let skip = callee.receiver.leading_arguments(targets.unbound);
-                        let slots = callee
-                            .params
-                            .iter()
-                            .enumerate()
-                            .map(|(slot, param)| {
-                                // `**kwargs` cannot give again what a keyword gave.
-                                match arguments.for_parameter(Some(slot + skip), &param.name) {
-                                    Some(argument) => argument.given,
-                                    None if arguments.spread => Given::Sometimes,
-                                    None => Given::Never,
-                                }
-                            })
+                        let slots = (0..callee.params.len() + callee.entries.len())
+                            .map(|slot| given_at(arguments, callee, skip, slot))
                             .collect();
                         (target, slots)
                     })
@@ -1037,7 +1088,7 @@ impl<'m> Project<'m> {
                             let kind = self.respell(file, &argument.kind, target.0);
                             passing.push(Passing::Kind(target, slot, kind));
                         }
-                        if let (Some(depends), Some(caller)) = (&argument.depends, site.caller) {
+                        if let (Some(depends), Some(caller)) = (argument.depends(), site.caller) {
                             passing.push(Passing::MadeFrom((file, caller), depends, target, slot));
                         }
                     }
@@ -1397,6 +1448,9 @@ impl<'m> Project<'m> {
                     else {
                         continue;
                     };
+                    if origin.0 == callee && self.skips_sync(file, index, origin) {
+                        continue;
+                    }
                     let known = syncs.entry(caller).or_default();
                     // A few per function: a helper that hands its tensor to many syncs is
                     // reported once per sync kind at its callers anyway.
@@ -1408,6 +1462,15 @@ impl<'m> Project<'m> {
             }
         }
         syncs
+    }
+
+    /// Whether call site `index` of `file`, a call of the function that found `sync`, gives
+    /// what skips the code it was found in (see [`ParameterSync::dead_where`]).
+    fn skips_sync(&self, file: usize, index: usize, ((callee_file, callee), sync): SyncOrigin) -> bool {
+        let function = &self.modules[callee_file].semantics.functions[callee as usize];
+        let skip = function.receiver.leading_arguments(self.targets[file][index].unbound);
+        let arguments = self.modules[file].semantics.call_sites[index].arguments.as_deref();
+        skips(arguments, function, skip, &function.syncs_on[sync].dead_where)
     }
 
     /// Where parameter `slot` of `callee` stands among the positional arguments of call site
@@ -1479,10 +1542,13 @@ impl<'m> Project<'m> {
                             };
                             let passed_on = argument.is_some_and(|argument| argument.from_parameter().is_some())
                                 && matches!(site.context, HotContext::InFunction(_));
+                            let skipped = (origin_file, origin) == target
+                                && self.skips_sync(file, index, ((origin_file, origin), sync));
                             // A helper of the call's own file is reported there already, with the
                             // call in its note.
                             let same_file = origin_file == file;
                             if same_file
+                                || skipped
                                 || not_given
                                 || no_gpu_tensor
                                 || passed_on
@@ -2044,6 +2110,7 @@ mod tests {
             returns: ProjectKind::default(),
             returns_tuple: None,
             returns_by_type: None,
+            entries: Box::default(),
             demand: Default::default(),
             return_depends: None,
             stored_absent: Box::default(),

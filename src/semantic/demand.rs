@@ -179,46 +179,51 @@ pub struct Demand {
 }
 
 /// The parameters (slot bits) whose hot callers' arguments would make an arm dead: where every
-/// caller gives a value (`if mask is None:`, the `else` of `if scale_rope:`), or where none does
-/// (`if guidance is not None:`, `if use_conv:`).
+/// caller gives a value (`if mask is None:`, the `else` of `if scale_rope:`), where every one
+/// passes the value a function returns early (`if cached is not None: return cached`), or where
+/// none does (`if guidance is not None:`, `if use_conv:`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, bincode::Encode, bincode::Decode)]
 pub struct GivenAsked {
     pub always: u64,
+    pub supplied: u64,
     pub never: u64,
 }
 
 impl GivenAsked {
     pub fn note(&mut self, dies_if: Given, slot: usize) {
-        if let Some(bits) = self.side_mut(dies_if) {
-            *bits |= slot_bit(slot);
-        }
-    }
-
-    /// The set an answer falls in: given a value, or given none.
-    fn side_mut(&mut self, given: Given) -> Option<&mut u64> {
-        if given.is_value() {
-            Some(&mut self.always)
-        } else if given.is_false() {
-            Some(&mut self.never)
-        } else {
-            None
-        }
+        let bits = match dies_if {
+            Given::Passed => &mut self.supplied,
+            given if given.is_value() => &mut self.always,
+            given if given.is_false() => &mut self.never,
+            _ => return,
+        };
+        *bits |= slot_bit(slot);
     }
 
     pub fn union(self, other: GivenAsked) -> GivenAsked {
         GivenAsked {
             always: self.always | other.always,
+            supplied: self.supplied | other.supplied,
             never: self.never | other.never,
         }
     }
 
     pub fn is_empty(self) -> bool {
-        self.always == 0 && self.never == 0
+        self.always == 0 && self.supplied == 0 && self.never == 0
     }
 
     /// Whether `given` for parameter `slot` answers what was asked: it makes an arm dead.
-    pub fn answered_by(mut self, slot: usize, given: Given) -> bool {
-        self.side_mut(given).is_some_and(|bits| *bits & slot_bit(slot) != 0)
+    pub fn answered_by(self, slot: usize, given: Given) -> bool {
+        let asked = if given.is_value() {
+            self.always | self.supplied
+        } else if given == Given::Passed {
+            self.supplied
+        } else if given.is_false() {
+            self.never
+        } else {
+            0
+        };
+        asked & slot_bit(slot) != 0
     }
 }
 

@@ -208,6 +208,10 @@ pub enum Given {
     Always,
     /// Every one passes a true literal (`True`, `1`, `"rope"`): a value, true as a test.
     Truthy,
+    /// Every one passes an argument, some of them what they were given themselves (a
+    /// parameter, an attribute, a value of unknown kind): a value the caller means to supply,
+    /// which may still be `None`.
+    Passed,
     /// Every one leaves it to its default or passes `None`.
     Never,
     /// Every one leaves it to its default, or passes `None` or a false literal (`False`, `0`):
@@ -224,6 +228,9 @@ impl Given {
             (a, b) if a == b => a,
             (Given::Never | Given::Falsy, Given::Never | Given::Falsy) => Given::Falsy,
             (Given::Always | Given::Truthy, Given::Always | Given::Truthy) => Given::Always,
+            (Given::Always | Given::Truthy | Given::Passed, Given::Always | Given::Truthy | Given::Passed) => {
+                Given::Passed
+            }
             _ => Given::Sometimes,
         }
     }
@@ -236,6 +243,19 @@ impl Given {
     /// Whether, so given, a parameter with a false default always tests false.
     pub fn is_false(self) -> bool {
         matches!(self, Given::Never | Given::Falsy)
+    }
+
+    /// Whether so giving a parameter makes an arm dead that dies where callers give it
+    /// `dies_if` (`Falsy`: a test of its truth, which `None` fails too; `Always`: any value, a
+    /// true literal too; `Passed`: any argument meant as the value, as a function that returns
+    /// the value it was handed early (`if cached is not None: return cached`) takes it).
+    pub fn kills(self, dies_if: Given) -> bool {
+        match dies_if {
+            Given::Falsy => self.is_false(),
+            Given::Always => self.is_value(),
+            Given::Passed => self.is_value() || self == Given::Passed,
+            _ => self == dies_if,
+        }
     }
 }
 

@@ -16,7 +16,8 @@ pub use facts::{FileFacts, Given, ProjectKind, ProjectReturns};
 pub use hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
 pub use kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
 pub use model::{
-    Argument, Binding, BindingSource, CallArguments, CallArity, CallSite, Callee, ClassInfo, ClassRef, ClassSummary,
-    Export, Exports, FileSemantics, FunctionInfo, FunctionSummary, ImportedAttribute, ImportedCall, LoopInfo,
-    ParamSummary, ParameterSync, Receiver, Returned, ScopeKind, SemanticModel, Signature,
+    Argument, ArgumentDetail, Binding, BindingSource, CallArguments, CallArity, CallSite, Callee, ClassInfo, ClassRef,
+    ClassSummary, DeadWhere, EntryAsked, Export, Exports, FileSemantics, FunctionInfo, FunctionSummary,
+    ImportedAttribute, ImportedCall, LoopInfo, ParamSummary, ParameterSync, Receiver, Returned, ScopeKind,
+    SemanticModel, Signature,
 };

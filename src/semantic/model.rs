@@ -427,8 +427,9 @@ pub struct Argument {
     /// The caller's parameter it is made from by tensor operations (`scores > 0`,
     /// `values.mean()`), where it is not the parameter itself.
     pub made_from: Option<u16>,
-    /// What it depends on, where the file cannot tell what it is.
-    pub depends: Option<Box<Dependence>>,
+    /// What few arguments tell besides (every file's call sites stay in memory until the
+    /// project pass: one pointer for both).
+    pub detail: Option<Box<ArgumentDetail>>,
 }
 
 impl Argument {
@@ -436,7 +437,48 @@ impl Argument {
     pub fn from_parameter(&self) -> Option<u16> {
         self.parameter.or(self.made_from)
     }
+
+    /// What it depends on, where the file cannot tell what it is.
+    pub fn depends(&self) -> Option<&Dependence> {
+        self.detail.as_ref()?.depends.as_ref()
+    }
+
+    /// What a dict it spells out gives each of its keys (see [`ArgumentDetail::entries`]).
+    pub fn entries(&self) -> Option<&[DictEntry]> {
+        self.detail.as_ref()?.entries.as_deref()
+    }
 }
+
+#[derive(Debug, Clone, Default, bincode::Encode, bincode::Decode)]
+pub struct ArgumentDetail {
+    /// What it depends on, where the file cannot tell what it is.
+    pub depends: Option<Dependence>,
+    /// What a dict it spells out (`{"max_seqlen": n}`, `dict(max_seqlen=n)`) gives each of its
+    /// keys, for a callee whose test reads one (see [`EntryAsked`]).
+    pub entries: Option<Box<[DictEntry]>>,
+}
+
+/// A key of a dict an argument spells out, and what it gives it.
+pub type DictEntry = (Box<str>, Given);
+
+/// An entry of a dict a function's test reads (`(n := kwargs.pop(key, None)) is not None`):
+/// what its callers give it is told as a parameter slot after the real ones.
+#[derive(Debug, Clone, PartialEq, Eq, bincode::Encode, bincode::Decode)]
+pub struct EntryAsked {
+    /// The dict's parameter slot; `None` for the `**kwargs`, whose entries are the callers'
+    /// keywords.
+    pub dict: Option<u16>,
+    pub key: Box<str>,
+    /// The parameter whose default is the key (`kwarg_name: str = "max_seqlen"`): a call that
+    /// gives it may read another entry.
+    pub key_slot: Option<u16>,
+}
+
+/// What calls give a function's parameters (slot, and the value that kills: see
+/// [`Given::kills`]) where code of it does not run, all of them at once: a call that gives
+/// `kwargs` a dict holding the entry `max_seqlen` skips what follows `if kwargs is not None and
+/// (n := kwargs.pop("max_seqlen", None)) is not None: return n`.
+pub type DeadWhere = Box<[(u16, Given)]>;
 
 /// A place a note names, read back (see [`FileSemantics::places_in_note`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -668,6 +710,8 @@ pub struct FunctionSummary {
     pub returns_tuple: Option<Box<[Returned]>>,
     /// See [`FunctionInfo::returns_by_type`].
     pub returns_by_type: Option<Box<ReturnsByType>>,
+    /// The dict entries its tests read, told as the slots after `params` (see [`EntryAsked`]).
+    pub entries: Box<[EntryAsked]>,
     /// The questions asked of its parameters that the file could not answer: by a rule, or
     /// about a value passed to a project function or returned. Facts that answer one
     /// differently can change what it reports.
@@ -707,6 +751,8 @@ pub struct ParameterSync {
     /// The parameter's kind was unknown there: an argument nothing is known of syncs too, as
     /// the finding did (`.item()` of an unknown counts; `if x:` of one does not).
     pub unknown_counts: bool,
+    /// The arguments of a call that skips the finding's line (any of them).
+    pub dead_where: Box<[DeadWhere]>,
 }
 
 #[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
@@ -767,6 +813,9 @@ pub(crate) struct Flow {
     /// The parameters whose hot callers' arguments decided that an arm being visited runs:
     /// what it reports or calls asks the project to tell them.
     pub given_guards: GivenAsked,
+    /// What calls give the function's parameters where the arms being visited do not run (see
+    /// [`DeadWhere`]): a finding there is not passed on to such calls.
+    pub dead_where: Vec<DeadWhere>,
     /// Names the arms being visited know are not `None` (`if mask is not None:`): passed on,
     /// they give a value.
     pub not_none: Vec<Name>,
@@ -1453,10 +1502,40 @@ impl<'a> SemanticModel<'a> {
     }
 
     /// Whether `expr`, passed as an argument, is a value made here (`Always`), `None`
-    /// (`Never`), or may be either (`Sometimes`): what the caller was given (a parameter, an
-    /// attribute, an optional annotation's kind) may be `None` whatever its kind says.
+    /// (`Never`), what the caller was given (`Passed`: a parameter, an attribute, a value of
+    /// unknown kind, which may be `None` whatever its kind says), or may be either
+    /// (`Sometimes`).
     pub(crate) fn given_by(&self, expr: &Expr) -> Given {
         self.given_within(expr, 0)
+    }
+
+    /// What a dict `expr` spells out gives each of its keys (see [`Argument::entries`]): a
+    /// literal whose keys are all strings, or `dict(key=value)`.
+    pub(crate) fn entries_given(&self, expr: &Expr) -> Option<Box<[DictEntry]>> {
+        match expr {
+            Expr::Dict(dict) => dict
+                .items
+                .iter()
+                .map(|item| match &item.key {
+                    Some(Expr::StringLiteral(key)) => {
+                        Some((Box::from(literal_text(&key.value)?), self.given_by(&item.value)))
+                    }
+                    _ => None,
+                })
+                .collect(),
+            Expr::Call(call)
+                if call.arguments.args.is_empty()
+                    && matches!(call.func.as_ref(), Expr::Name(name) if name.id.as_str() == "dict")
+                    && self.lookup("dict").is_none() =>
+            {
+                call.arguments
+                    .keywords
+                    .iter()
+                    .map(|keyword| Some((Box::from(keyword.arg.as_ref()?.as_str()), self.given_by(&keyword.value))))
+                    .collect()
+            }
+            _ => None,
+        }
     }
 
     fn given_within(&self, expr: &Expr, depth: u32) -> Given {
@@ -1465,7 +1544,7 @@ impl<'a> SemanticModel<'a> {
         }
         let made = |kind: Kind| match kind {
             Kind::NoneValue => Given::Never,
-            Kind::Unknown => Given::Sometimes,
+            Kind::Unknown => Given::Passed,
             _ => Given::Always,
         };
         match expr {
@@ -1484,8 +1563,11 @@ impl<'a> SemanticModel<'a> {
             | Expr::UnaryOp(_)
             | Expr::Compare(_)
             | Expr::Lambda(_) => Given::Always,
+            // A lookup that falls back on `None` (`d.get(k)`, `getattr(o, name, None)`).
+            Expr::Call(call) if falls_back_on_none(call) => Given::Sometimes,
             // What a call or an index makes, where its kind is known.
             Expr::Call(_) | Expr::Subscript(_) => made(self.kind_of(expr)),
+            Expr::Attribute(_) => Given::Passed,
             Expr::If(if_expr) => self
                 .given_within(&if_expr.body, depth + 1)
                 .join(self.given_within(&if_expr.orelse, depth + 1)),
@@ -1503,11 +1585,15 @@ impl<'a> SemanticModel<'a> {
                 }) => self.joined[*index as usize]
                     .iter()
                     .map(|origin| match *origin {
-                        Origin::Parameter(_) => Given::Sometimes,
+                        Origin::Parameter(_) => Given::Passed,
                         Origin::Value(value) => self.given_within(value, depth + 1),
                     })
                     .fold(Given::Unseen, Given::join),
                 Some(Binding { value: Some(value), .. }) => self.given_within(value, depth + 1),
+                Some(Binding {
+                    source: BindingSource::Parameter(_),
+                    ..
+                }) => Given::Passed,
                 _ => Given::Sometimes,
             },
             _ => Given::Sometimes,
@@ -3520,6 +3606,19 @@ pub(crate) fn is_zero_int(expr: &Expr) -> bool {
 }
 
 /// `False`, `0`, `0.0`, `""`: false as a test, but not `None`.
+/// A lookup that gives `None` where it finds nothing: `d.get(k)`, `d.pop(k, None)`,
+/// `getattr(o, name, None)`.
+pub(crate) fn falls_back_on_none(call: &ast::ExprCall) -> bool {
+    let args = &call.arguments.args;
+    let fallback = match call.func.as_ref() {
+        Expr::Attribute(attribute) if attribute.attr.as_str() == "get" && args.len() == 1 => return true,
+        Expr::Attribute(attribute) if matches!(attribute.attr.as_str(), "get" | "pop") => args.get(1),
+        Expr::Name(name) if name.id.as_str() == "getattr" => args.get(2),
+        _ => return false,
+    };
+    matches!(fallback, Some(Expr::NoneLiteral(_)))
+}
+
 pub(crate) fn is_false_literal(expr: &Expr) -> bool {
     match expr {
         Expr::BooleanLiteral(literal) => !literal.value,

@@ -405,3 +405,28 @@ impl Dependence {
 pub fn refines_passed_on(param: &ParamSummary, from_callers: &ProjectKind) -> bool {
     answered_by_callers(Questions::of(Question::Kind), param, from_callers)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_argument_handed_over_answers_only_an_early_return() {
+        // `if cached is not None: return cached` asks slot 0; `if mask is None:` slot 1.
+        let mut asked = GivenAsked::default();
+        asked.note(Given::Passed, 0);
+        asked.note(Given::Always, 1);
+        assert!(asked.answered_by(0, Given::Passed));
+        assert!(asked.answered_by(0, Given::Always));
+        assert!(!asked.answered_by(1, Given::Passed));
+        assert!(asked.answered_by(1, Given::Truthy));
+        assert!(!asked.answered_by(0, Given::Sometimes));
+        // Joined over callers: a value and a handed-over argument are handed over; leaving it
+        // out anywhere is not.
+        assert_eq!(Given::Always.join(Given::Passed), Given::Passed);
+        assert_eq!(Given::Passed.join(Given::Never), Given::Sometimes);
+        assert!(Given::Passed.kills(Given::Passed));
+        assert!(!Given::Passed.kills(Given::Always));
+        assert!(Given::Truthy.kills(Given::Passed));
+    }
+}

@@ -2101,8 +2101,8 @@ impl<'a> Checker<'a> {
         default_kills(param.default).then_some(slot)
     }
 
-    /// The entry of a dict parameter that `value` reads where nothing else rebinds it: `(n :=
-    /// kwargs.pop(key, None))`, or a name bound to `kwargs.get(key)`, where the key is a
+    /// The entry of a dict parameter (or of `**kwargs`) that `value` holds: `(n :=
+    /// kwargs.pop(key, None))`, or a name now bound to `kwargs.get(key)`, where the key is a
     /// string or a parameter whose default is one.
     fn entry_read(&self, value: &Expr) -> Option<EntryAsked> {
         let read = match value {
@@ -2855,7 +2855,9 @@ impl<'a> Checker<'a> {
                 )
         };
         // Also kept where it tells which parameters the call gives a value (or `None`), for the
-        // arms that test them (`if mask is None:`); a call not kept may give any.
+        // arms that test them (`if mask is None:`); a call not kept may give any. An argument
+        // merely handed over (`cached=self.cache`) is not worth a site of its own: most calls
+        // pass one, and every file's sites stay in memory until the project pass.
         let gives = |argument: &Argument| {
             !matches!(argument.given, Given::Sometimes | Given::Passed) || argument.entries().is_some()
         };

@@ -20,8 +20,8 @@ use crate::registry::{Rule, RuleSet};
 use crate::rules;
 use crate::semantic::facts::{self, ReturnsByType, TypeSet};
 use crate::semantic::model::{
-    Analysis, ArmOutcome, ClassId, Flow, ParamDefault, ScopeKind, StoredCallable, device_from_str, falls_back_on_none,
-    is_false_literal, is_host_library, is_library, is_zero_int,
+    Analysis, ArmOutcome, ClassId, Flow, MethodsCalledOn, ParamDefault, ScopeKind, StoredCallable, device_from_str,
+    falls_back_on_none, is_false_literal, is_host_library, is_library, is_zero_int,
 };
 use crate::semantic::names::{
     calls_a_network, contains_ignoring_ascii_case, ends_with_ignoring_ascii_case, last_name, names_a_loader,
@@ -532,6 +532,7 @@ impl<'a> Checker<'a> {
                     },
                     attributes: told_attributes(&model, class),
                     registries: class.registries.iter().map(|r| Box::from(r.as_str())).collect(),
+                    duck_typed: duck_typed(class),
                 }
             })
             .collect();
@@ -1076,6 +1077,7 @@ impl<'a> Checker<'a> {
             instance_setters: Default::default(),
             placeholders: Default::default(),
             registries,
+            methods_called_on: Default::default(),
         });
         let scope = self.model.push_scope(ScopeKind::Class(id), self.model.flow.scope);
         let saved_scope = std::mem::replace(&mut self.model.flow.scope, scope);
@@ -1645,6 +1647,7 @@ impl<'a> Checker<'a> {
     /// this call passes, so its return kind is known), and records the call site for the
     /// project-wide call graph.
     fn note_call(&mut self, call: &ast::ExprCall) {
+        self.note_method_called_on_attribute(call);
         // Calls in code that never runs hot (module level, setup, `except`) cannot make anything
         // hot: only the call graph's full picture (`synclint graph`) wants them.
         let context = self.model.context();
@@ -1672,6 +1675,35 @@ impl<'a> Checker<'a> {
         }
         self.record_passed_functions(call, context);
         self.note_state_change(call);
+    }
+
+    /// `self.augmentations._set_seed()`, run anywhere (setup too): a method called on what an
+    /// attribute of `self` holds (see [`ClassInfo::methods_called_on`]); and whether code that
+    /// may run hot calls it (`self.augmentations(X, y)` in a loop), for which alone the project
+    /// is asked (each answer checks the file again).
+    fn note_method_called_on_attribute(&mut self, call: &ast::ExprCall) {
+        let Some(class) = self.model.flow.class else {
+            return;
+        };
+        let (held, method) = match call.func.as_ref() {
+            Expr::Attribute(method) => match method.value.as_ref() {
+                Expr::Attribute(held) if on_self(held) => (held, Some(&method.attr.id)),
+                _ if on_self(method) => (method, None),
+                _ => return,
+            },
+            _ => return,
+        };
+        let hot = method.is_none() && self.model.context() != HotContext::Cold;
+        let called = self.model.classes[class as usize]
+            .methods_called_on
+            .entry(held.attr.id.clone())
+            .or_default();
+        called.1 |= hot;
+        if let Some(method) = method.filter(|method| !method.as_str().starts_with("__"))
+            && !called.0.contains(method)
+        {
+            called.0.push(method.clone());
+        }
     }
 
     /// A construction of a project class in code that runs once (`self.down =
@@ -4274,6 +4306,25 @@ fn init_parameter_assigned(init: &ast::StmtFunctionDef, attr: &str) -> Option<(u
 
 /// Whether a parameter's default, where callers leave it out, kills an arm.
 type DefaultKills = fn(ParamDefault) -> bool;
+
+/// The attributes of `class` that hold what the file cannot tell, with the methods called on
+/// them (see [`ClassSummary::duck_typed`]), sorted.
+fn duck_typed(class: &ClassInfo) -> Box<[MethodsCalledOn]> {
+    let mut typed: Vec<MethodsCalledOn> = class
+        .methods_called_on
+        .iter()
+        .filter(|(attr, (methods, hot))| {
+            *hot && !methods.is_empty() && class.attrs.get(*attr).is_some_and(|kind| *kind == Kind::Unknown)
+        })
+        .map(|(attr, (methods, _))| {
+            let mut methods: Vec<Box<str>> = methods.iter().map(|m| Box::from(m.as_str())).collect();
+            methods.sort_unstable();
+            (Box::from(attr.as_str()), methods.into_boxed_slice())
+        })
+        .collect();
+    typed.sort_unstable();
+    typed.into_boxed_slice()
+}
 
 /// What callers give the value `x is None` (`op` `Is`) or `x is not None` tests, where the
 /// arm the test comes out `holds` in dies, and which defaults leaving it out kills it with: a

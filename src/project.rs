@@ -9,8 +9,8 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::parse::SourceKind;
-use crate::semantic::facts::CalleeSync;
 use crate::semantic::facts::merged_with_callers;
+use crate::semantic::facts::{CalleeSync, InstancesByClass};
 use crate::semantic::model::ClassId;
 use crate::semantic::names::names_a_step;
 use crate::semantic::{
@@ -1180,11 +1180,15 @@ impl<'m> Project<'m> {
                     .insert(function.qualname.clone(), slots.into_boxed_slice());
             }
         }
+        let duck_typed = self.duck_typed();
         facts
             .par_iter_mut()
             .zip(modules)
             .enumerate()
             .for_each(|(file, (file_facts, module))| {
+                if let Some(typed) = duck_typed.get(&file) {
+                    file_facts.duck_typed = typed.clone();
+                }
                 // What was given stays while it holds: the file checked with it no longer asks.
                 let mut asked: FxHashMap<&str, Option<Questions>> =
                     applied[file].returns.keys().map(|spelled| (&**spelled, None)).collect();
@@ -1462,6 +1466,88 @@ impl<'m> Project<'m> {
             }
         }
         syncs
+    }
+
+    /// Per file, what attributes of its classes whose kind it cannot tell hold, found by the
+    /// methods called on them (see [`ClassSummary::duck_typed`]): instances of the classes of
+    /// the project that have them all, where those are few and each method is had by few (a
+    /// distinctive `_set_seed`, not `step` or `update`), as [`FileFacts::duck_typed`] keeps
+    /// them.
+    fn duck_typed(&self) -> FxHashMap<usize, FxHashMap<Box<str>, InstancesByClass>> {
+        /// More classes than this having a method make it too common to tell anything.
+        const FEW: usize = 3;
+        let mut told: FxHashMap<usize, FxHashMap<Box<str>, InstancesByClass>> = FxHashMap::default();
+        let wanted: FxHashSet<&str> = self
+            .modules
+            .iter()
+            .flat_map(|module| &module.semantics.classes)
+            .flat_map(|class| {
+                class
+                    .duck_typed
+                    .iter()
+                    .flat_map(|(_, methods)| methods.iter().map(|m| &**m))
+            })
+            .collect();
+        if wanted.is_empty() {
+            return told;
+        }
+        let mut having: FxHashMap<&str, Vec<ProjectClass>> = FxHashMap::default();
+        for (file, module) in self.modules.iter().enumerate() {
+            let functions = &module.semantics.functions;
+            for (id, class) in module.semantics.classes.iter().enumerate() {
+                for &method in &class.methods {
+                    let name = functions[method as usize].name();
+                    if let Some(&wanted) = wanted.get(name) {
+                        having.entry(wanted).or_default().push((file, id as ClassId));
+                    }
+                }
+            }
+        }
+        for (file, module) in self.modules.iter().enumerate() {
+            for (id, class) in module.semantics.classes.iter().enumerate() {
+                for (attr, methods) in &class.duck_typed {
+                    let Some(mut candidates) = methods
+                        .iter()
+                        .map(|method| having.get(&**method).filter(|classes| classes.len() <= FEW))
+                        .try_fold(None::<Vec<ProjectClass>>, |common, classes| {
+                            let classes = classes?;
+                            Some(Some(match common {
+                                None => classes.clone(),
+                                Some(common) => common.into_iter().filter(|c| classes.contains(c)).collect(),
+                            }))
+                        })
+                        .flatten()
+                    else {
+                        continue;
+                    };
+                    candidates.retain(|&candidate| candidate != (file, id as ClassId));
+                    if candidates.is_empty() {
+                        continue;
+                    }
+                    let spelled: Vec<String> = candidates
+                        .iter()
+                        .map(|&(owner, class)| {
+                            let module = &self.modules[owner].module;
+                            let name = &self.modules[owner].semantics.classes[class as usize].name;
+                            if module.is_empty() {
+                                name.to_string()
+                            } else {
+                                format!("{module}.{name}")
+                            }
+                        })
+                        .collect();
+                    let instance = ProjectKind {
+                        kind: Kind::Object(0),
+                        class: Some(spelled.join("|").into_boxed_str()),
+                    };
+                    let by_attribute = told.entry(file).or_default().entry(attr.clone()).or_default();
+                    let mut classes = std::mem::take(by_attribute).into_vec();
+                    classes.push((class.name.clone(), instance));
+                    *by_attribute = classes.into_boxed_slice();
+                }
+            }
+        }
+        told
     }
 
     /// Whether call site `index` of `file`, a call of the function that found `sync`, gives

@@ -285,7 +285,14 @@ pub struct FileFacts {
     /// What the methods of another file's class assign to `self.<attr>`, by (the class as the
     /// file spells it, attribute), where the file read it from an instance.
     pub attributes: FxHashMap<(Box<str>, Box<str>), ProjectKind>,
+    /// What the project found an attribute of a class of the file holds, where the file cannot
+    /// tell, by the methods called on it (see
+    /// [`ClassSummary::duck_typed`](super::ClassSummary)): by attribute, (class, instance).
+    pub duck_typed: FxHashMap<Box<str>, InstancesByClass>,
 }
+
+/// What an attribute of each of several classes (by name) holds: an instance.
+pub type InstancesByClass = Box<[(Box<str>, ProjectKind)]>;
 
 /// A sync in a project function on what one of its parameters is given (see
 /// [`FunctionSummary::syncs_on`](super::FunctionSummary)), as a call's file sees it.
@@ -325,5 +332,6 @@ impl Hash for FileFacts {
         sorted(&self.given, state);
         sorted(&self.callee_syncs, state);
         sorted(&self.attributes, state);
+        sorted(&self.duck_typed, state);
     }
 }

@@ -120,6 +120,10 @@ pub struct ClassInfo {
     /// The registries its decorators register it in (`@MODELS.register_module()`), spelled as
     /// [`SemanticModel::registry_spelled`] spells them.
     pub registries: Vec<String>,
+    /// The methods its methods call on what an attribute holds (`self.augmentations._set_seed()`):
+    /// where the file cannot tell what that is, the classes of the project that have them; and
+    /// whether code that may run hot calls it.
+    pub methods_called_on: FxHashMap<Name, (Vec<Name>, bool)>,
 }
 
 /// A function an attribute holds.
@@ -637,7 +641,15 @@ pub struct ClassSummary {
     /// them (`mmdet.registry.MODELS`, or `MODELS` for one of the file's own): an instance the
     /// registry builds may be one of it.
     pub registries: Box<[Box<str>]>,
+    /// The attributes whose kind the file cannot tell, with the methods its methods call on
+    /// them (see [`ClassInfo::methods_called_on`]): the project names the classes that have
+    /// them all (a user's augmentation object, passed in, whose `_set_seed` only the package's
+    /// augmentation classes define).
+    pub duck_typed: Box<[MethodsCalledOn]>,
 }
+
+/// An attribute, and the methods called on what it holds.
+pub type MethodsCalledOn = (Box<str>, Box<[Box<str>]>);
 
 impl ClassSummary {
     /// What its own methods assign to `self.<attr>`, where the summary keeps it.
@@ -2071,11 +2083,7 @@ impl<'a> SemanticModel<'a> {
                 return Some(*kind);
             }
             // Set by this class's methods, else inherited from a local base.
-            return Some(
-                self.lineage(class)
-                    .find_map(|id| self.classes[id as usize].attrs.get(attr).copied())
-                    .unwrap_or_default(),
-            );
+            return Some(self.local_class_attribute(class, attr).unwrap_or_default());
         }
         None
     }
@@ -3217,8 +3225,22 @@ impl<'a> SemanticModel<'a> {
 
     /// `self.<attr>` of a local class, as its methods (or a local base's) assign it.
     pub(crate) fn local_class_attribute(&self, class: ClassId, attr: &str) -> Option<Kind> {
-        self.lineage(class)
-            .find_map(|id| self.classes[id as usize].attrs.get(attr).copied())
+        let assigned = self
+            .lineage(class)
+            .find_map(|id| self.classes[id as usize].attrs.get(attr).copied());
+        match assigned {
+            // What the project found has every method the class calls on it.
+            None | Some(Kind::Unknown) if !self.facts.duck_typed.is_empty() => {
+                let name = self.classes[class as usize].name.as_str();
+                self.facts
+                    .duck_typed
+                    .get(attr)
+                    .and_then(|classes| classes.iter().find(|(class, _)| **class == *name))
+                    .map(|(_, told)| self.kind_from_project(told))
+                    .or(assigned)
+            }
+            _ => assigned,
+        }
     }
 
     /// `head.proj` of an instance of a local class: what its methods assign to `self.proj`;

@@ -1688,7 +1688,8 @@ impl<'a> Checker<'a> {
         let (held, method) = match call.func.as_ref() {
             Expr::Attribute(method) => match method.value.as_ref() {
                 Expr::Attribute(held) if on_self(held) => (held, Some(&method.attr.id)),
-                _ if on_self(method) => (method, None),
+                // `self.step(x)` of a method of the class holds nothing to type.
+                _ if on_self(method) && self.model.method_of(class, method.attr.as_str()).is_none() => (method, None),
                 _ => return,
             },
             _ => return,

@@ -1476,7 +1476,6 @@ impl<'m> Project<'m> {
     fn duck_typed(&self) -> FxHashMap<usize, FxHashMap<Box<str>, InstancesByClass>> {
         /// More classes than this having a method make it too common to tell anything.
         const FEW: usize = 3;
-        let mut told: FxHashMap<usize, FxHashMap<Box<str>, InstancesByClass>> = FxHashMap::default();
         let wanted: FxHashSet<&str> = self
             .modules
             .iter()
@@ -1489,7 +1488,7 @@ impl<'m> Project<'m> {
             })
             .collect();
         if wanted.is_empty() {
-            return told;
+            return FxHashMap::default();
         }
         let mut having: FxHashMap<&str, Vec<ProjectClass>> = FxHashMap::default();
         for (file, module) in self.modules.iter().enumerate() {
@@ -1503,21 +1502,21 @@ impl<'m> Project<'m> {
                 }
             }
         }
+        // The classes that have every one of `methods`, where each is had by few.
+        let having_all = |methods: &[Box<str>]| {
+            let mut common: Option<Vec<ProjectClass>> = None;
+            for method in methods {
+                let classes = having.get(&**method).filter(|classes| classes.len() <= FEW)?;
+                let common = common.get_or_insert_with(|| classes.clone());
+                common.retain(|class| classes.contains(class));
+            }
+            common
+        };
+        let mut told: FxHashMap<usize, FxHashMap<Box<str>, InstancesByClass>> = FxHashMap::default();
         for (file, module) in self.modules.iter().enumerate() {
             for (id, class) in module.semantics.classes.iter().enumerate() {
                 for (attr, methods) in &class.duck_typed {
-                    let Some(mut candidates) = methods
-                        .iter()
-                        .map(|method| having.get(&**method).filter(|classes| classes.len() <= FEW))
-                        .try_fold(None::<Vec<ProjectClass>>, |common, classes| {
-                            let classes = classes?;
-                            Some(Some(match common {
-                                None => classes.clone(),
-                                Some(common) => common.into_iter().filter(|c| classes.contains(c)).collect(),
-                            }))
-                        })
-                        .flatten()
-                    else {
+                    let Some(mut candidates) = having_all(methods) else {
                         continue;
                     };
                     candidates.retain(|&candidate| candidate != (file, id as ClassId));
@@ -1525,29 +1524,34 @@ impl<'m> Project<'m> {
                         continue;
                     }
                     let spelled: Vec<String> = candidates
-                        .iter()
-                        .map(|&(owner, class)| {
-                            let module = &self.modules[owner].module;
-                            let name = &self.modules[owner].semantics.classes[class as usize].name;
-                            if module.is_empty() {
-                                name.to_string()
-                            } else {
-                                format!("{module}.{name}")
-                            }
+                        .into_iter()
+                        .map(|(owner, class)| {
+                            self.qualified_in(owner, &self.modules[owner].semantics.classes[class as usize].name)
                         })
                         .collect();
                     let instance = ProjectKind {
                         kind: Kind::Object(0),
                         class: Some(spelled.join("|").into_boxed_str()),
                     };
-                    let by_attribute = told.entry(file).or_default().entry(attr.clone()).or_default();
-                    let mut classes = std::mem::take(by_attribute).into_vec();
-                    classes.push((class.name.clone(), instance));
-                    *by_attribute = classes.into_boxed_slice();
+                    told.entry(file)
+                        .or_default()
+                        .entry(attr.clone())
+                        .or_default()
+                        .push((class.name.clone(), instance));
                 }
             }
         }
         told
+    }
+
+    /// A name of `file` qualified by its module's (as [`class_named`] reads it back).
+    fn qualified_in(&self, file: usize, name: &str) -> String {
+        let module = &self.modules[file].module;
+        if module.is_empty() {
+            name.to_string()
+        } else {
+            format!("{module}.{name}")
+        }
     }
 
     /// Whether call site `index` of `file`, a call of the function that found `sync`, gives
@@ -1825,14 +1829,7 @@ impl<'m> Project<'m> {
         }
         let respelled: Vec<String> = named
             .into_iter()
-            .map(|(file, name)| {
-                let module = &self.modules[file].module;
-                if module.is_empty() {
-                    name.to_string()
-                } else {
-                    format!("{module}.{name}")
-                }
-            })
+            .map(|(file, name)| self.qualified_in(file, name))
             .collect();
         ProjectKind {
             kind: kind.kind,

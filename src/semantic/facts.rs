@@ -292,7 +292,7 @@ pub struct FileFacts {
 }
 
 /// What an attribute of each of several classes (by name) holds: an instance.
-pub type InstancesByClass = Box<[(Box<str>, ProjectKind)]>;
+pub type InstancesByClass = Vec<(Box<str>, ProjectKind)>;
 
 /// A sync in a project function on what one of its parameters is given (see
 /// [`FunctionSummary::syncs_on`](super::FunctionSummary)), as a call's file sees it.

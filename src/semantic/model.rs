@@ -641,9 +641,9 @@ pub struct ClassSummary {
     /// them (`mmdet.registry.MODELS`, or `MODELS` for one of the file's own): an instance the
     /// registry builds may be one of it.
     pub registries: Box<[Box<str>]>,
-    /// The attributes whose kind the file cannot tell, with the methods its methods call on
-    /// them (see [`ClassInfo::methods_called_on`]): the project names the classes that have
-    /// them all (a user's augmentation object, passed in, whose `_set_seed` only the package's
+    /// The attributes whose kind the file cannot tell and which code that may run hot calls,
+    /// with the methods its methods call on them (see [`ClassInfo::methods_called_on`]): the
+    /// project names the classes that have them all (a user's augmentation object, passed in, whose `_set_seed` only the package's
     /// augmentation classes define).
     pub duck_typed: Box<[MethodsCalledOn]>,
 }

@@ -532,7 +532,7 @@ impl<'a> Checker<'a> {
                     },
                     attributes: told_attributes(&model, class),
                     registries: class.registries.iter().map(|r| Box::from(r.as_str())).collect(),
-                    duck_typed: duck_typed(class),
+                    duck_typed: attributes_to_type(class),
                 }
             })
             .collect();
@@ -1647,10 +1647,10 @@ impl<'a> Checker<'a> {
     /// this call passes, so its return kind is known), and records the call site for the
     /// project-wide call graph.
     fn note_call(&mut self, call: &ast::ExprCall) {
-        self.note_method_called_on_attribute(call);
+        let context = self.model.context();
+        self.note_method_called_on_attribute(call, context);
         // Calls in code that never runs hot (module level, setup, `except`) cannot make anything
         // hot: only the call graph's full picture (`synclint graph`) wants them.
-        let context = self.model.context();
         if context == HotContext::Cold && !self.options.every_call {
             // What a function of this file returns still tells what a cold call of it gives
             // (`self.table = build_table(n)` in `__init__`, read by `forward`).
@@ -1681,7 +1681,7 @@ impl<'a> Checker<'a> {
     /// attribute of `self` holds (see [`ClassInfo::methods_called_on`]); and whether code that
     /// may run hot calls it (`self.augmentations(X, y)` in a loop), for which alone the project
     /// is asked (each answer checks the file again).
-    fn note_method_called_on_attribute(&mut self, call: &ast::ExprCall) {
+    fn note_method_called_on_attribute(&mut self, call: &ast::ExprCall, context: HotContext) {
         let Some(class) = self.model.flow.class else {
             return;
         };
@@ -1694,7 +1694,7 @@ impl<'a> Checker<'a> {
             },
             _ => return,
         };
-        let hot = method.is_none() && self.model.context() != HotContext::Cold;
+        let hot = method.is_none() && context != HotContext::Cold;
         let called = self.model.classes[class as usize]
             .methods_called_on
             .entry(held.attr.id.clone())
@@ -4310,7 +4310,7 @@ type DefaultKills = fn(ParamDefault) -> bool;
 
 /// The attributes of `class` that hold what the file cannot tell, with the methods called on
 /// them (see [`ClassSummary::duck_typed`]), sorted.
-fn duck_typed(class: &ClassInfo) -> Box<[MethodsCalledOn]> {
+fn attributes_to_type(class: &ClassInfo) -> Box<[MethodsCalledOn]> {
     let mut typed: Vec<MethodsCalledOn> = class
         .methods_called_on
         .iter()

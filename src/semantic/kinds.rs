@@ -303,6 +303,17 @@ impl Kind {
         }
     }
 
+    /// `self or fallback`: the fallback is what the expression gives whenever `self` is false, so a
+    /// number or `None` before a tensor that may be on a GPU (`max_len or lengths.max()`, where
+    /// some callers pass a length and others leave it out) may be that tensor, as a value nothing
+    /// is known of would be.
+    pub fn join_fallback(self, fallback: Kind) -> Kind {
+        match (self, fallback) {
+            (Kind::Number, Kind::Tensor(facts)) if facts.may_be_cuda() => Kind::Unknown.join(fallback),
+            _ => self.join(fallback),
+        }
+    }
+
     /// The project class this value is an instance of, if the code shows one.
     pub fn class(self) -> Option<ClassRefId> {
         match self {

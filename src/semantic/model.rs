@@ -1893,12 +1893,14 @@ impl<'a> SemanticModel<'a> {
                 self.kind_of(&if_expr.orelse),
             ),
             // `limit or lengths.max()` is one of its operands.
-            Expr::BoolOp(bool_op) => bool_op
-                .values
-                .iter()
-                .map(|value| self.kind_of(value))
-                .reduce(Kind::join)
-                .unwrap_or_default(),
+            Expr::BoolOp(bool_op) => {
+                let kinds = bool_op.values.iter().map(|value| self.kind_of(value));
+                if bool_op.op == ast::BoolOp::Or {
+                    kinds.reduce(Kind::join_fallback).unwrap_or_default()
+                } else {
+                    kinds.reduce(Kind::join).unwrap_or_default()
+                }
+            }
             Expr::Named(named) => self.kind_of(&named.value),
             _ => Kind::Unknown,
         }

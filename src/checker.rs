@@ -2877,14 +2877,20 @@ impl<'a> Checker<'a> {
         let mut described = describe_arguments(&call.arguments, argument);
         // Kept where a callee could use it (every file's call sites stay in memory until the
         // project pass): a tensor, an instance, a container, a numpy array (which overrides a
-        // tensor annotation), or a parameter passed on.
+        // tensor annotation), a data loader (whose batches a callee's loop moves), or a parameter
+        // passed on.
         let says = |argument: &Argument| {
             argument.parameter.is_some()
                 || argument.depends().is_some()
                 || argument.kind.class.is_some()
                 || matches!(
                     argument.kind.kind,
-                    Kind::Tensor(_) | Kind::TensorSequence(_) | Kind::Module(..) | Kind::Dict | Kind::NdArray
+                    Kind::Tensor(_)
+                        | Kind::TensorSequence(_)
+                        | Kind::Module(..)
+                        | Kind::Dict
+                        | Kind::NdArray
+                        | Kind::DataLoader { .. }
                 )
         };
         // Also kept where it tells which parameters the call gives a value (or `None`), for the

@@ -81,6 +81,9 @@ pub struct Checker<'a> {
     /// Whether the function being analysed yields (a generator returns an iterator).
     yields: bool,
     module_body: &'a [Stmt],
+    /// What `self.<attr>(...)` calls by the file's constructions of the class, by (class,
+    /// attribute), found when first needed (see [`Checker::constructed_callees`]).
+    constructed: std::cell::RefCell<FxHashMap<(ClassId, Name), Vec<Callee>>>,
     /// `DataLoader(...)` calls without `pin_memory=True`.
     unpinned_loaders: Vec<TextRange>,
     /// Loaders (by constructor offset) whose batches are copied to the GPU on a hot line, with
@@ -183,6 +186,7 @@ pub fn check_module<'a>(
         returns_by_arm: Vec::new(),
         yields: false,
         module_body: &module.body,
+        constructed: Default::default(),
         unpinned_loaders: Vec::new(),
         loaders_copied: Vec::new(),
         project_imports: Vec::new(),
@@ -2788,7 +2792,7 @@ impl<'a> Checker<'a> {
                 .stored_callables
                 .get(attribute.attr.as_str())
         }) else {
-            return Vec::new();
+            return self.constructed_callees(class, attribute.attr.as_str());
         };
         stored
             .iter()
@@ -2801,6 +2805,47 @@ impl<'a> Checker<'a> {
                 StoredCallable::Function(name) => self.named_function(name),
             })
             .collect()
+    }
+
+    /// `self.base_loss(x)` where the `__init__` the class runs stores its parameter `base_loss`
+    /// and the file constructs the class with a function for it (`PitWrapper(cal_si_snr)`, in
+    /// any function of the file): those functions, as a stored default names one.
+    fn constructed_callees(&self, class: ClassId, attr: &str) -> Vec<Callee> {
+        let key = (class, Name::from(attr));
+        if let Some(callees) = self.constructed.borrow().get(&key) {
+            return callees.clone();
+        }
+        let callees = self.callees_by_constructions(class, attr);
+        self.constructed.borrow_mut().insert(key, callees.clone());
+        callees
+    }
+
+    fn callees_by_constructions(&self, class: ClassId, attr: &str) -> Vec<Callee> {
+        let Some(init) = self.model.method_of(class, "__init__") else {
+            return Vec::new();
+        };
+        let Some((parameter, position)) = stored_parameter(self.model.functions[init as usize].def, attr) else {
+            return Vec::new();
+        };
+        let initialised = self.model.functions[init as usize].class;
+        let mut callees = Vec::new();
+        for call in constructions_in(self.module_body)
+            .into_iter()
+            .filter(|call| matches!(call.func.as_ref(), Expr::Name(name) if self.model.local_class(name.id.as_str()).is_some_and(|made| made == class || Some(made) == initialised)))
+        {
+            let argument = match position {
+                Some(position) => call.arguments.args.get(position),
+                None => None,
+            }
+            .or_else(|| call.arguments.find_keyword(parameter).map(|keyword| &keyword.value));
+            if let Some(Expr::Name(function)) = argument
+                && let Some(callee) = self.named_function(function.id.as_str())
+                && !callees.contains(&callee)
+            {
+                callees.push(callee);
+            }
+        }
+        callees
     }
 
     /// A project name reached through an import (`losses.f`, `.heads.Head.loss`); the project
@@ -3477,6 +3522,55 @@ fn class_attributes(class_body: &[Stmt]) -> (FxHashMap<Name, Vec<StoredCallable>
     }
     stored.retain(|_, callables: &mut Vec<StoredCallable>| !callables.is_empty());
     (stored, setters)
+}
+
+/// The parameter an `__init__` stores in `self.<attr>` as it is given (`self.base_loss =
+/// base_loss` among its top-level statements), with its position after `self` where it may be
+/// passed by position.
+fn stored_parameter<'d>(init: &'d ast::StmtFunctionDef, attr: &str) -> Option<(&'d str, Option<usize>)> {
+    let stored = init.body.iter().find_map(|stmt| match stmt {
+        Stmt::Assign(assign)
+            if matches!(assign.targets.as_slice(), [Expr::Attribute(target)] if on_self(target) && target.attr.as_str() == attr) =>
+        {
+            match assign.value.as_ref() {
+                Expr::Name(name) => Some(name.id.as_str()),
+                _ => None,
+            }
+        }
+        _ => None,
+    })?;
+    let parameters = &init.parameters;
+    let position = parameters
+        .posonlyargs
+        .iter()
+        .chain(&parameters.args)
+        .position(|parameter| parameter.parameter.name.as_str() == stored);
+    if position.is_none() && !parameters.kwonlyargs.iter().any(|parameter| parameter.parameter.name.as_str() == stored) {
+        return None;
+    }
+    Some((stored, position.and_then(|position| position.checked_sub(1))))
+}
+
+/// Every call of a name in the module (`Head(...)`, in any function): the constructions of the
+/// file's classes among them.
+fn constructions_in(body: &[Stmt]) -> Vec<&ast::ExprCall> {
+    struct Finder<'b> {
+        calls: Vec<&'b ast::ExprCall>,
+    }
+    impl<'b> Visitor<'b> for Finder<'b> {
+        fn visit_expr(&mut self, expr: &'b Expr) {
+            if let Expr::Call(call) = expr
+                && let Expr::Name(name) = call.func.as_ref()
+                && name.id.starts_with(|c: char| c.is_ascii_uppercase())
+            {
+                self.calls.push(call);
+            }
+            visitor::walk_expr(self, expr);
+        }
+    }
+    let mut finder = Finder { calls: Vec::new() };
+    finder.visit_body(body);
+    finder.calls
 }
 
 /// The callee a qualified name of another module is (`pkg.losses.bce`); `None` for a library's.

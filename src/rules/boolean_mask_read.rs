@@ -10,6 +10,8 @@ use crate::checker::Checker;
 use crate::diagnostic::{Edit, Fix};
 use crate::parse::literal_text;
 use crate::registry::Rule;
+use crate::semantic::Kind;
+use crate::semantic::model::SemanticModel;
 
 pub(crate) fn subscript(checker: &mut Checker, subscript: &ExprSubscript) {
     if !checker.enabled(Rule::BooleanMaskRead) || subscript.ctx != ExprContext::Load {
@@ -17,7 +19,10 @@ pub(crate) fn subscript(checker: &mut Checker, subscript: &ExprSubscript) {
     }
     // The mask first: few indices are masks, and the file is checked again for what its
     // callers pass only where a question asked could change a verdict.
-    if !checker.model().is_boolean_index(&subscript.slice) || !checker.model().is_maybe_cuda_tensor(&subscript.value) {
+    let model = checker.model();
+    if !model.is_boolean_index(&subscript.slice)
+        || !(model.is_maybe_cuda_tensor(&subscript.value) || indexed_where_the_mask_is(model, subscript))
+    {
         return;
     }
     let x = checker.slice(&*subscript.value);
@@ -52,6 +57,14 @@ pub(crate) fn subscript(checker: &mut Checker, subscript: &ExprSubscript) {
         format!("`{x}[{index}]` has as many elements as `{mask}` has true values, so the host waits for the GPU"),
         help,
     );
+}
+
+/// A mask that may be on a GPU indexing a value nothing is known of (`a[keep]` of an element
+/// of a tuple parameter): PyTorch indexes only a tensor on the mask's device (or the CPU mask of
+/// a CPU tensor), so the value is a tensor that may be on a GPU too.
+fn indexed_where_the_mask_is(model: &SemanticModel, subscript: &ExprSubscript) -> bool {
+    model.kind_of(&subscript.value) == Kind::Unknown
+        && model.tensor(&subscript.slice).is_some_and(|facts| facts.boolean && facts.may_be_cuda())
 }
 
 pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {

@@ -2173,8 +2173,28 @@ impl<'a> SemanticModel<'a> {
             }
             Kind::TensorSequence(facts) => Kind::Tensor(facts),
             Kind::NdArray => Kind::NdArray,
+            Kind::Unknown => self.indexed_by_gpu_tensors(&subscript.slice),
             _ => Kind::Unknown,
         }
+    }
+
+    /// `mat[rows, cols]` of a value nothing is known of, by index tensors one of which may be on
+    /// a GPU: PyTorch indexes only a tensor on the indices' device (a numpy array or a list
+    /// cannot take a GPU tensor among several indices), so the elements are a tensor there.
+    fn indexed_by_gpu_tensors(&self, slice: &Expr) -> Kind {
+        let Expr::Tuple(tuple) = slice else {
+            return Kind::Unknown;
+        };
+        tuple
+            .elts
+            .iter()
+            .find_map(|index| self.tensor(index).filter(|facts| facts.may_be_cuda()))
+            .map_or(Kind::Unknown, |facts| {
+                Kind::Tensor(TensorFacts {
+                    data_dependent: facts.boolean,
+                    ..TensorFacts::on(facts.device)
+                })
+            })
     }
 
     /// `opt.state[p]["step"]` (also through `state = opt.state[p]`): an optimizer keeps its step

@@ -633,7 +633,9 @@ impl<'a> Checker<'a> {
         self.model.forget_callees();
         self.visit_body(&def.body);
 
-        let returns = if self.yields || def.is_async {
+        // A stub's implicit `None` is no answer: what an override returns is (the project's,
+        // asked where the call's result matters).
+        let returns = if self.yields || def.is_async || is_stub(def) {
             Kind::Unknown
         } else {
             self.returns.unwrap_or(Kind::NoneValue)
@@ -3522,6 +3524,28 @@ fn class_attributes(class_body: &[Stmt]) -> (FxHashMap<Name, Vec<StoredCallable>
     }
     stored.retain(|_, callables: &mut Vec<StoredCallable>| !callables.is_empty());
     (stored, setters)
+}
+
+/// A method left to subclasses: `@abstractmethod`, or a body of nothing but a docstring,
+/// `pass`, `...` and `raise NotImplementedError`.
+fn is_stub(def: &ast::StmtFunctionDef) -> bool {
+    let abstract_method = def.decorator_list.iter().any(|decorator| {
+        matches!(&decorator.expression, Expr::Name(name) if name.id.as_str() == "abstractmethod")
+            || matches!(&decorator.expression, Expr::Attribute(attribute) if attribute.attr.as_str() == "abstractmethod")
+    });
+    abstract_method
+        || def.body.iter().all(|stmt| match stmt {
+            Stmt::Pass(_) => true,
+            Stmt::Expr(expr) => matches!(expr.value.as_ref(), Expr::StringLiteral(_) | Expr::EllipsisLiteral(_)),
+            Stmt::Raise(raise) => raise.exc.as_deref().is_some_and(|exc| {
+                let raised = match exc {
+                    Expr::Call(call) => call.func.as_ref(),
+                    other => other,
+                };
+                matches!(raised, Expr::Name(name) if name.id.as_str() == "NotImplementedError")
+            }),
+            _ => false,
+        })
 }
 
 /// The parameter an `__init__` stores in `self.<attr>` as it is given (`self.base_loss =

@@ -1316,6 +1316,19 @@ impl<'a> Checker<'a> {
             Expr::Attribute(attribute) => {
                 if on_self(attribute) {
                     self.bind_self_attribute(&attribute.attr.id, kind, value);
+                } else if let Expr::Name(name) = attribute.value.as_ref()
+                    && let Some(Binding {
+                        source: BindingSource::Function(id),
+                        ..
+                    }) = self.model.lookup(name.id.as_str())
+                {
+                    // A function's own attribute: a buffer it keeps between calls.
+                    let held = self
+                        .model
+                        .function_attributes
+                        .entry((*id, attribute.attr.id.clone()))
+                        .or_insert(kind);
+                    *held = held.join(kind);
                 } else {
                     // An instance of a class of this file (made by a factory, `o = Head()`):
                     // what it holds joins what the class's methods assign.

@@ -868,6 +868,9 @@ pub struct SemanticModel<'a> {
     pub(crate) branch_logs: Vec<ArmLog<'a>>,
     pub(crate) classes: Vec<ClassInfo>,
     pub(crate) functions: Vec<FunctionInfo<'a>>,
+    /// What attributes of the file's function objects hold (`gather._buffer =
+    /// torch.cuda.ByteTensor(n)`, a buffer kept between calls), joined over every assignment.
+    pub(crate) function_attributes: FxHashMap<(FunctionId, Name), Kind>,
     pub(crate) flow: Flow,
     /// A test file: nothing in it runs per step (its loops repeat checks, its models are
     /// fixtures).
@@ -965,6 +968,7 @@ impl<'a> SemanticModel<'a> {
             }],
             classes: Vec::new(),
             functions: Vec::new(),
+            function_attributes: FxHashMap::default(),
             branch_logs: Vec::new(),
             flow: Flow::default(),
             test_code: false,
@@ -2062,6 +2066,10 @@ impl<'a> SemanticModel<'a> {
                         Kind::Unknown
                     });
                 }
+                Some(Binding {
+                    source: BindingSource::Function(id),
+                    ..
+                }) => return self.function_attributes.get(&(*id, attribute.attr.id.clone())).copied(),
                 Some(_) => Some(name.id.as_str()),
                 None => None,
             },

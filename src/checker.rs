@@ -1215,7 +1215,7 @@ impl<'a> Checker<'a> {
                 // output is.
                 let kind = match call {
                     Expr::Call(module_call) if *kind == Kind::Unknown && self.model.calls_a_module(module_call) => {
-                        element_kind(self.model.kind_of(call))
+                        Kind::element(self.model.kind_of(call))
                     }
                     _ => *kind,
                 };
@@ -1232,7 +1232,7 @@ impl<'a> Checker<'a> {
             Expr::Name(name) => self.model.bind_unpacked(&name.id, kind, whole),
             Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
                 for element in elts {
-                    self.bind_unpacked(element, element_kind(kind), whole);
+                    self.bind_unpacked(element, Kind::element(kind), whole);
                 }
             }
             target => self.bind_target(target, kind, None),
@@ -1307,8 +1307,8 @@ impl<'a> Checker<'a> {
                         }
                         // `b, n, c = x.shape` whatever `x` is: sizes are host numbers.
                         (None, Some(whole)) if is_a_size(whole) => self.bind_target(element, Kind::Number, None),
-                        (None, Some(whole)) => self.bind_unpacked(element, element_kind(kind), whole),
-                        (None, None) => self.bind_target(element, element_kind(kind), None),
+                        (None, Some(whole)) => self.bind_unpacked(element, Kind::element(kind), whole),
+                        (None, None) => self.bind_target(element, Kind::element(kind), None),
                     }
                 }
             }
@@ -1480,7 +1480,7 @@ impl<'a> Checker<'a> {
             }
         }
         match self.model.kind_of(iter) {
-            kind @ Kind::DataLoader { .. } => element_kind(kind),
+            kind @ Kind::DataLoader { .. } => Kind::element(kind),
             Kind::Unknown if names_a_loader(iter) => Kind::Tensor(TensorFacts {
                 batch: BatchSource::UnknownLoader,
                 ..TensorFacts::on(Device::Cpu)
@@ -1489,7 +1489,7 @@ impl<'a> Checker<'a> {
             Kind::Tensor(facts) if self.model.is_mask_parameter(iter) => {
                 Kind::Tensor(TensorFacts { boolean: true, ..facts })
             }
-            kind => element_kind(kind),
+            kind => Kind::element(kind),
         }
     }
 
@@ -1552,7 +1552,7 @@ impl<'a> Checker<'a> {
                 constructor,
                 enumerated: false,
             };
-            self.bind_target(item, element_kind(batches), None);
+            self.bind_target(item, Kind::element(batches), None);
             return;
         }
         let kind = self.iteration_kind(iter);
@@ -4498,22 +4498,6 @@ fn builds_a_message(expr: &Expr) -> bool {
     }
 }
 
-/// The kind of one element of an iterable or unpacked value.
-fn element_kind(kind: Kind) -> Kind {
-    match kind {
-        Kind::Tensor(facts) | Kind::TensorSequence(facts) => Kind::Tensor(facts),
-        Kind::NdArray => Kind::NdArray,
-        Kind::DataLoader { enumerated: true, .. } => Kind::Tuple,
-        Kind::DataLoader {
-            pinned, constructor, ..
-        } => Kind::Tensor(TensorFacts {
-            pinned,
-            batch: constructor.map_or(BatchSource::UnknownLoader, |range| BatchSource::Loader(range.start())),
-            ..TensorFacts::on(Device::Cpu)
-        }),
-        _ => Kind::Unknown,
-    }
-}
 
 impl<'a> Visitor<'a> for Checker<'a> {
     fn visit_body(&mut self, body: &'a [Stmt]) {

@@ -314,6 +314,24 @@ impl Kind {
         }
     }
 
+    /// The kind of one element of an iterable or unpacked value (a loader's batch, a tensor's
+    /// row).
+    pub fn element(self) -> Kind {
+        match self {
+            Kind::Tensor(facts) | Kind::TensorSequence(facts) => Kind::Tensor(facts),
+            Kind::NdArray => Kind::NdArray,
+            Kind::DataLoader { enumerated: true, .. } => Kind::Tuple,
+            Kind::DataLoader {
+                pinned, constructor, ..
+            } => Kind::Tensor(TensorFacts {
+                pinned,
+                batch: constructor.map_or(BatchSource::UnknownLoader, |range| BatchSource::Loader(range.start())),
+                ..TensorFacts::on(Device::Cpu)
+            }),
+            _ => Kind::Unknown,
+        }
+    }
+
     /// The project class this value is an instance of, if the code shows one.
     pub fn class(self) -> Option<ClassRefId> {
         match self {

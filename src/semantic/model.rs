@@ -2643,6 +2643,8 @@ impl<'a> SemanticModel<'a> {
             "list" | "sorted" => Kind::List,
             "tuple" => Kind::Tuple,
             "dict" => Kind::Dict,
+            // `next(it)` of `it = iter(loader)`: one batch, as a `for` over it gives.
+            "next" => call.arguments.args.first().map_or(Kind::Unknown, |it| self.kind_of(it).element()),
             "sum" | "max" | "min" => {
                 let mut kind: Option<Kind> = None;
                 for arg in &call.arguments.args {

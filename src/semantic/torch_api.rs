@@ -104,6 +104,19 @@ pub fn returns_tensor(qualified: &str) -> bool {
     let Some(rest) = qualified.strip_prefix("torch.") else {
         return false;
     };
+    // The total norm of the gradients, a 0-dim tensor on their device (its read syncs; the
+    // clipping does not).
+    if matches!(
+        rest,
+        "nn.utils.clip_grad_norm_"
+            | "nn.utils.clip_grad_norm"
+            | "nn.utils.clip_grad.clip_grad_norm_"
+            | "nn.utils.get_total_norm"
+            | "nn.utils.clip_grad.get_total_norm"
+            | "nn.utils.parameters_to_vector"
+    ) {
+        return true;
+    }
     let module_ok = !rest.contains('.')
         || ["nn.functional.", "linalg.", "fft.", "special.", "nn.init.", "masked."]
             .iter()

@@ -1401,6 +1401,18 @@ impl<'a> Checker<'a> {
                 )
             });
         self.join_class_attribute(class, attr, kind, value, replaces);
+        // `self.clip_func = torch.nn.utils.clip_grad_norm_`: calls through it give a tensor.
+        if let Some(qualified) = value
+            .filter(|value| matches!(value, Expr::Attribute(_) | Expr::Name(_)))
+            .and_then(|value| self.model.qualified_name(value))
+            .filter(|qualified| api::returns_tensor(qualified))
+        {
+            let stored = self.model.classes[class as usize].stored_callables.entry(attr.clone()).or_default();
+            let callable = StoredCallable::Library(qualified.into());
+            if !stored.contains(&callable) {
+                stored.push(callable);
+            }
+        }
     }
 
     /// What `class`'s instances hold in `attr`, joined with `kind` (or replaced by it).
@@ -2818,6 +2830,7 @@ impl<'a> Checker<'a> {
                     bound: true,
                 }),
                 StoredCallable::Function(name) => self.named_function(name),
+                StoredCallable::Library(_) => None,
             })
             .collect()
     }

@@ -133,6 +133,10 @@ pub enum StoredCallable {
     Method(Name),
     /// A name of the module's scope: a function of the file or an imported one (`bce`).
     Function(Name),
+    /// A torch function that returns a tensor, by its qualified name
+    /// (`self.clip_func = torch.nn.utils.clip_grad_norm_`): a call through the attribute gives
+    /// what it gives.
+    Library(Box<str>),
 }
 
 /// One element of a returned tuple: a value, or a tuple of its own (`return (a, b), loss`).
@@ -2508,6 +2512,12 @@ impl<'a> SemanticModel<'a> {
             {
                 instance
             }
+            Expr::Attribute(attribute)
+                if matches!(attribute.value.as_ref(), Expr::Name(receiver) if receiver.id.as_str() == "self")
+                    && let Some(kind) = self.stored_library_call(attribute.attr.as_str(), call) =>
+            {
+                kind
+            }
             Expr::Attribute(attribute) => {
                 let receiver = receiver.unwrap_or_else(|| self.kind_of(&attribute.value));
                 self.method_call_kind(attribute, call, receiver)
@@ -3078,6 +3088,21 @@ impl<'a> SemanticModel<'a> {
             }
             _ => Kind::Unknown,
         }
+    }
+
+    /// What `self.<attr>(...)` gives where the class keeps torch functions in `attr`
+    /// ([`StoredCallable::Library`]): what each of them gives, joined.
+    fn stored_library_call(&self, attr: &str, call: &ast::ExprCall) -> Option<Kind> {
+        let stored = self
+            .lineage(self.flow.class?)
+            .find_map(|id| self.classes[id as usize].stored_callables.get(attr))?;
+        stored
+            .iter()
+            .filter_map(|callable| match callable {
+                StoredCallable::Library(qualified) => Some(self.qualified_call_kind(qualified, call)),
+                StoredCallable::Method(_) | StoredCallable::Function(_) => None,
+            })
+            .reduce(Kind::join)
     }
 
     /// The dtype a call names among its positional arguments or as `dtype=` (`t.to(x.device,

@@ -1407,7 +1407,10 @@ impl<'a> Checker<'a> {
             .and_then(|value| self.model.qualified_name(value))
             .filter(|qualified| api::returns_tensor(qualified))
         {
-            let stored = self.model.classes[class as usize].stored_callables.entry(attr.clone()).or_default();
+            let stored = self.model.classes[class as usize]
+                .stored_callables
+                .entry(attr.clone())
+                .or_default();
             let callable = StoredCallable::Library(qualified.into());
             if !stored.contains(&callable) {
                 stored.push(callable);
@@ -2852,7 +2855,20 @@ impl<'a> Checker<'a> {
         let Some(init) = self.model.method_of(class, "__init__") else {
             return Vec::new();
         };
-        let Some((parameter, position)) = stored_parameter(self.model.functions[init as usize].def, attr) else {
+        let def = self.model.functions[init as usize].def;
+        let Some((slot, _)) = init_parameter_assigned(def, attr) else {
+            return Vec::new();
+        };
+        let parameters = &def.parameters;
+        let positional = (parameters.posonlyargs.len() + parameters.args.len()).saturating_sub(1);
+        let Some(parameter) = parameters
+            .posonlyargs
+            .iter()
+            .chain(&parameters.args)
+            .chain(&parameters.kwonlyargs)
+            .nth(slot + 1)
+            .map(|parameter| parameter.parameter.name.as_str())
+        else {
             return Vec::new();
         };
         let initialised = self.model.functions[init as usize].class;
@@ -2861,11 +2877,10 @@ impl<'a> Checker<'a> {
             .into_iter()
             .filter(|call| matches!(call.func.as_ref(), Expr::Name(name) if self.model.local_class(name.id.as_str()).is_some_and(|made| made == class || Some(made) == initialised)))
         {
-            let argument = match position {
-                Some(position) => call.arguments.args.get(position),
-                None => None,
-            }
-            .or_else(|| call.arguments.find_keyword(parameter).map(|keyword| &keyword.value));
+            let argument = (slot < positional)
+                .then(|| call.arguments.args.get(slot))
+                .flatten()
+                .or_else(|| call.arguments.find_keyword(parameter).map(|keyword| &keyword.value));
             if let Some(Expr::Name(function)) = argument
                 && let Some(callee) = self.named_function(function.id.as_str())
                 && !callees.contains(&callee)
@@ -3572,33 +3587,6 @@ fn is_stub(def: &ast::StmtFunctionDef) -> bool {
             }),
             _ => false,
         })
-}
-
-/// The parameter an `__init__` stores in `self.<attr>` as it is given (`self.base_loss =
-/// base_loss` among its top-level statements), with its position after `self` where it may be
-/// passed by position.
-fn stored_parameter<'d>(init: &'d ast::StmtFunctionDef, attr: &str) -> Option<(&'d str, Option<usize>)> {
-    let stored = init.body.iter().find_map(|stmt| match stmt {
-        Stmt::Assign(assign)
-            if matches!(assign.targets.as_slice(), [Expr::Attribute(target)] if on_self(target) && target.attr.as_str() == attr) =>
-        {
-            match assign.value.as_ref() {
-                Expr::Name(name) => Some(name.id.as_str()),
-                _ => None,
-            }
-        }
-        _ => None,
-    })?;
-    let parameters = &init.parameters;
-    let position = parameters
-        .posonlyargs
-        .iter()
-        .chain(&parameters.args)
-        .position(|parameter| parameter.parameter.name.as_str() == stored);
-    if position.is_none() && !parameters.kwonlyargs.iter().any(|parameter| parameter.parameter.name.as_str() == stored) {
-        return None;
-    }
-    Some((stored, position.and_then(|position| position.checked_sub(1))))
 }
 
 /// Every call of a name in the module (`Head(...)`, in any function): the constructions of the
@@ -4510,7 +4498,6 @@ fn builds_a_message(expr: &Expr) -> bool {
         _ => false,
     }
 }
-
 
 impl<'a> Visitor<'a> for Checker<'a> {
     fn visit_body(&mut self, body: &'a [Stmt]) {

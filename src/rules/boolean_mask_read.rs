@@ -64,7 +64,9 @@ pub(crate) fn subscript(checker: &mut Checker, subscript: &ExprSubscript) {
 /// a CPU tensor), so the value is a tensor that may be on a GPU too.
 fn indexed_where_the_mask_is(model: &SemanticModel, subscript: &ExprSubscript) -> bool {
     model.kind_of(&subscript.value) == Kind::Unknown
-        && model.tensor(&subscript.slice).is_some_and(|facts| facts.boolean && facts.may_be_cuda())
+        && model
+            .tensor(&subscript.slice)
+            .is_some_and(|facts| facts.boolean && facts.may_be_cuda())
 }
 
 pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {

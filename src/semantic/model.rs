@@ -2654,7 +2654,11 @@ impl<'a> SemanticModel<'a> {
             "tuple" => Kind::Tuple,
             "dict" => Kind::Dict,
             // `next(it)` of `it = iter(loader)`: one batch, as a `for` over it gives.
-            "next" => call.arguments.args.first().map_or(Kind::Unknown, |it| self.kind_of(it).element()),
+            "next" => call
+                .arguments
+                .args
+                .first()
+                .map_or(Kind::Unknown, |it| self.kind_of(it).element()),
             "sum" | "max" | "min" => {
                 let mut kind: Option<Kind> = None;
                 for arg in &call.arguments.args {

@@ -11,12 +11,22 @@ use crate::semantic::Kind;
 use crate::semantic::names::contains_ignoring_ascii_case;
 
 fn flag(checker: &mut Checker, expr: &Expr, how: &str) {
+    flag_tensors(checker, expr, how, false);
+}
+
+/// `several`: `expr` holds GPU tensors, each formatted (`*losses.values()`).
+fn flag_tensors(checker: &mut Checker, expr: &Expr, how: &str, several: bool) {
     let text = checker.slice(expr);
+    let what = if several {
+        format!("the GPU tensors in `{text}` copies them")
+    } else {
+        format!("the GPU tensor `{text}` copies it")
+    };
     report(
         checker,
         Rule::TensorFormatting,
         expr.range(),
-        format!("{how} the GPU tensor `{text}` copies it to the host and waits for the GPU"),
+        format!("{how} {what} to the host and waits for the GPU"),
         "keep a running tensor and format it once per log interval (under `if step % N == 0:`)".to_string(),
     );
 }
@@ -115,18 +125,25 @@ pub(crate) fn percent_format(checker: &mut Checker, binop: &ExprBinOp) {
     if !format_string {
         return;
     }
-    let operands: Vec<&Expr> = match binop.right.as_ref() {
-        Expr::Tuple(tuple) => tuple
-            .elts
-            .iter()
-            .map(|element| match element {
-                Expr::Starred(starred) => &*starred.value,
-                element => element,
-            })
-            .collect(),
-        other => vec![other],
+    let model = checker.model();
+    // A GPU tensor, or where unpacked, GPU tensors (`*losses.values()` of a dict of them).
+    let read_on_the_host = |element: &&Expr| match element {
+        Expr::Starred(starred) => match model.kind_of(&starred.value) {
+            Kind::Tensor(facts) | Kind::TensorSequence(facts) => facts.may_be_cuda(),
+            _ => false,
+        },
+        element => model.is_maybe_cuda_tensor(element),
     };
-    if let Some(arg) = operands.into_iter().find(|a| checker.model().is_maybe_cuda_tensor(a)) {
-        flag(checker, arg, "`%`-formatting");
+    let found = match binop.right.as_ref() {
+        Expr::Tuple(tuple) => tuple.elts.iter().find(read_on_the_host),
+        other => Some(other).filter(read_on_the_host),
+    };
+    match found {
+        Some(Expr::Starred(starred)) => {
+            let several = matches!(model.kind_of(&starred.value), Kind::TensorSequence(_));
+            flag_tensors(checker, &starred.value, "`%`-formatting", several);
+        }
+        Some(element) => flag(checker, element, "`%`-formatting"),
+        None => {}
     }
 }

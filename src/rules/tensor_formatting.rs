@@ -128,10 +128,10 @@ pub(crate) fn percent_format(checker: &mut Checker, binop: &ExprBinOp) {
     let model = checker.model();
     // A GPU tensor, or where unpacked, GPU tensors (`*losses.values()` of a dict of them).
     let read_on_the_host = |element: &&Expr| match element {
-        Expr::Starred(starred) => match model.kind_of(&starred.value) {
-            Kind::Tensor(facts) | Kind::TensorSequence(facts) => facts.may_be_cuda(),
-            _ => false,
-        },
+        Expr::Starred(starred) => {
+            model.is_maybe_cuda_tensor(&starred.value)
+                || matches!(model.kind_of(&starred.value), Kind::TensorSequence(facts) if facts.may_be_cuda())
+        }
         element => model.is_maybe_cuda_tensor(element),
     };
     let found = match binop.right.as_ref() {

@@ -30,9 +30,9 @@ use crate::semantic::names::{
 use crate::semantic::torch_api as api;
 use crate::semantic::{
     Argument, ArgumentDetail, BatchSource, Binding, BindingSource, CallArguments, CallArity, CallSite, Callee,
-    ClassInfo, ClassRef, ClassSummary, DeadWhere, Device, EntryAsked, FileFacts, FileSemantics, FunctionId,
-    FunctionInfo, HotContext, ImportedAttribute, ImportedCall, IntrinsicHot, Kind, ModuleKind, ParamSummary,
-    ProjectKind, Receiver, SemanticModel, Signature, TensorFacts,
+    ClassInfo, ClassRef, ClassSummary, DeadWhere, Device, EntryAsked, FileFacts, FileSemantics, FunctionDetails,
+    FunctionId, FunctionInfo, HotContext, ImportedAttribute, ImportedCall, IntrinsicHot, Kind, ModuleKind,
+    ParamSummary, ProjectKind, Receiver, SemanticModel, Signature, TensorFacts,
 };
 use crate::semantic::{
     Demand, Dependence, FunctionSummary, Given, GivenAsked, ParameterSync, Question, Questions, Returned, slot_bit,
@@ -499,17 +499,20 @@ impl<'a> Checker<'a> {
                 receiver: f.receiver,
                 property: f.property,
                 signature: Signature::of(&f.def.parameters, f.receiver),
-                demand: f.demand,
-                return_depends: f.return_depends.take(),
                 has_hot_lines: f.intrinsic.is_some() || f.has_loops,
                 step_work: f.step_work || f.intrinsic.is_some(),
                 params: std::mem::take(&mut f.params).into_boxed_slice(),
                 returns: returns.0,
-                returns_tuple: returns.1,
-                returns_by_type: f.returns_by_type.take(),
-                entries: entries.into_boxed_slice(),
-                stored_absent: std::mem::take(&mut f.stored_absent),
-                syncs_on: syncs_on.into_boxed_slice(),
+                details: FunctionDetails {
+                    returns_tuple: returns.1,
+                    returns_by_type: f.returns_by_type.take(),
+                    entries: entries.into_boxed_slice(),
+                    demand: f.demand,
+                    return_depends: f.return_depends.take(),
+                    stored_absent: std::mem::take(&mut f.stored_absent),
+                    syncs_on: syncs_on.into_boxed_slice(),
+                }
+                .boxed(),
             })
             .collect();
         let classes = model

@@ -146,7 +146,7 @@ mod tests {
     /// The questions asked of parameter `slot` of the function named `name`.
     fn asked(semantics: &FileSemantics, name: &str, slot: usize) -> Questions {
         let function = semantics.functions.iter().find(|f| &*f.qualname == name).unwrap();
-        function.demand.of(slot)
+        function.details().demand.of(slot)
     }
 
     /// `step`'s parameter `slot` is asked `question`, and not what it is in general.

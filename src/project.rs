@@ -68,7 +68,7 @@ fn given_at(arguments: &CallArguments, callee: &FunctionSummary, skip: usize, sl
     if slot < callee.params.len() {
         return argument(slot).map_or(left_out, |argument| argument.given);
     }
-    let Some(entry) = callee.entries.get(slot - callee.params.len()) else {
+    let Some(entry) = callee.details().entries.get(slot - callee.params.len()) else {
         return Given::Sometimes;
     };
     // A call that names another key reads another entry.
@@ -970,7 +970,7 @@ impl<'m> Project<'m> {
                     .map(|&target| {
                         let callee = &self.modules[target.0].semantics.functions[target.1 as usize];
                         let skip = callee.receiver.leading_arguments(targets.unbound);
-                        let slots = (0..callee.params.len() + callee.entries.len())
+                        let slots = (0..callee.params.len() + callee.details().entries.len())
                             .map(|slot| given_at(arguments, callee, skip, slot))
                             .collect();
                         (target, slots)
@@ -1120,17 +1120,36 @@ impl<'m> Project<'m> {
                 Passing::MadeFrom(caller, depends, target, to) => passed_on.push((caller, depends, target, to)),
             }
         }
-        let passed = self.passed_kinds(direct, &forwards, &forwarded_kinds);
-        let wanted = self.wanted(hot, &forwards, &passed_on);
+        // The phases below read the summaries and nothing of each other: on two threads, what
+        // one thread solves (the kinds passed, what is wanted of them) the other overlaps with
+        // the rest.
+        let ((passed, wanted), (given, (duck_typed, (step_work, syncs)))) = rayon::join(
+            || {
+                let passed = self.passed_kinds(direct, &forwards, &forwarded_kinds);
+                let wanted = self.wanted(hot, &forwards, &passed_on);
+                (passed, wanted)
+            },
+            || {
+                rayon::join(
+                    || self.given(&given_sites),
+                    || {
+                        rayon::join(
+                            || self.duck_typed(),
+                            || rayon::join(|| self.step_work(), || self.parameter_syncs()),
+                        )
+                    },
+                )
+            },
+        );
         let mut facts: Vec<FileFacts> = vec![FileFacts::default(); modules.len()];
         let set_outside: FxHashSet<&str> = modules
             .iter()
             .flat_map(|module| module.semantics.attributes_set_outside.iter().map(|name| &**name))
             .collect();
-        for ((file, id), mut given) in self.given(&given_sites) {
+        for ((file, id), mut given) in given {
             let function = &modules[file].semantics.functions[id as usize];
             // What a construction left out may be set on the instance later.
-            for (slot, attr) in &function.stored_absent {
+            for (slot, attr) in &function.details().stored_absent {
                 if set_outside.contains(&**attr)
                     && let Some(given) = given.get_mut(usize::from(*slot))
                 {
@@ -1139,7 +1158,7 @@ impl<'m> Project<'m> {
             }
             // What was told stays while it holds: the arm it made dead asks nothing now.
             let told_before = applied[file].given.get(&*function.qualname);
-            let asked = function.demand.given;
+            let asked = function.details().demand.given;
             let told: Box<[Given]> = given
                 .iter()
                 .enumerate()
@@ -1171,7 +1190,7 @@ impl<'m> Project<'m> {
                 .zip(&slots)
                 .enumerate()
                 .any(|(slot, (param, from_callers))| {
-                    function.demand.answered_by_callers(slot, param, from_callers)
+                    function.details().demand.answered_by_callers(slot, param, from_callers)
                         || (wanted.passed_on.contains(&((file, id), slot)) && refines_passed_on(param, from_callers))
                 });
             if kept || changes {
@@ -1180,7 +1199,6 @@ impl<'m> Project<'m> {
                     .insert(function.qualname.clone(), slots.into_boxed_slice());
             }
         }
-        let duck_typed = self.duck_typed();
         facts
             .par_iter_mut()
             .zip(modules)
@@ -1284,8 +1302,7 @@ impl<'m> Project<'m> {
                     }
                 }
             });
-        self.tell_callee_syncs(hot, &mut facts);
-        let step_work = self.step_work();
+        self.tell_callee_syncs(hot, &syncs, &mut facts);
         facts
             .par_iter_mut()
             .zip(modules)
@@ -1397,7 +1414,7 @@ impl<'m> Project<'m> {
         for (file, module) in modules.iter().enumerate() {
             for (id, function) in module.semantics.functions.iter().enumerate() {
                 let function_id = (file, id as FunctionId);
-                for (index, sync) in function.syncs_on.iter().enumerate() {
+                for (index, sync) in function.details().syncs_on.iter().enumerate() {
                     syncs
                         .entry(function_id)
                         .or_default()
@@ -1560,7 +1577,7 @@ impl<'m> Project<'m> {
         let function = &self.modules[callee_file].semantics.functions[callee as usize];
         let skip = function.receiver.leading_arguments(self.targets[file][index].unbound);
         let arguments = self.modules[file].semantics.call_sites[index].arguments.as_deref();
-        skips(arguments, function, skip, &function.syncs_on[sync].dead_where)
+        skips(arguments, function, skip, &function.details().syncs_on[sync].dead_where)
     }
 
     /// Where parameter `slot` of `callee` stands among the positional arguments of call site
@@ -1585,8 +1602,12 @@ impl<'m> Project<'m> {
     /// where the call gives the parameter something that may be a GPU tensor, made there (a
     /// parameter passed on is told to the callers that give it, through the caller's own
     /// summary), the call is reported as the sync it leads to.
-    fn tell_callee_syncs(&self, hot: &HotFunctions, facts: &mut [FileFacts]) {
-        let syncs = self.parameter_syncs();
+    fn tell_callee_syncs(
+        &self,
+        hot: &HotFunctions,
+        syncs: &FxHashMap<ProjectFunction, Vec<SyncThrough>>,
+        facts: &mut [FileFacts],
+    ) {
         if syncs.is_empty() {
             return;
         }
@@ -1613,7 +1634,7 @@ impl<'m> Project<'m> {
                         let function = &modules[target.0].semantics.functions[target.1 as usize];
                         for &(slot, ((origin_file, origin), sync)) in target_syncs {
                             let origin_module = &modules[origin_file];
-                            let found = &origin_module.semantics.functions[origin as usize].syncs_on[sync];
+                            let found = &origin_module.semantics.functions[origin as usize].details().syncs_on[sync];
                             let Some(parameter) = function.params.get(usize::from(slot)) else {
                                 continue;
                             };
@@ -1711,8 +1732,8 @@ impl<'m> Project<'m> {
         let function = &self.modules[target].semantics.functions[id as usize];
         ProjectReturns {
             kind: self.respell(target, &function.returns, file),
-            tuple: function.returns_tuple.clone(),
-            by_type: function.returns_by_type.clone(),
+            tuple: function.details().returns_tuple.clone(),
+            by_type: function.details().returns_by_type.clone(),
         }
     }
 
@@ -1727,8 +1748,12 @@ impl<'m> Project<'m> {
         passed_on: &[(ProjectFunction, &'m Dependence, ProjectFunction, usize)],
     ) -> Wanted<'m> {
         let modules = self.modules;
-        let asks =
-            |(file, id): ProjectFunction, slot: usize| modules[file].semantics.functions[id as usize].demand.asks(slot);
+        let asks = |(file, id): ProjectFunction, slot: usize| {
+            modules[file].semantics.functions[id as usize]
+                .details()
+                .demand
+                .asks(slot)
+        };
         // Edges by what they lead to: an argument made from the caller's values, a parameter
         // passed on unchanged, a function's `return` value.
         let mut made_into: FxHashMap<(ProjectFunction, usize), Vec<(ProjectFunction, &'m Dependence)>> =
@@ -1785,7 +1810,11 @@ impl<'m> Project<'m> {
                     }
                 }
                 Reached::Return((file, id)) => {
-                    if let Some(depends) = modules[file].semantics.functions[id as usize].return_depends.as_deref() {
+                    if let Some(depends) = modules[file].semantics.functions[id as usize]
+                        .details()
+                        .return_depends
+                        .as_deref()
+                    {
                         reach.made_from((file, id), depends);
                     }
                 }
@@ -2191,15 +2220,9 @@ mod tests {
             signature: Default::default(),
             params: Box::default(),
             returns: ProjectKind::default(),
-            returns_tuple: None,
-            returns_by_type: None,
-            entries: Box::default(),
-            demand: Default::default(),
-            return_depends: None,
-            stored_absent: Box::default(),
-            syncs_on: Box::default(),
             has_hot_lines: false,
             step_work: false,
+            details: None,
         }
     }
 

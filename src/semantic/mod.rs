@@ -17,7 +17,7 @@ pub use hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
 pub use kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
 pub use model::{
     Argument, ArgumentDetail, Binding, BindingSource, CallArguments, CallArity, CallSite, Callee, ClassInfo, ClassRef,
-    ClassSummary, DeadWhere, EntryAsked, Export, Exports, FileSemantics, FunctionInfo, FunctionSummary,
-    ImportedAttribute, ImportedCall, LoopInfo, ParamSummary, ParameterSync, Receiver, Returned, ScopeKind,
-    SemanticModel, Signature,
+    ClassSummary, DeadWhere, EntryAsked, Export, Exports, FileSemantics, FunctionDetails, FunctionInfo,
+    FunctionSummary, ImportedAttribute, ImportedCall, LoopInfo, ParamSummary, ParameterSync, Receiver, Returned,
+    ScopeKind, SemanticModel, Signature,
 };

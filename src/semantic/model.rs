@@ -566,15 +566,20 @@ impl FileSemantics {
     /// still reported.
     pub fn keep_syncs(&mut self, reported: impl Fn(Rule, u32) -> bool) {
         for function in &mut self.functions {
-            if function.syncs_on.iter().any(|sync| !reported(sync.rule, sync.at)) {
-                let kept: Vec<ParameterSync> = function
+            let Some(details) = function.details.take() else {
+                continue;
+            };
+            let mut details = *details;
+            if details.syncs_on.iter().any(|sync| !reported(sync.rule, sync.at)) {
+                let kept: Vec<ParameterSync> = details
                     .syncs_on
                     .iter()
                     .filter(|sync| reported(sync.rule, sync.at))
                     .cloned()
                     .collect();
-                function.syncs_on = kept.into_boxed_slice();
+                details.syncs_on = kept.into_boxed_slice();
             }
+            function.details = details.boxed();
         }
     }
 
@@ -675,6 +680,11 @@ impl ClassSummary {
 }
 
 impl FunctionSummary {
+    /// What it has besides its signature and return kind (empty for most functions).
+    pub fn details(&self) -> &FunctionDetails {
+        self.details.as_deref().unwrap_or(&NO_DETAILS)
+    }
+
     /// Its own name: `method` of `Class.method`.
     pub fn name(&self) -> &str {
         self.qualname.get(self.name_at as usize..).unwrap_or(&self.qualname)
@@ -721,6 +731,20 @@ pub struct FunctionSummary {
     pub params: Box<[ParamSummary]>,
     /// The join of its `return` kinds.
     pub returns: ProjectKind,
+    /// Some of its lines are hot by themselves: it is hot by itself, or holds a loop.
+    pub has_hot_lines: bool,
+    /// It does a step's work itself: trains, runs a network, or is hot by itself (a `forward`,
+    /// a loss, a step). The project adds what its callees do: a loop that calls it is a step
+    /// loop.
+    pub step_work: bool,
+    /// What about a third of functions have besides; kept apart, so that the list of every
+    /// function the project pass walks stays small (`None`: nothing, see [`Self::details`]).
+    pub details: Option<Box<FunctionDetails>>,
+}
+
+/// What a function's summary holds that most functions have none of.
+#[derive(Debug, Clone, Default, bincode::Encode, bincode::Decode)]
+pub struct FunctionDetails {
     /// The elements of the tuple every `return` gives, where those are one length (kinds
     /// without classes, for other files).
     pub returns_tuple: Option<Box<[Returned]>>,
@@ -742,12 +766,23 @@ pub struct FunctionSummary {
     /// parameters: a call that passes a tensor which may be on a GPU syncs there (issue 14's
     /// helper syncs, reported at hot calls).
     pub syncs_on: Box<[ParameterSync]>,
-    /// Some of its lines are hot by themselves: it is hot by itself, or holds a loop.
-    pub has_hot_lines: bool,
-    /// It does a step's work itself: trains, runs a network, or is hot by itself (a `forward`,
-    /// a loss, a step). The project adds what its callees do: a loop that calls it is a step
-    /// loop.
-    pub step_work: bool,
+}
+
+/// The details of a function that has none.
+static NO_DETAILS: std::sync::LazyLock<FunctionDetails> = std::sync::LazyLock::new(FunctionDetails::default);
+
+impl FunctionDetails {
+    /// Boxed where there is anything to keep.
+    pub fn boxed(self) -> Option<Box<FunctionDetails>> {
+        let empty = self.returns_tuple.is_none()
+            && self.returns_by_type.is_none()
+            && self.entries.is_empty()
+            && self.demand == Demand::default()
+            && self.return_depends.is_none()
+            && self.stored_absent.is_empty()
+            && self.syncs_on.is_empty();
+        (!empty).then(|| Box::new(self))
+    }
 }
 
 /// A finding of a function on a value made from one of its parameters (`length.max().item()`

@@ -166,11 +166,6 @@ pub struct OptimizerFacts {
     /// The constructor call, so a fix can add `fused=True`.
     #[bincode(with_serde)]
     pub constructor: TextRange,
-    /// Where a new keyword argument goes (just before the closing parenthesis).
-    #[bincode(with_serde)]
-    pub insert_at: TextSize,
-    /// The constructor already ends with a trailing comma.
-    pub trailing_comma: bool,
 }
 
 /// What kind of `nn.Module` a value is, where rules care.

@@ -2836,7 +2836,6 @@ impl<'a> SemanticModel<'a> {
             return Kind::Module(module, None);
         }
         if let Some(adam_family) = api::optimizer_class(qualified) {
-            let (insert_at, trailing_comma) = insertion_point(call);
             return Kind::Optimizer(OptimizerFacts {
                 fused: keyword_true("fused"),
                 capturable: arguments
@@ -2844,8 +2843,6 @@ impl<'a> SemanticModel<'a> {
                     .is_some_and(|k| !matches!(&k.value, Expr::BooleanLiteral(b) if !b.value)),
                 adam_family,
                 constructor: call.range(),
-                insert_at,
-                trailing_comma,
             });
         }
         if api::is_grad_scaler(qualified) {
@@ -3799,14 +3796,6 @@ pub(crate) fn device_from_str(value: &str) -> Device {
     } else {
         Device::Unknown
     }
-}
-
-/// Where to insert a keyword argument into a call: before `)`, and whether a trailing comma is
-/// already there.
-pub fn insertion_point(call: &ast::ExprCall) -> (ruff_text_size::TextSize, bool) {
-    let close = call.arguments.range().end() - ruff_text_size::TextSize::from(1);
-    let last_end = call.arguments.iter_source_order().last().map(|arg| arg.range().end());
-    (last_end.unwrap_or(close), false)
 }
 
 /// `facts` with the dtype `dtype` (qualified: `torch.bool`, `torch.long`) makes them: a mask,

@@ -1548,7 +1548,7 @@ impl<'m> Project<'m> {
                         .collect();
                     let instance = ProjectKind {
                         kind: Kind::Object(0),
-                        class: Some(spelled.join("|").into_boxed_str()),
+                        class: Some(spelled.join("|").into()),
                     };
                     told.entry(file)
                         .or_default()
@@ -1862,7 +1862,7 @@ impl<'m> Project<'m> {
             .collect();
         ProjectKind {
             kind: kind.kind,
-            class: Some(respelled.join("|").into_boxed_str()),
+            class: Some(respelled.join("|").into()),
         }
     }
 }

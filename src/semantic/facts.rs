@@ -17,7 +17,39 @@ use crate::registry::Rule;
 pub struct ProjectKind {
     /// The kind, with any class reference left out (`Module(kind, None)`; an `Object` holds 0).
     pub kind: Kind,
-    pub class: Option<Box<str>>,
+    pub class: Option<ClassSpelled>,
+}
+
+/// The class of an instance as a file spells it (`pkg.heads.Head`, or several: see
+/// [`spelled_union`]), behind one thin pointer: few kinds name a class, and the kind every
+/// argument and parameter of a summary keeps stays 32 bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, bincode::Encode, bincode::Decode)]
+pub struct ClassSpelled(Box<Box<str>>);
+
+impl std::ops::Deref for ClassSpelled {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<Box<str>> for ClassSpelled {
+    fn from(spelled: Box<str>) -> Self {
+        ClassSpelled(Box::new(spelled))
+    }
+}
+
+impl From<String> for ClassSpelled {
+    fn from(spelled: String) -> Self {
+        ClassSpelled(Box::new(spelled.into_boxed_str()))
+    }
+}
+
+impl From<&str> for ClassSpelled {
+    fn from(spelled: &str) -> Self {
+        ClassSpelled(Box::new(spelled.into()))
+    }
 }
 
 impl ProjectKind {
@@ -51,11 +83,11 @@ impl ProjectKind {
 /// The classes of two class references spelled as a file spells them (`.beam.BeamSearch`, a
 /// local class's name), each once, in order, separated by `|`: an instance of either. More
 /// than four say nothing.
-pub fn spelled_union(a: &str, b: &str) -> Option<Box<str>> {
+pub fn spelled_union(a: &str, b: &str) -> Option<ClassSpelled> {
     let mut classes: Vec<&str> = a.split('|').chain(b.split('|')).collect();
     classes.sort_unstable();
     classes.dedup();
-    (classes.len() <= 4).then(|| classes.join("|").into_boxed_str())
+    (classes.len() <= 4).then(|| classes.join("|").into())
 }
 
 /// What a parameter is, given what it was without callers (its annotation, default or name) and
@@ -335,3 +367,6 @@ impl Hash for FileFacts {
         sorted(&self.duck_typed, state);
     }
 }
+
+#[cfg(test)]
+const _: () = assert!(std::mem::size_of::<ProjectKind>() == 32);

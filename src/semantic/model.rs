@@ -10,7 +10,7 @@ use ruff_text_size::{Ranged, TextRange};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::demand::{Demand, Dependence, GivenAsked, Question, Questions, slot_bit};
-use super::facts::{FileFacts, Given, ProjectKind, ProjectReturns, ReturnsByType, spelled_union};
+use super::facts::{ClassSpelled, FileFacts, Given, ProjectKind, ProjectReturns, ReturnsByType, spelled_union};
 use super::hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
 use super::kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
 use super::torch_api as api;
@@ -1152,7 +1152,10 @@ impl<'a> SemanticModel<'a> {
             }),
             other => other,
         };
-        ProjectKind { kind, class }
+        ProjectKind {
+            kind,
+            class: class.map(ClassSpelled::from),
+        }
     }
 
     /// What calling a project name gives: what the function returns, from the project's facts;
@@ -3470,7 +3473,7 @@ fn join_instances(class_refs: &RefCell<Vec<ClassRef>>, classes: &[ClassInfo], a:
     let union = |x: ClassRefId, y: ClassRefId| {
         let spelled = |id| spelled_class(class_refs, classes, id);
         let union = spelled_union(&spelled(x), &spelled(y))?;
-        Some(intern_class_ref(class_refs, ClassRef::Imported(union)))
+        Some(intern_class_ref(class_refs, ClassRef::Imported((*union).into())))
     };
     match (a, b) {
         (Kind::Object(x), Kind::Object(y)) if x != y => union(x, y).map_or(Kind::Unknown, Kind::Object),

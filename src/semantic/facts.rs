@@ -46,12 +46,6 @@ impl From<String> for ClassSpelled {
     }
 }
 
-impl From<&str> for ClassSpelled {
-    fn from(spelled: &str) -> Self {
-        ClassSpelled(Box::new(spelled.into()))
-    }
-}
-
 impl ProjectKind {
     pub const UNKNOWN: ProjectKind = ProjectKind {
         kind: Kind::Unknown,
@@ -67,7 +61,7 @@ impl ProjectKind {
     /// each, see [`spelled_union`]).
     pub fn join(&self, other: &ProjectKind) -> ProjectKind {
         let class = match (&self.class, &other.class) {
-            (Some(a), Some(b)) if a != b => spelled_union(a, b),
+            (Some(a), Some(b)) if a != b => spelled_union(a, b).map(ClassSpelled::from),
             (a, b) if a == b => a.clone(),
             _ => None,
         };
@@ -83,11 +77,11 @@ impl ProjectKind {
 /// The classes of two class references spelled as a file spells them (`.beam.BeamSearch`, a
 /// local class's name), each once, in order, separated by `|`: an instance of either. More
 /// than four say nothing.
-pub fn spelled_union(a: &str, b: &str) -> Option<ClassSpelled> {
+pub fn spelled_union(a: &str, b: &str) -> Option<Box<str>> {
     let mut classes: Vec<&str> = a.split('|').chain(b.split('|')).collect();
     classes.sort_unstable();
     classes.dedup();
-    (classes.len() <= 4).then(|| classes.join("|").into())
+    (classes.len() <= 4).then(|| classes.join("|").into_boxed_str())
 }
 
 /// What a parameter is, given what it was without callers (its annotation, default or name) and

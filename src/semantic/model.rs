@@ -566,10 +566,9 @@ impl FileSemantics {
     /// still reported.
     pub fn keep_syncs(&mut self, reported: impl Fn(Rule, u32) -> bool) {
         for function in &mut self.functions {
-            let Some(details) = function.details.take() else {
+            let Some(details) = function.details.as_deref_mut() else {
                 continue;
             };
-            let mut details = *details;
             if details.syncs_on.iter().any(|sync| !reported(sync.rule, sync.at)) {
                 let kept: Vec<ParameterSync> = details
                     .syncs_on
@@ -578,8 +577,9 @@ impl FileSemantics {
                     .cloned()
                     .collect();
                 details.syncs_on = kept.into_boxed_slice();
+                // Nothing may be left to keep apart.
+                function.details = function.details.take().and_then(|details| details.boxed());
             }
-            function.details = details.boxed();
         }
     }
 
@@ -3473,7 +3473,7 @@ fn join_instances(class_refs: &RefCell<Vec<ClassRef>>, classes: &[ClassInfo], a:
     let union = |x: ClassRefId, y: ClassRefId| {
         let spelled = |id| spelled_class(class_refs, classes, id);
         let union = spelled_union(&spelled(x), &spelled(y))?;
-        Some(intern_class_ref(class_refs, ClassRef::Imported((*union).into())))
+        Some(intern_class_ref(class_refs, ClassRef::Imported(union)))
     };
     match (a, b) {
         (Kind::Object(x), Kind::Object(y)) if x != y => union(x, y).map_or(Kind::Unknown, Kind::Object),

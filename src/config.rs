@@ -208,6 +208,10 @@ impl Settings {
     /// The rules for one file, after `per-file-ignores`.
     pub fn rules_for(&self, path: &Path) -> RuleSet {
         let mut rules = self.rules;
+        // Most projects ignore nothing per file: no path to make absolute for every file.
+        if self.per_file_ignores.is_empty() {
+            return rules;
+        }
         let path = absolute(path, &self.cwd);
         let relative = path.strip_prefix(&self.root).unwrap_or(&path);
         for (matcher, selectors) in &self.per_file_ignores {

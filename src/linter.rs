@@ -46,9 +46,12 @@ pub fn lint_source(
     // Most files have no finding: their comments are read only where SYNC900 judges them.
     if !diagnostics.is_empty() || judge_directives {
         let mut noqa = NoqaMap::from_comments(source, parsed.comments(), &lines);
-        let line_ends = parsed.line_ends();
-        for diagnostic in &mut diagnostics {
-            diagnostic.noqa_row = noqa_row(&line_ends, &lines, diagnostic.range.start());
+        // The line ends come from a walk of every token: only where a finding needs its row.
+        if !diagnostics.is_empty() {
+            let line_ends = parsed.line_ends();
+            for diagnostic in &mut diagnostics {
+                diagnostic.noqa_row = noqa_row(&line_ends, &lines, diagnostic.range.start());
+            }
         }
         // A directive is used by any finding it suppresses. The checker kept no finding in code
         // that this file shows to be cold, so such code uses none. A finding kept may still be

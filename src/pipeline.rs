@@ -20,6 +20,7 @@ use crate::linter::{FileLint, decode, lint_source};
 use crate::notebook::{Notebook, code_of};
 use crate::parse::{SourceKind, SyntaxError};
 use crate::project::{FunctionNotes, ModuleInfo, ModulePaths, Project, Targets, display_path};
+use crate::registry::RuleSet;
 use crate::render::{Finding, SourceText};
 use crate::semantic::{FileFacts, FileSemantics, HotContext};
 
@@ -424,7 +425,8 @@ pub(crate) struct Linted {
     pub(crate) named: bool,
     /// What the project knew about the file when it was checked.
     pub(crate) facts: FileFacts,
-    /// Its content and settings, as the cache knows them (`None` for text from an overlay).
+    /// Its content and settings, as the cache knows them (`None` without a cache, and for text
+    /// from an overlay).
     pub(crate) key: Option<FileKey>,
 }
 
@@ -682,11 +684,14 @@ impl Analyser<'_> {
             }
         };
         let rules = settings.rules_for(path);
-        // Keyed by the file's text: a notebook's key is its JSON, read as it is.
-        let key = self.file_key(&text, path, settings);
+        // Keyed by the file's text: a notebook's key is its JSON, read as it is. Only the cache
+        // reads the key: without one, the text is not hashed.
+        let key = cache.map(|_| self.file_key(&text, rules, settings));
         let kind = SourceKind::of(path);
         let (code, notebook) = code_of(kind, text).map_err(|e| miette!("{display}: {e}"))?;
-        let cached = cache.and_then(|cache| cache.get(path, key, stat, facts));
+        let cached = cache
+            .zip(key)
+            .and_then(|(cache, key)| cache.get(path, key, stat, facts));
         let mut lint = match cached {
             Some(lint) => lint,
             None => {
@@ -715,13 +720,12 @@ impl Analyser<'_> {
                 if let Some(notebook) = &notebook {
                     lint.semantics.cell_rows = notebook.cell_rows(&code, &notebook.cell_starts());
                 }
-                if let Some(cache) = cache {
+                if let Some((cache, key)) = cache.zip(key) {
                     cache.put(path, key, stat, facts, &lint);
                 }
                 lint
             }
         };
-        let key = overlay.is_none().then_some(key);
         if !named {
             return Ok((unreported(), lint.semantics, key));
         }
@@ -739,16 +743,11 @@ impl Analyser<'_> {
             return Some(key);
         }
         let text = decode(std::fs::read(path).ok()?).ok()?;
-        Some(self.file_key(&text, path, settings))
+        Some(self.file_key(&text, settings.rules_for(path), settings))
     }
 
     /// The cache's key of a file's text under its settings.
-    fn file_key(&self, text: &str, path: &Path, settings: &Settings) -> FileKey {
-        FileKey::new(
-            text,
-            settings.rules_for(path),
-            &settings.hot_functions,
-            self.options.every_call,
-        )
+    fn file_key(&self, text: &str, rules: RuleSet, settings: &Settings) -> FileKey {
+        FileKey::new(text, rules, &settings.hot_functions, self.options.every_call)
     }
 }

@@ -958,6 +958,9 @@ pub struct SemanticModel<'a> {
     reading_display: std::cell::Cell<bool>,
     /// What the values the function being analysed could not tell depend on.
     pub(crate) demand: std::cell::RefCell<Asked>,
+    /// The nodes a trace of demand reached (see [`SemanticModel::trace_demand`]), kept between
+    /// traces so that each does not allocate its own.
+    demand_traced: std::cell::RefCell<Vec<(usize, Question, u32)>>,
     /// The kinds the file gives the results of the call sites a question reached, by site.
     pub(crate) results_seen: std::cell::RefCell<FxHashMap<u32, Kind>>,
 }
@@ -1022,6 +1025,7 @@ impl<'a> SemanticModel<'a> {
             joined: Vec::new(),
             comprehension_elements: FxHashMap::default(),
             results_seen: Default::default(),
+            demand_traced: Default::default(),
             facts,
             in_rule: Default::default(),
             slots_traced: Default::default(),
@@ -1762,7 +1766,12 @@ impl<'a> SemanticModel<'a> {
     /// operand, a receiver, an argument), what the part is matters (a tensor compared is a
     /// mask), except that a value made from host values is on the host.
     fn note_demand_of(&self, expr: &Expr, depth: u32, question: Question) {
-        self.trace_demand(expr, depth, question, &mut Vec::new());
+        // A trace that starts inside another (through a kind inferred on the way) takes an
+        // empty list of its own.
+        let mut seen = self.demand_traced.take();
+        seen.clear();
+        self.trace_demand(expr, depth, question, &mut seen);
+        self.demand_traced.replace(seen);
     }
 
     /// [`Self::note_demand_of`], once per node and question: the values joined after

@@ -103,9 +103,10 @@ pub(crate) fn calls_a_network(name: &str) -> bool {
     ];
     let trimmed = name.trim_start_matches('_');
     // A class's name (`nn.Linear(...)`, `te.LayerNorm(...)`) constructs a layer.
+    // Most names have no word for a network: that test first.
     if trimmed.starts_with(|c: char| c.is_ascii_uppercase())
-        || contains_ignoring_ascii_case(name, "conver")
         || !names_a_network(name)
+        || contains_ignoring_ascii_case(name, "conver")
     {
         return false;
     }

@@ -1332,6 +1332,7 @@ impl<'a> Checker<'a> {
                         .entry((*id, attribute.attr.id.clone()))
                         .or_insert(kind);
                     *held = held.join(kind);
+                    self.model.invalidate_kinds();
                 } else {
                     // An instance of a class of this file (made by a factory, `o = Head()`):
                     // what it holds joins what the class's methods assign.

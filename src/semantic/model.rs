@@ -928,6 +928,8 @@ pub struct SemanticModel<'a> {
     /// last changed: every rule asks about the same calls, and a call's kind is the costliest
     /// to infer.
     call_kinds: std::cell::RefCell<FxHashMap<NodeKey, CallKinds>>,
+    /// Kinds of attributes and elements, likewise (see [`SemanticModel::remembered_kind`]).
+    part_kinds: std::cell::RefCell<FxHashMap<NodeKey, Kind>>,
     /// Qualified names of callees resolved so far in the function being analysed, by call
     /// node: the checker, every rule and the call's kind ask for them in turn. The checker
     /// resolves each call when it visits it, so the name is the one its imports give at that
@@ -1020,6 +1022,7 @@ impl<'a> SemanticModel<'a> {
             validation_disabled: false,
             loss_module_made: std::cell::Cell::new(false),
             call_kinds: Default::default(),
+            part_kinds: Default::default(),
             callees: Default::default(),
             class_refs: Default::default(),
             joined: Vec::new(),
@@ -1264,6 +1267,10 @@ impl<'a> SemanticModel<'a> {
         let mut cache = self.call_kinds.borrow_mut();
         if !cache.is_empty() {
             cache.clear();
+        }
+        let mut parts = self.part_kinds.borrow_mut();
+        if !parts.is_empty() {
+            parts.clear();
         }
     }
 
@@ -1928,9 +1935,9 @@ impl<'a> SemanticModel<'a> {
                 _ => Kind::Unknown,
             },
             Expr::Dict(_) | Expr::DictComp(_) => Kind::Dict,
-            Expr::Attribute(attribute) => self.attribute_kind(attribute),
+            Expr::Attribute(attribute) => self.remembered_kind(expr, || self.attribute_kind(attribute)),
             Expr::Call(call) => self.call_kinds(call).result,
-            Expr::Subscript(subscript) => self.subscript_kind(subscript),
+            Expr::Subscript(subscript) => self.remembered_kind(expr, || self.subscript_kind(subscript)),
             Expr::BinOp(binop) => self.binop_kind(binop),
             Expr::UnaryOp(unary) => match unary.op {
                 UnaryOp::Not => Kind::Number,
@@ -1959,6 +1966,22 @@ impl<'a> SemanticModel<'a> {
             Expr::Named(named) => self.kind_of(&named.value),
             _ => Kind::Unknown,
         }
+    }
+
+    /// The kind of an attribute or an element, inferred once while the bindings stand: rules
+    /// ask about the same receivers (`self.cfg.x`, `batch["labels"]`) again and again. Not while
+    /// a display's element is read (see `reading_display`), where the answer may differ.
+    fn remembered_kind(&self, expr: &Expr, infer: impl FnOnce() -> Kind) -> Kind {
+        if self.reading_display.get() {
+            return infer();
+        }
+        let key = node_key(expr);
+        if let Some(kind) = self.part_kinds.borrow().get(&key) {
+            return *kind;
+        }
+        let kind = infer();
+        self.part_kinds.borrow_mut().insert(key, kind);
+        kind
     }
 
     fn call_kinds(&self, call: &ast::ExprCall) -> CallKinds {

@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 use std::collections::hash_map::Entry;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -384,7 +385,9 @@ struct ClassIndex {
     bases: Vec<Vec<Vec<ProjectClass>>>,
     /// Per file, per class: what it is through its bases anywhere in the project.
     module: Vec<Vec<Option<ModuleKind>>>,
-    subclasses: FxHashMap<ProjectClass, Vec<ProjectClass>>,
+    /// Per class with subclasses: its direct ones, and all of them once asked (each call of an
+    /// overridable method asks again).
+    subclasses: FxHashMap<ProjectClass, (Vec<ProjectClass>, OnceLock<Box<[ProjectClass]>>)>,
     /// The classes registered in each registry (`@MODELS.register_module()`), by where the
     /// registry is made: per file, by its name there.
     registered: Vec<FxHashMap<Box<str>, Vec<ProjectClass>>>,
@@ -772,7 +775,7 @@ impl<'m> Project<'m> {
             return Vec::new();
         };
         let mut found: Vec<ProjectFunction> = self.lookup_method(class, method).into_iter().collect();
-        for sub in self.classes.subclasses_of(class) {
+        for &sub in self.classes.subclasses_of(class) {
             let semantics = self.modules[sub.0].semantics;
             if let Some(id) = semantics.classes[sub.1 as usize].method(&semantics.functions, method) {
                 found.push((sub.0, id));
@@ -823,10 +826,7 @@ impl<'m> Project<'m> {
         type Queued = (ProjectFunction, RootCall, Option<ProjectFunction>);
         let mut loop_roots: VecDeque<Queued> = VecDeque::new();
         let mut function_roots: VecDeque<Queued> = VecDeque::new();
-        let mut edges: Vec<Vec<Vec<ProjectFunction>>> = modules
-            .iter()
-            .map(|module| vec![Vec::new(); module.semantics.functions.len()])
-            .collect();
+        let mut edges = CallEdgesBuilder::new(modules);
         for (file, module) in modules.iter().enumerate() {
             for (site, targets) in module.semantics.call_sites.iter().zip(&self.targets[file]) {
                 let root = |reason| RootCall {
@@ -841,9 +841,9 @@ impl<'m> Project<'m> {
                         }
                         HotContext::Hot(reason @ HotReason::Function { function: caller, .. }) => {
                             function_roots.push_back((target, root(reason), None));
-                            edges[file][caller as usize].push(target);
+                            edges.add((file, caller), target);
                         }
-                        HotContext::InFunction(caller) => edges[file][caller as usize].push(target),
+                        HotContext::InFunction(caller) => edges.add((file, caller), target),
                         _ => {}
                     }
                 }
@@ -877,6 +877,7 @@ impl<'m> Project<'m> {
                 }
             }
         }
+        let edges = edges.build();
         // Breadth-first, so each note names the shortest chain. The loops go first: "called from
         // the loop at train.py:12 via `compute_loss()`" says more than "called from
         // `compute_loss()`", which may be hot only by its name.
@@ -891,7 +892,7 @@ impl<'m> Project<'m> {
                     continue;
                 }
                 hot.reached.insert(node, (root, caller));
-                for target in &edges[node.0][node.1 as usize] {
+                for target in edges.of(node) {
                     queue.push_back((*target, root, Some(node)));
                 }
             }
@@ -2023,7 +2024,10 @@ impl ClassIndex {
         ClassIndex {
             bases,
             module,
-            subclasses,
+            subclasses: subclasses
+                .into_iter()
+                .map(|(class, direct)| (class, (direct, OnceLock::new())))
+                .collect(),
             registered,
         }
     }
@@ -2033,22 +2037,27 @@ impl ClassIndex {
     }
 
     /// Every class that inherits from `class`, directly or not.
-    fn subclasses_of(&self, class: ProjectClass) -> Vec<ProjectClass> {
-        let mut found = Vec::new();
-        let mut seen: rustc_hash::FxHashSet<ProjectClass> = rustc_hash::FxHashSet::default();
-        let mut stack = vec![class];
-        while let Some(current) = stack.pop() {
-            for &sub in self.subclasses.get(&current).into_iter().flatten() {
-                if found.len() >= HIERARCHY_LIMIT {
-                    return found;
-                }
-                if sub != class && seen.insert(sub) {
-                    found.push(sub);
-                    stack.push(sub);
+    fn subclasses_of(&self, class: ProjectClass) -> &[ProjectClass] {
+        let Some((_, all)) = self.subclasses.get(&class) else {
+            return &[];
+        };
+        all.get_or_init(|| {
+            let mut found = Vec::new();
+            let mut seen: rustc_hash::FxHashSet<ProjectClass> = rustc_hash::FxHashSet::default();
+            let mut stack = vec![class];
+            while let Some(current) = stack.pop() {
+                for &sub in self.subclasses.get(&current).into_iter().flat_map(|(direct, _)| direct) {
+                    if found.len() >= HIERARCHY_LIMIT {
+                        return found.into_boxed_slice();
+                    }
+                    if sub != class && seen.insert(sub) {
+                        found.push(sub);
+                        stack.push(sub);
+                    }
                 }
             }
-        }
-        found
+            found.into_boxed_slice()
+        })
     }
 }
 
@@ -2067,6 +2076,74 @@ fn describe_root(
             let name = &module.semantics.functions[function as usize].qualname;
             format!("`{name}()` at {}", module.semantics.place(module.display, call_line))
         }
+    }
+}
+
+/// The call edges out of every project function, gathered site by site (see [`CallEdges`]).
+struct CallEdgesBuilder {
+    /// Where each file's functions start in the numbering of all the project's functions.
+    first_of_file: Vec<u32>,
+    /// (caller's number, callee), in the order of the call sites.
+    edges: Vec<(u32, ProjectFunction)>,
+}
+
+impl CallEdgesBuilder {
+    fn new(modules: &[ModuleInfo]) -> Self {
+        let mut first_of_file = Vec::with_capacity(modules.len() + 1);
+        let mut functions = 0u32;
+        for module in modules {
+            first_of_file.push(functions);
+            functions += module.semantics.functions.len() as u32;
+        }
+        first_of_file.push(functions);
+        CallEdgesBuilder {
+            first_of_file,
+            edges: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, (file, caller): ProjectFunction, callee: ProjectFunction) {
+        self.edges.push((self.first_of_file[file] + caller, callee));
+    }
+
+    /// The edges grouped by caller (a counting sort, which keeps the sites' order within each).
+    fn build(self) -> CallEdges {
+        let functions = *self.first_of_file.last().unwrap_or(&0) as usize;
+        let mut starts = vec![0u32; functions + 1];
+        for &(caller, _) in &self.edges {
+            starts[caller as usize + 1] += 1;
+        }
+        for index in 1..starts.len() {
+            starts[index] += starts[index - 1];
+        }
+        let mut next = starts.clone();
+        let mut callees = vec![(0, 0); self.edges.len()];
+        for (caller, callee) in self.edges {
+            callees[next[caller as usize] as usize] = callee;
+            next[caller as usize] += 1;
+        }
+        CallEdges {
+            first_of_file: self.first_of_file,
+            starts,
+            callees,
+        }
+    }
+}
+
+/// The functions each project function calls, one list for all of them (a list per function
+/// would cost an allocation for each of the project's functions, every round).
+struct CallEdges {
+    first_of_file: Vec<u32>,
+    /// The callees of function `n` (numbered as in `first_of_file`) are
+    /// `callees[starts[n]..starts[n + 1]]`.
+    starts: Vec<u32>,
+    callees: Vec<ProjectFunction>,
+}
+
+impl CallEdges {
+    fn of(&self, (file, id): ProjectFunction) -> &[ProjectFunction] {
+        let function = (self.first_of_file[file] + id) as usize;
+        &self.callees[self.starts[function] as usize..self.starts[function + 1] as usize]
     }
 }
 

@@ -22,7 +22,7 @@ use crate::parse::{SourceKind, SyntaxError};
 use crate::project::{FunctionNotes, ModuleInfo, ModulePaths, Project, Targets, display_path};
 use crate::registry::RuleSet;
 use crate::render::{Finding, SourceText};
-use crate::semantic::{FileFacts, FileSemantics, HotContext};
+use crate::semantic::{FileFacts, FileSemantics, FunctionId, HotContext};
 
 /// How many times files are checked again with what the project learned about them (callers'
 /// argument kinds, imported return kinds). Parameters passed on unchanged reach any depth in
@@ -134,8 +134,11 @@ pub(crate) fn run(
         .map(|file| Some((file.path.as_path(), file.key?)))
         .collect();
     let snapshot = snapshots.zip(keyed);
-    // A snapshot keeps every file's notes: a later run may name any of them.
-    let notes = hot.notes(linted.len(), |file| snapshot.is_some() || linted[file].named);
+    // A snapshot keeps every file's notes: a later run may name any of them. Else only the
+    // named files' functions that findings are in need theirs.
+    let notes = hot.notes(linted.len(), |file, function| {
+        snapshot.is_some() || (linted[file].named && linted[file].checked.needs_note_of(function))
+    });
     drop(hot);
     let targets = project.into_targets().into_iter().map(Some).collect();
     drop(modules);
@@ -482,6 +485,15 @@ impl Checked {
             )
         });
         Checked::Located(located.collect())
+    }
+
+    /// Whether a finding here may need the note of `function`'s hot chain: one is in it, or
+    /// the text is kept whole (fixed and checked again, its findings may be anywhere).
+    pub(crate) fn needs_note_of(&self, function: FunctionId) -> bool {
+        match self {
+            Checked::Whole { .. } => true,
+            Checked::Located(found) => found.iter().any(|(context, _)| context.called_in() == Some(function)),
+        }
     }
 
     /// The notebook whose cells the file's text joins, where it is kept.

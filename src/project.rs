@@ -1,6 +1,7 @@
 //! Project-wide: which functions are hot because a hot line calls them, across files, and
 //! what each finding's note says about why its line is hot.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::collections::hash_map::Entry;
 use std::path::{Path, PathBuf};
@@ -230,8 +231,8 @@ impl HotFunctions<'_> {
     }
 
     /// "`masked_mean()` is called from the loop at train.py:12 via `compute_loss()`", for a
-    /// function of file `file`; `None` when no hot line reaches it. Built only for the few
-    /// functions with findings: a chain's text repeats its callers' names.
+    /// function of file `file`; `None` when no hot line reaches it. Built only for the
+    /// functions findings are in: a chain's text repeats its callers' names.
     pub fn note(&self, file: usize, function: FunctionId) -> Option<String> {
         let &(root, mut caller) = self.reached.get(&(file, function))?;
         let mut via = Vec::new();
@@ -249,12 +250,12 @@ impl HotFunctions<'_> {
         })
     }
 
-    /// The note of every function reached from a hot line, by file, for the files `wanted`
-    /// names (of `files`).
-    pub fn notes(&self, files: usize, wanted: impl Fn(usize) -> bool) -> Vec<FunctionNotes> {
+    /// The note of every function reached from a hot line that `wanted` names (by file and
+    /// function), by file (of `files`).
+    pub fn notes(&self, files: usize, wanted: impl Fn(usize, FunctionId) -> bool) -> Vec<FunctionNotes> {
         let mut notes = vec![FunctionNotes::default(); files];
         for &(file, function) in self.reached.keys() {
-            if wanted(file)
+            if wanted(file, function)
                 && let Some(note) = self.note(file, function)
             {
                 notes[file].insert(function, note);
@@ -2209,11 +2210,12 @@ impl<'m> ModuleIndex<'m> {
     }
 }
 
-/// `..losses` seen from `pkg.sub.train` -> `pkg.losses`.
-fn absolute_module(importer: &ModuleInfo, module: &str) -> Option<String> {
-    let level = module.chars().take_while(|c| *c == '.').count();
+/// `..losses` seen from `pkg.sub.train` -> `pkg.losses`; an absolute name as it is (names are
+/// resolved for every call site, every round: most are absolute and need no copy).
+fn absolute_module<'a>(importer: &ModuleInfo, module: &'a str) -> Option<Cow<'a, str>> {
+    let level = module.bytes().take_while(|c| *c == b'.').count();
     if level == 0 {
-        return Some(module.to_string());
+        return Some(Cow::Borrowed(module));
     }
     let mut package: Vec<&str> = importer.module.split('.').filter(|p| !p.is_empty()).collect();
     if !importer.is_package {
@@ -2226,7 +2228,7 @@ fn absolute_module(importer: &ModuleInfo, module: &str) -> Option<String> {
     if !rest.is_empty() {
         package.push(rest);
     }
-    Some(package.join("."))
+    Some(Cow::Owned(package.join(".")))
 }
 
 /// Whether a finding is reported, and what the user is told about why its line is hot: `None`

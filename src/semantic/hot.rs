@@ -70,6 +70,20 @@ pub enum HotContext {
     Anywhere,
 }
 
+impl HotContext {
+    /// The function whose hot callers decide whether a line in this context runs hot.
+    pub fn called_in(self) -> Option<FunctionId> {
+        match self {
+            HotContext::InFunction(function)
+            | HotContext::Periodic {
+                inner: PeriodicInner::InFunction(function),
+                ..
+            } => Some(function),
+            _ => None,
+        }
+    }
+}
+
 /// What a periodic guard sits in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, bincode::Encode, bincode::Decode)]
 pub enum PeriodicInner {

@@ -186,7 +186,7 @@ pub fn quick_check(
 fn notes_within(linted: &Linted, context: Option<&ProjectContext>) -> FunctionNotes {
     let modules = module_infos(std::slice::from_ref(linted));
     let project = Project::with_targets(&modules, Vec::new());
-    let mut notes = project.hot_functions().notes(1, |_| true).pop().unwrap_or_default();
+    let mut notes = project.hot_functions().notes(1, |_, _| true).pop().unwrap_or_default();
     if let Some(context) = context {
         for (id, function) in linted.semantics.functions.iter().enumerate() {
             if let Some(note) = context.notes.get(&*function.qualname) {

@@ -948,7 +948,7 @@ impl<'m> Project<'m> {
     /// Per function its hot calls reach, whether they give each parameter a value (see
     /// [`Given`]): a value the caller made gives one; leaving it to its default or passing
     /// `None` gives none; what the caller was given, or spreading `*args` or `**kwargs`, may.
-    fn given(&self, sites: &[(usize, usize)]) -> FxHashMap<ProjectFunction, Vec<Given>> {
+    fn given(&self, sites: &[(usize, usize)], applied: &[&FileFacts]) -> FxHashMap<ProjectFunction, Vec<Given>> {
         let unknown = CallArguments {
             spread: true,
             ..CallArguments::default()
@@ -969,13 +969,22 @@ impl<'m> Project<'m> {
                 targets
                     .functions
                     .iter()
-                    .map(|&target| {
+                    .filter_map(|&target| {
                         let callee = &self.modules[target.0].semantics.functions[target.1 as usize];
+                        // Only what a callee asked is told (or what it was told before, kept
+                        // while it holds): most ask nothing.
+                        let told_before = || {
+                            let told = &applied[target.0].given;
+                            !told.is_empty() && told.contains_key(&*callee.qualname)
+                        };
+                        if callee.details().demand.given.is_empty() && !told_before() {
+                            return None;
+                        }
                         let skip = callee.receiver.leading_arguments(targets.unbound);
                         let slots = (0..callee.params.len() + callee.details().entries.len())
                             .map(|slot| given_at(arguments, callee, skip, slot))
                             .collect();
-                        (target, slots)
+                        Some((target, slots))
                     })
                     .collect()
             })
@@ -1133,7 +1142,7 @@ impl<'m> Project<'m> {
             },
             || {
                 rayon::join(
-                    || self.given(&given_sites),
+                    || self.given(&given_sites, applied),
                     || {
                         rayon::join(
                             || self.duck_typed(),

@@ -386,12 +386,17 @@ struct ClassIndex {
     bases: Vec<Vec<Vec<ProjectClass>>>,
     /// Per file, per class: what it is through its bases anywhere in the project.
     module: Vec<Vec<Option<ModuleKind>>>,
-    /// Per class with subclasses: its direct ones, and all of them once asked (each call of an
-    /// overridable method asks again).
-    subclasses: FxHashMap<ProjectClass, (Vec<ProjectClass>, OnceLock<Box<[ProjectClass]>>)>,
+    subclasses: FxHashMap<ProjectClass, Subclasses>,
     /// The classes registered in each registry (`@MODELS.register_module()`), by where the
     /// registry is made: per file, by its name there.
     registered: Vec<FxHashMap<Box<str>, Vec<ProjectClass>>>,
+}
+
+/// A class's subclasses: the direct ones, and all of them once asked (each call of an
+/// overridable method asks again).
+struct Subclasses {
+    direct: Vec<ProjectClass>,
+    all: OnceLock<Box<[ProjectClass]>>,
 }
 
 /// The functions a call site may run.
@@ -2036,7 +2041,10 @@ impl ClassIndex {
             module,
             subclasses: subclasses
                 .into_iter()
-                .map(|(class, direct)| (class, (direct, OnceLock::new())))
+                .map(|(class, direct)| {
+                    let all = OnceLock::new();
+                    (class, Subclasses { direct, all })
+                })
                 .collect(),
             registered,
         }
@@ -2048,15 +2056,15 @@ impl ClassIndex {
 
     /// Every class that inherits from `class`, directly or not.
     fn subclasses_of(&self, class: ProjectClass) -> &[ProjectClass] {
-        let Some((_, all)) = self.subclasses.get(&class) else {
+        let Some(subclasses) = self.subclasses.get(&class) else {
             return &[];
         };
-        all.get_or_init(|| {
+        subclasses.all.get_or_init(|| {
             let mut found = Vec::new();
             let mut seen: rustc_hash::FxHashSet<ProjectClass> = rustc_hash::FxHashSet::default();
             let mut stack = vec![class];
             while let Some(current) = stack.pop() {
-                for &sub in self.subclasses.get(&current).into_iter().flat_map(|(direct, _)| direct) {
+                for &sub in self.subclasses.get(&current).into_iter().flat_map(|s| &s.direct) {
                     if found.len() >= HIERARCHY_LIMIT {
                         return found.into_boxed_slice();
                     }
@@ -2186,12 +2194,10 @@ impl<'m> ModuleIndex<'m> {
             return Some(index);
         }
         let last = absolute.rsplit('.').next().unwrap_or(absolute);
+        // Most names not found are the library's (`numpy.linalg`): no module ends with them.
+        let candidates = self.by_last.get(last)?;
         let suffix = format!(".{absolute}");
-        let mut matches = self
-            .by_last
-            .get(last)?
-            .iter()
-            .filter(|&&i| modules[i].module.ends_with(&suffix));
+        let mut matches = candidates.iter().filter(|&&i| modules[i].module.ends_with(&suffix));
         let first = matches.next().copied();
         if matches.next().is_some() {
             return None;

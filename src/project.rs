@@ -950,9 +950,10 @@ impl<'m> Project<'m> {
         graph
     }
 
-    /// Per function its hot calls reach, whether they give each parameter a value (see
-    /// [`Given`]): a value the caller made gives one; leaving it to its default or passing
-    /// `None` gives none; what the caller was given, or spreading `*args` or `**kwargs`, may.
+    /// Per function its hot calls reach that asked (or was told before, per `applied`), whether
+    /// they give each parameter a value (see [`Given`]): a value the caller made gives one;
+    /// leaving it to its default or passing `None` gives none; what the caller was given, or
+    /// spreading `*args` or `**kwargs`, may.
     fn given(&self, sites: &[(usize, usize)], applied: &[&FileFacts]) -> FxHashMap<ProjectFunction, Vec<Given>> {
         let unknown = CallArguments {
             spread: true,

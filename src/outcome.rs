@@ -90,6 +90,12 @@ pub(crate) fn outcome(
         if let Some(error) = output.error.take() {
             errors.push(error);
         }
+        if output.not_fixed_for_syntax {
+            errors.push(miette!(
+                "{}: the file has syntax errors, so its fixes were not applied; the file was left unchanged",
+                file.display
+            ));
+        }
         if let Some(fixed) = output.fixed.take() {
             outcome.changed_files += 1;
             outcome.fixed_total += output.applied.len();
@@ -129,6 +135,9 @@ pub(crate) struct FileOutput {
     pub(crate) fixed: Option<Fixed>,
     applied: Vec<Rule>,
     pub(crate) error: Option<Report>,
+    /// Asked to fix, it had fixes but was left unchanged: it has syntax errors. `check --fix`
+    /// says so; an editor's fix-all on a half-typed file just offers nothing.
+    not_fixed_for_syntax: bool,
 }
 
 /// A file's code before and after its fixes; for a notebook, the notebook with the fixed code.
@@ -233,7 +242,10 @@ pub(crate) fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<
             .iter()
             .any(|(d, _)| d.fix.as_ref().is_some_and(|f| f.applicability >= minimum))
     };
-    if let Some(minimum) = fixing.filter(|&minimum| has_fix(minimum) && syntax_errors.is_empty()) {
+    let fixable = fixing.filter(|&minimum| has_fix(minimum));
+    // Fixes are placed by a tree the parser had to guess at.
+    output.not_fixed_for_syntax = fixable.is_some() && !syntax_errors.is_empty();
+    if let Some(minimum) = fixable.filter(|_| syntax_errors.is_empty()) {
         let rules = settings.rules_for(&file.path);
         let relint = |source: &str, boundaries: &[TextSize]| {
             let test_code = crate::linter::is_test_path(&file.path);

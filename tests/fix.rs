@@ -994,6 +994,14 @@ fn a_file_with_a_syntax_error_is_left_alone() {
     );
     assert_eq!(exit_code(&output), 2, "{}", stderr(&output));
     assert_eq!(fixed, source.as_bytes());
+    assert!(
+        stderr(&output).contains("broken.py: the file has syntax errors, so its fixes were not applied"),
+        "asked to fix, it says why it did not: {}",
+        stderr(&output)
+    );
+    // Not asked to fix: no word about fixing.
+    let (_, output) = run_on(dir.path(), "broken.py", source.as_bytes(), &["check", "--isolated"]);
+    assert!(!stderr(&output).contains("were not applied"), "{}", stderr(&output));
 }
 
 /// `fix = true` in one folder's config fixes that folder's files, not the files beside it.

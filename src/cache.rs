@@ -222,23 +222,26 @@ impl Cache {
         let Cache {
             root, folder, buckets, ..
         } = self;
-        let changed: Vec<(usize, Vec<u8>)> = buckets
-            .into_par_iter()
-            .enumerate()
-            .filter_map(|(index, bucket)| {
-                let used = bucket.used.into_inner().unwrap_or_else(|e| e.into_inner());
-                let stored = bucket.stored.into_inner().unwrap_or_default();
-                updated(stored, used).map(|payload| (index, payload))
-            })
-            .collect();
-        if changed.is_empty() {
-            return Ok(());
-        }
-        let failed = |e: std::io::Error| miette!("cannot write the cache in {}: {e}", root.display());
-        create_root(&root).map_err(failed)?;
-        std::fs::create_dir_all(&folder).map_err(failed)?;
-        changed.into_par_iter().try_for_each(|(index, payload)| {
-            write_checked(&folder, &bucket_path(&folder, index), &payload).map_err(failed)
+        let failed = |e: &dyn std::fmt::Display| miette!("cannot write the cache in {}: {e}", root.display());
+        // Made by the first bucket that changed (none where nothing did).
+        let folders: OnceLock<Result<(), String>> = OnceLock::new();
+        // Each bucket is written as soon as its payload is made: the payloads of every bucket
+        // are never held at once beside the run's summaries (about 40 MiB on the corpus).
+        buckets.into_par_iter().enumerate().try_for_each(|(index, bucket)| {
+            let used = bucket.used.into_inner().unwrap_or_else(|e| e.into_inner());
+            let stored = bucket.stored.into_inner().unwrap_or_default();
+            let Some(payload) = updated(stored, used) else {
+                return Ok(());
+            };
+            folders
+                .get_or_init(|| {
+                    create_root(&root)
+                        .and_then(|()| std::fs::create_dir_all(&folder))
+                        .map_err(|e| e.to_string())
+                })
+                .as_ref()
+                .map_err(|e| failed(e))?;
+            write_checked(&folder, &bucket_path(&folder, index), &payload).map_err(|e| failed(&e))
         })
     }
 }

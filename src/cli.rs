@@ -15,6 +15,7 @@ use crate::config::{Overrides, Resolver, Settings, Source};
 use crate::diagnostic::Applicability;
 use crate::graph::GraphFormat;
 use crate::linter::decode;
+use crate::nesting::CHECK_STACK_BYTES;
 use crate::outcome::{FixedText, outcome};
 use crate::pipeline::{Errors, RunOptions, cache_root, discover_all, module_infos, parse_all, run};
 use crate::project::{Project, display_path};
@@ -22,9 +23,6 @@ use crate::registry::{Rule, RuleSelector};
 use crate::render::{ColorChoice, Finding, OutputFormat, plural, render};
 use crate::server::ServerOptions;
 use crate::trace::{TraceFormat, TraceOptions, render as render_trace, trace, write_svg};
-
-/// Deep enough for 5,000-deep nested expressions in the parser and the checker.
-const STACK_SIZE: usize = 256 * 1024 * 1024;
 
 #[derive(Parser)]
 #[command(
@@ -225,7 +223,7 @@ pub fn main() -> ExitCode {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let pool = match rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
-        .stack_size(STACK_SIZE)
+        .stack_size(CHECK_STACK_BYTES)
         .build()
     {
         Ok(pool) => pool,
@@ -319,7 +317,7 @@ fn server_command(args: ServerArgs, threads: usize) -> u8 {
         cache_dir: project.cache_dir.map(|path| cwd.join(path)),
         threads,
     };
-    crate::server::serve(options, STACK_SIZE)
+    crate::server::serve(options, CHECK_STACK_BYTES)
 }
 
 /// The cache folder a command uses; `None` with `--no-cache`.

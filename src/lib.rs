@@ -19,6 +19,7 @@ pub mod fix;
 pub mod graph;
 pub mod lines;
 pub mod linter;
+pub mod nesting;
 pub mod noqa;
 pub mod notebook;
 pub mod outcome;

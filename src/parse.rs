@@ -1,49 +1,78 @@
 //! The one module that talks to Ruff's parser crates. Everything else sees a [`ParsedModule`]
 //! and the AST types re-exported from `ruff_python_ast`.
 
-use ruff_python_ast::token::TokenKind;
+use ruff_python_ast::token::{Token, TokenKind};
 use ruff_python_ast::{ModModule, PySourceType};
-use ruff_python_parser::{ParseOptions, Parsed, parse_unchecked, parse_unchecked_source};
+use ruff_python_parser::{Parsed, parse_unchecked_source};
 use ruff_text_size::TextRange;
 
 use std::mem::ManuallyDrop;
 
 use crate::arena::{Lease, in_arena};
+use crate::nesting::{MAX_NESTING, dismantle, first_too_deep, with_thousands};
 
 pub use ruff_python_ast as ast;
 pub use ruff_text_size::{Ranged, TextLen, TextSize};
 
 /// A parsed file: the recovered module, its tokens, and its syntax errors.
 pub struct ParsedModule {
-    /// Dropped only where some of its blocks are not in this thread's arena (see `Drop`).
-    parsed: ManuallyDrop<Parsed<ModModule>>,
+    tree: Tree,
     pub syntax_errors: Vec<SyntaxError>,
-    /// Keeps the tree's blocks valid.
-    nodes: Lease,
+}
+
+/// What the parser's tree became.
+enum Tree {
+    /// Within [`MAX_NESTING`]: kept for the checker.
+    Kept {
+        /// Dropped only where some of its blocks are not in this thread's arena (see `Drop`).
+        parsed: ManuallyDrop<Parsed<ModModule>>,
+        /// Keeps the tree's blocks valid.
+        nodes: Lease,
+    },
+    /// Nested too deep to check: freed as soon as it was measured, and an empty module in its
+    /// place (the file's one syntax error says why).
+    Refused(ModModule),
 }
 
 /// Where every block of the tree and its tokens is in this thread's arena, released whole with
 /// the lease, a walk that frees node by node would free nothing: the tree is left undropped.
 /// Where some are not (the thread has no region, or the tree outgrew it), it is dropped.
-impl Drop for ParsedModule {
+impl Drop for Tree {
     fn drop(&mut self) {
-        if !self.nodes.holds_all() {
+        if let Tree::Kept { parsed, nodes } = self
+            && !nodes.holds_all()
+        {
             // SAFETY: dropped here once; `parsed` is not used after.
-            unsafe { ManuallyDrop::drop(&mut self.parsed) }
+            unsafe { ManuallyDrop::drop(parsed) }
         }
     }
 }
 
 impl ParsedModule {
     pub fn module(&self) -> &ModModule {
-        self.parsed.syntax()
+        match &self.tree {
+            Tree::Kept { parsed, .. } => parsed.syntax(),
+            Tree::Refused(empty) => empty,
+        }
+    }
+
+    /// Whether the tree nested too deep to check (its syntax errors say so).
+    pub fn is_refused(&self) -> bool {
+        matches!(self.tree, Tree::Refused(_))
+    }
+
+    /// The tokens of a kept tree; none of a refused one.
+    fn tokens(&self) -> &[Token] {
+        match &self.tree {
+            Tree::Kept { parsed, .. } => parsed.tokens(),
+            Tree::Refused(_) => &[],
+        }
     }
 
     /// Ranges of every `#` comment, in source order (for `# noqa`): read from the tokens only
     /// for the files that have findings to suppress.
     pub fn comments(&self) -> impl Iterator<Item = TextRange> + '_ {
-        self.parsed
-            .tokens()
+        self.tokens()
             .iter()
             .filter(|token| token.kind() == TokenKind::Comment)
             .map(|token| token.range())
@@ -58,7 +87,7 @@ impl ParsedModule {
         // Inside an f-string's replacement field, a line break or a comment belongs to the
         // string's line, which ends after the string.
         let mut string_depth = 0u32;
-        for token in self.parsed.tokens().iter() {
+        for token in self.tokens() {
             match token.kind() {
                 TokenKind::FStringStart | TokenKind::TStringStart => string_depth += 1,
                 TokenKind::FStringEnd | TokenKind::TStringEnd => string_depth = string_depth.saturating_sub(1),
@@ -121,7 +150,7 @@ impl SourceKind {
 /// Parses with error recovery: always returns a module, possibly partial.
 pub fn parse(source: &str, kind: SourceKind) -> ParsedModule {
     let (parsed, nodes) = in_arena(|| parse_unchecked_source(source, kind.source_type()));
-    let syntax_errors = parsed
+    let mut syntax_errors: Vec<SyntaxError> = parsed
         .errors()
         .iter()
         .map(|error| SyntaxError {
@@ -129,10 +158,36 @@ pub fn parse(source: &str, kind: SourceKind) -> ParsedModule {
             message: error.error.to_string(),
         })
         .collect();
+    let Some(too_deep) = first_too_deep(parsed.syntax(), MAX_NESTING) else {
+        return ParsedModule {
+            tree: Tree::Kept {
+                parsed: ManuallyDrop::new(parsed),
+                nodes,
+            },
+            syntax_errors,
+        };
+    };
+    syntax_errors.push(SyntaxError {
+        range: too_deep,
+        message: format!(
+            "code nested more than {} levels deep; synclint does not check this file (CPython's compiler refuses code nested more than about 3,000 levels)",
+            with_thousands(MAX_NESTING)
+        ),
+    });
+    // Freed before the lease goes, which would release the blocks the walk reads.
+    if !nodes.holds_all() {
+        dismantle(parsed.into_syntax());
+    } else {
+        std::mem::forget(parsed);
+    }
+    drop(nodes);
     ParsedModule {
-        parsed: ManuallyDrop::new(parsed),
+        tree: Tree::Refused(ModModule {
+            node_index: ast::AtomicNodeIndex::NONE,
+            range: TextRange::default(),
+            body: Default::default(),
+        }),
         syntax_errors,
-        nodes,
     }
 }
 
@@ -147,7 +202,5 @@ pub fn literal_text(value: &ast::StringLiteralValue) -> Option<&str> {
 
 /// True when `source` parses without any syntax error (used to vet fixed code).
 pub fn parses_cleanly(source: &str, kind: SourceKind) -> bool {
-    parse_unchecked(source, ParseOptions::from(kind.source_type()))
-        .errors()
-        .is_empty()
+    parse(source, kind).syntax_errors.is_empty()
 }

@@ -1751,6 +1751,86 @@ fn deeply_nested_expressions() {
     assert_eq!(exit_code(&output), 1, "{}", stderr(&output));
 }
 
+/// Code nested up to synclint's limit (10,000 levels of statements, expressions and patterns)
+/// is checked whole, in every shape that nests: the checker's threads have the stack for it.
+/// One level deeper, the file is refused with an error that says why, and the other files are
+/// still checked.
+#[test]
+fn nesting_up_to_the_limit_is_checked_and_deeper_is_refused() {
+    let shapes = |depth: usize| -> Vec<(&str, String)> {
+        vec![
+            ("binary", vec!["y"; depth].join(" + ")),
+            ("power", vec!["y"; depth].join(" ** ")),
+            ("attributes", format!("y{}", ".a".repeat(depth))),
+            ("methods", format!("y{}", ".sum()".repeat(depth / 2))),
+            ("calls", format!("{}y{}", "f(".repeat(depth), ")".repeat(depth))),
+            ("lists", format!("{}y{}", "[".repeat(depth), "]".repeat(depth))),
+            ("dicts", format!("{}y{}", "{1: ".repeat(depth), "}".repeat(depth))),
+            ("subscripts", format!("{}0{}", "y[".repeat(depth), "]".repeat(depth))),
+            ("unary", format!("{}y", "-".repeat(depth))),
+            ("lambdas", format!("{}y", "lambda: ".repeat(depth))),
+            ("conditionals", format!("{}y", "y if y else ".repeat(depth))),
+            (
+                "generators",
+                format!("{}y{}", "(a for a in ".repeat(depth), ")".repeat(depth)),
+            ),
+            ("f_strings", format!("{}y{}", "f\"{".repeat(depth), "}\"".repeat(depth))),
+        ]
+    };
+    let project = Project::new();
+    // The loop's body is four levels below the module: the expression may take the rest.
+    let room = synclint::nesting::MAX_NESTING - 4;
+    for (name, expression) in shapes(room) {
+        let source = format!("for b in loader:\n    y = model(b)\n    x = {expression}\n    model(b).item()\n");
+        project.write(&format!("within/{name}.py"), source);
+    }
+    // At module level an expression starts two levels below the module: one more is too many.
+    for (name, expression) in shapes(synclint::nesting::MAX_NESTING) {
+        project.write(&format!("beyond/{name}.py"), format!("x = {expression}\n"));
+    }
+    project.write("beyond/fine.py", "for b in loader:\n    model(b).item()\n");
+    let output = project.run_within(
+        Duration::from_secs(300),
+        &["check", "--isolated", "--output-format", "json", "."],
+    );
+    assert!(!stderr(&output).contains("overflow"), "{}", stderr(&output));
+    let found = json(&output);
+    let found = found.as_array().expect("a list of findings");
+    let summary: Vec<(&str, &str)> = found
+        .iter()
+        .map(|finding| {
+            let field = |key: &str| finding[key].as_str().unwrap_or_default();
+            (field("filename"), field("code"))
+        })
+        .collect();
+    let refused = |path: &str| {
+        found.iter().any(|finding| {
+            finding["filename"].as_str() == Some(path)
+                && finding["code"].is_null()
+                && finding["message"]
+                    .as_str()
+                    .is_some_and(|message| message.contains("code nested more than 10,000 levels deep"))
+        })
+    };
+    let located = |path: &str, row: u64| {
+        found.iter().any(|finding| {
+            finding["filename"].as_str() == Some(path)
+                && finding["code"].as_str() == Some("SYNC101")
+                && finding["location"]["row"].as_u64() == Some(row)
+        })
+    };
+    for (name, _) in shapes(0) {
+        assert!(
+            located(&format!("within/{name}.py"), 4),
+            "within/{name}.py: {summary:?}"
+        );
+        assert!(!refused(&format!("within/{name}.py")), "within/{name}.py");
+        assert!(refused(&format!("beyond/{name}.py")), "beyond/{name}.py: {summary:?}");
+    }
+    assert!(located("beyond/fine.py", 2), "{summary:?}");
+    assert_eq!(exit_code(&output), 2, "{}", stderr(&output));
+}
+
 /// A long method chain is inferred one link at a time: each link's receiver is inferred once.
 #[test]
 fn a_long_method_chain() {

@@ -1,5 +1,7 @@
 //! One file: decode, parse, check, apply `# noqa` (and judge the directives, for SYNC900).
 
+use rustc_hash::FxHashSet;
+
 use crate::checker::{CheckOptions, check_module};
 use crate::diagnostic::Diagnostic;
 use crate::lines::Lines;
@@ -31,6 +33,14 @@ pub fn lint_source(
     test_code: bool,
 ) -> FileLint {
     let mut parsed = parse(source, kind);
+    // Nothing of a tree too deep to walk is checked: its one error says why.
+    if parsed.is_refused() {
+        return FileLint {
+            diagnostics: Vec::new(),
+            syntax_errors: std::mem::take(&mut parsed.syntax_errors),
+            semantics: FileSemantics::default(),
+        };
+    }
     let lines = Lines::new(source);
     let options = CheckOptions {
         rules: &rules,
@@ -61,11 +71,8 @@ pub fn lint_source(
         // with `--isolated` must not strip what the project run needs.
         diagnostics.retain(|d| !noqa.suppresses(d.rule, d.noqa_row));
         // A sync accepted in a helper (`# noqa` there) is accepted at its callers too.
-        semantics.keep_syncs(|rule, at| {
-            diagnostics
-                .iter()
-                .any(|d| d.rule == rule && d.range.start().to_u32() == at)
-        });
+        let kept: FxHashSet<(Rule, u32)> = diagnostics.iter().map(|d| (d.rule, d.range.start().to_u32())).collect();
+        semantics.keep_syncs(|rule, at| kept.contains(&(rule, at)));
         if judge_directives {
             let unused = rules::unused_noqa(source, &lines, noqa.directives(), rules);
             // Only a file-level directive can cover these: one that lists SYNC900 is not judged.

@@ -436,13 +436,23 @@ impl<'a> Checker<'a> {
             entries[function as usize].push(entry);
         }
         let mut syncs_on: Vec<Vec<ParameterSync>> = vec![Vec::new(); model.functions.len()];
+        // The first finding of each rule ending at each offset, and the first deeper sync of
+        // each: looked up once per parameter sync, of which a file may have thousands.
+        let mut reported: FxHashMap<(Rule, TextSize), &Diagnostic> = FxHashMap::default();
+        let mut deeper: FxHashMap<(Rule, TextSize), &Box<str>> = FxHashMap::default();
+        if !self.parameter_syncs.is_empty() {
+            for diagnostic in &self.diagnostics {
+                reported
+                    .entry((diagnostic.rule, diagnostic.range.end()))
+                    .or_insert(diagnostic);
+            }
+            for (rule, end, sync) in &self.deeper_syncs {
+                deeper.entry((*rule, *end)).or_insert(sync);
+            }
+        }
         for found in &self.parameter_syncs {
             // A finding superseded by a more specific one is gone.
-            let Some(diagnostic) = self
-                .diagnostics
-                .iter()
-                .find(|d| d.rule == found.rule && d.range.end() == found.end)
-            else {
+            let Some(diagnostic) = reported.get(&(found.rule, found.end)) else {
                 continue;
             };
             let syncs = &mut syncs_on[found.function as usize];
@@ -454,11 +464,7 @@ impl<'a> Checker<'a> {
                         at: diagnostic.range.start().to_u32(),
                         line: self.lines.row(diagnostic.range.start()) as u32,
                         message: diagnostic.message.as_str().into(),
-                        deeper: self
-                            .deeper_syncs
-                            .iter()
-                            .find(|(rule, end, _)| *rule == found.rule && *end == found.end)
-                            .map(|(_, _, sync)| sync.clone()),
+                        deeper: deeper.get(&(found.rule, found.end)).map(|sync| (*sync).clone()),
                         unknown_counts: found.unknown & slot_bit(slot) != 0,
                         dead_where: found.dead_where.clone(),
                     });

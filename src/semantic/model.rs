@@ -1414,18 +1414,28 @@ impl<'a> SemanticModel<'a> {
     }
 
     /// The import a `name.attr.attr` chain starts from, and the length of its qualified name.
+    /// Kind inference asks this of every link of a chain, so a chain longer than any dotted
+    /// name of a module's contents ([`MAX_DOTTED_LINKS`]) is answered `None` without walking
+    /// it: a 100,000-link chain would otherwise cost 100,000 walks of its whole length.
     fn import_root(&self, expr: &Expr) -> Option<(&str, usize)> {
-        match expr {
-            Expr::Name(name) => match &self.lookup(name.id.as_str())?.source {
-                BindingSource::Import(qualified) => Some((qualified, qualified.len())),
-                _ => None,
-            },
-            Expr::Attribute(attribute) => {
-                let (root, length) = self.import_root(&attribute.value)?;
-                Some((root, length + 1 + attribute.attr.len()))
+        let mut length = 0;
+        let mut link = expr;
+        for _ in 0..=MAX_DOTTED_LINKS {
+            match link {
+                Expr::Name(name) => {
+                    return match &self.lookup(name.id.as_str())?.source {
+                        BindingSource::Import(qualified) => Some((qualified, length + qualified.len())),
+                        _ => None,
+                    };
+                }
+                Expr::Attribute(attribute) => {
+                    length += 1 + attribute.attr.len();
+                    link = &attribute.value;
+                }
+                _ => return None,
             }
-            _ => None,
         }
+        None
     }
 
     /// Is `name` unbound here (so a builtin like `max` or `print` is meant)?
@@ -3694,6 +3704,10 @@ pub(crate) fn is_library(qualified: &str) -> bool {
 
 /// Appends `.attr` for each attribute of a `name.attr.attr` chain, outermost last, naming each
 /// prefix canonically.
+/// The most attributes a dotted name through an import is followed for
+/// (`torch.nn.functional.cross_entropy` has three); longer chains name nothing the model knows.
+const MAX_DOTTED_LINKS: usize = 64;
+
 fn push_attributes(expr: &Expr, qualified: &mut String) {
     if let Expr::Attribute(attribute) = expr {
         push_attributes(&attribute.value, qualified);

@@ -211,6 +211,23 @@ pub struct ReachedFunction {
     pub heading: String,
 }
 
+/// The most callers a note names one by one; a longer chain is spelled by its first
+/// [`NOTE_HEAD`] and last [`NOTE_TAIL`].
+const NOTE_LINKS: usize = 8;
+const NOTE_HEAD: usize = 3;
+const NOTE_TAIL: usize = 3;
+
+/// Where a function sits in its hot chain: how many callers come before it (0 for the first
+/// function called from the hot line), and the last function of the chain's head (the one at
+/// depth `NOTE_HEAD - 1`, or itself where it is within the head).
+#[derive(Clone, Copy)]
+struct ChainPlace {
+    depth: usize,
+    head_end: ProjectFunction,
+}
+
+type ChainPlaces = FxHashMap<ProjectFunction, ChainPlace>;
+
 /// Functions made hot by their callers, with the chain that explains it.
 pub struct HotFunctions<'m> {
     modules: &'m [ModuleInfo<'m>],
@@ -231,22 +248,81 @@ impl HotFunctions<'_> {
     }
 
     /// "`masked_mean()` is called from the loop at train.py:12 via `compute_loss()`", for a
-    /// function of file `file`; `None` when no hot line reaches it. Built only for the
-    /// functions findings are in: a chain's text repeats its callers' names.
-    pub fn note(&self, file: usize, function: FunctionId) -> Option<String> {
-        let &(root, mut caller) = self.reached.get(&(file, function))?;
-        let mut via = Vec::new();
-        while let Some(node) = caller {
-            via.push(self.function_name(node));
-            caller = self.reached.get(&node).and_then(|(_, parent)| *parent);
-        }
+    /// function of file `file`; `None` when no hot line reaches it. A chain of more than
+    /// [`NOTE_LINKS`] callers is spelled by its first and last few, with how many are left out
+    /// between: a note's length does not grow with its chain's. `places` remembers where each
+    /// function asked about sits in its chain, so that the notes of every function of a chain
+    /// cost its length once, not once per function.
+    fn note(&self, file: usize, function: FunctionId, places: &mut ChainPlaces) -> Option<String> {
+        let &(root, caller) = self.reached.get(&(file, function))?;
         let name = self.function_name((file, function));
         let root = describe_root(self.modules, root);
-        Some(if via.is_empty() {
-            format!("{name} is called from {root}")
+        let Some(caller) = caller else {
+            return Some(format!("{name} is called from {root}"));
+        };
+        let place = self.place(caller, places);
+        let callers = place.depth + 1;
+        let via = if callers <= NOTE_LINKS {
+            self.names_up(caller, callers)
         } else {
-            via.reverse();
-            format!("{name} is called from {root} via {}", via.join(" → "))
+            let head = self.names_up(place.head_end, NOTE_HEAD);
+            let tail = self.names_up(caller, NOTE_TAIL);
+            let left_out = crate::nesting::with_thousands(callers - NOTE_HEAD - NOTE_TAIL);
+            format!("{head} → … ({left_out} more) … → {tail}")
+        };
+        Some(format!("{name} is called from {root} via {via}"))
+    }
+
+    /// The names of `count` functions of a chain ending at `last`, from the chain's start side:
+    /// "`a()` → `b()` → `last()`".
+    fn names_up(&self, last: ProjectFunction, count: usize) -> String {
+        let mut names = Vec::with_capacity(count);
+        let mut link = Some(last);
+        while let Some(node) = link.filter(|_| names.len() < count) {
+            names.push(self.function_name(node));
+            link = self.reached.get(&node).and_then(|(_, parent)| *parent);
+        }
+        names.reverse();
+        names.join(" → ")
+    }
+
+    /// Where `node` sits in its chain: found by walking up to a function whose place is known
+    /// (or to the chain's start), then remembered for every function on the way.
+    fn place(&self, node: ProjectFunction, places: &mut ChainPlaces) -> ChainPlace {
+        let mut path = Vec::new();
+        let mut link = node;
+        let mut above = loop {
+            if let Some(&known) = places.get(&link) {
+                break Some(known);
+            }
+            path.push(link);
+            // Chains are paths of a tree; the bound only keeps a malformed one from looping.
+            match self.reached.get(&link).and_then(|(_, parent)| *parent) {
+                Some(parent) if path.len() <= self.reached.len() => link = parent,
+                _ => break None,
+            }
+        };
+        for &link in path.iter().rev() {
+            let place = match above {
+                None => ChainPlace {
+                    depth: 0,
+                    head_end: link,
+                },
+                Some(above) => ChainPlace {
+                    depth: above.depth + 1,
+                    head_end: if above.depth + 1 < NOTE_HEAD {
+                        link
+                    } else {
+                        above.head_end
+                    },
+                },
+            };
+            places.insert(link, place);
+            above = Some(place);
+        }
+        above.unwrap_or(ChainPlace {
+            depth: 0,
+            head_end: node,
         })
     }
 
@@ -254,9 +330,10 @@ impl HotFunctions<'_> {
     /// function), by file (of `files`).
     pub fn notes(&self, files: usize, wanted: impl Fn(usize, FunctionId) -> bool) -> Vec<FunctionNotes> {
         let mut notes = vec![FunctionNotes::default(); files];
+        let mut places = ChainPlaces::default();
         for &(file, function) in self.reached.keys() {
             if wanted(file, function)
-                && let Some(note) = self.note(file, function)
+                && let Some(note) = self.note(file, function, &mut places)
             {
                 notes[file].insert(function, note);
             }
@@ -1907,12 +1984,7 @@ fn runs_hot(modules: &[ModuleInfo], hot: &HotFunctions, file: usize, caller: Fun
 /// The class `spelled` names in `file`: a class of the file by name, or an imported one.
 fn class_named(modules: &[ModuleInfo], index: &ModuleIndex, file: usize, spelled: &str) -> Option<ProjectClass> {
     let Some((module, name)) = spelled.rsplit_once('.') else {
-        return modules[file]
-            .semantics
-            .classes
-            .iter()
-            .position(|class| &*class.name == spelled)
-            .map(|id| (file, id as ClassId));
+        return index.classes.get(&(file, spelled)).map(|&id| (file, id));
     };
     match defined(modules, index, file, module, name)? {
         (target, _, Some(Export::Class(id))) => Some((target, *id)),
@@ -2170,6 +2242,9 @@ impl CallEdges {
 struct ModuleIndex<'m> {
     by_path: FxHashMap<&'m str, usize>,
     by_last: FxHashMap<&'m str, Vec<usize>>,
+    /// The first class of each name in each file: every base class spelled by a bare name is
+    /// looked up here, and a file may define thousands.
+    classes: FxHashMap<(usize, &'m str), ClassId>,
 }
 
 impl<'m> ModuleIndex<'m> {
@@ -2185,7 +2260,17 @@ impl<'m> ModuleIndex<'m> {
             let last = module.module.rsplit('.').next().unwrap_or_default();
             by_last.entry(last).or_default().push(index);
         }
-        ModuleIndex { by_path, by_last }
+        let mut classes = FxHashMap::default();
+        for (file, module) in modules.iter().enumerate() {
+            for (id, class) in module.semantics.classes.iter().enumerate() {
+                classes.entry((file, &*class.name)).or_insert(id as ClassId);
+            }
+        }
+        ModuleIndex {
+            by_path,
+            by_last,
+            classes,
+        }
     }
 
     /// The module `absolute` names: exactly, or the one module whose path ends with it
@@ -2389,18 +2474,62 @@ mod tests {
         ];
         let hot = Project::new(&modules).hot_functions();
         assert_eq!(
-            hot.note(0, 0).as_deref(),
+            hot.note(0, 0, &mut ChainPlaces::default()).as_deref(),
             Some("`step()` is called from the loop at train.py:9")
         );
         assert_eq!(
-            hot.note(1, 0).as_deref(),
+            hot.note(1, 0, &mut ChainPlaces::default()).as_deref(),
             Some("`loss()` is called from the loop at train.py:9 via `step()`")
         );
         assert_eq!(
-            hot.note(1, 1).as_deref(),
+            hot.note(1, 1, &mut ChainPlaces::default()).as_deref(),
             Some("`masked_mean()` is called from the loop at train.py:9 via `step()` → `loss()`")
         );
-        assert_eq!(hot.note(2, 0), None);
+        assert_eq!(hot.note(2, 0, &mut ChainPlaces::default()), None);
+    }
+
+    /// A chain of `n` functions, each calling the next, the first called from a loop.
+    fn chain(n: u32) -> FileSemantics {
+        let mut call_sites = vec![call(Callee::Local(0), HotContext::Hot(HotReason::Loop { line: 1 }), 2)];
+        call_sites.extend((1..n).map(|id| call(Callee::Local(id), HotContext::InFunction(id - 1), 3 + id)));
+        FileSemantics {
+            functions: (0..n).map(|id| function(&format!("f{id}"), 3 + id)).collect(),
+            call_sites,
+            ..FileSemantics::default()
+        }
+    }
+
+    #[test]
+    fn a_long_chain_is_spelled_by_its_ends() {
+        let semantics = chain(9);
+        let modules = [info("train", "train.py", &semantics)];
+        let hot = Project::new(&modules).hot_functions();
+        let mut places = ChainPlaces::default();
+        // Eight callers are named one by one; nine are not.
+        assert_eq!(
+            hot.note(0, 8, &mut places).as_deref(),
+            Some(
+                "`f8()` is called from the loop at train.py:1 via `f0()` → `f1()` → `f2()` → `f3()` → `f4()` → `f5()` → `f6()` → `f7()`"
+            )
+        );
+        let semantics = chain(40);
+        let modules = [info("train", "train.py", &semantics)];
+        let hot = Project::new(&modules).hot_functions();
+        let notes = hot.notes(1, |_, _| true).pop().unwrap();
+        assert_eq!(
+            notes[&39],
+            "`f39()` is called from the loop at train.py:1 via `f0()` → `f1()` → `f2()` → … (33 more) … → `f36()` → `f37()` → `f38()`"
+        );
+        assert_eq!(
+            notes[&9],
+            "`f9()` is called from the loop at train.py:1 via `f0()` → `f1()` → `f2()` → … (3 more) … → `f6()` → `f7()` → `f8()`"
+        );
+        assert_eq!(
+            notes[&2],
+            "`f2()` is called from the loop at train.py:1 via `f0()` → `f1()`"
+        );
+        // Every note is as short as the longest chain's ends make it.
+        assert!(notes.values().all(|note| note.len() < 150), "{notes:?}");
     }
 
     /// A helper called from a loop in another file and from one beside it, both first in
@@ -2427,7 +2556,7 @@ mod tests {
         let modules = [info("borrower", "borrower.py", &borrower), info("ops", "ops.py", &ops)];
         let hot = Project::new(&modules).hot_functions();
         assert_eq!(
-            hot.note(1, 0).as_deref(),
+            hot.note(1, 0, &mut ChainPlaces::default()).as_deref(),
             Some("`mask()` is called from the loop at ops.py:8")
         );
     }

@@ -14,7 +14,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::cache::{Cache, FileKey, FileStat, SnapshotFile};
 use crate::config::{Resolver, Settings};
 use crate::diagnostic::{Applicability, Diagnostic};
-use crate::discovery::{DiscoveredFile, discover};
+use crate::discovery::{DiscoveredFile, discover, read_regular_file};
 use crate::lines::Lines;
 use crate::linter::{FileLint, decode, lint_source};
 use crate::notebook::{Notebook, code_of};
@@ -23,6 +23,7 @@ use crate::project::{FunctionNotes, ModuleInfo, ModulePaths, Project, Targets, d
 use crate::registry::RuleSet;
 use crate::render::{Finding, SourceText};
 use crate::semantic::{FileFacts, FileSemantics, FunctionId, HotContext};
+use crate::write::{Roots, finish_interrupted_write};
 
 /// How many times files are checked again with what the project learned about them (callers'
 /// argument kinds, imported return kinds). Parameters passed on unchanged reach any depth in
@@ -56,6 +57,8 @@ pub(crate) struct Run {
     /// Per file, why its functions are hot through calls (for the named files).
     pub notes: Vec<FunctionNotes>,
     pub errors: Errors,
+    /// The folders named, where fixes may be written.
+    pub roots: Roots,
 }
 
 /// The files named and the rest of their project, with how many were named first; the
@@ -106,6 +109,7 @@ pub(crate) fn run(
     options: &RunOptions,
 ) -> Result<Run, Vec<Report>> {
     let mut errors = Errors::default();
+    let roots = Roots::of(paths, cwd);
     let (files, named) = discover_all(paths, resolver, cwd, options, &mut errors)?;
     let cache = options.cache.clone().map(|root| Cache::new(root, cwd.to_path_buf()));
     let analyser = Analyser {
@@ -122,7 +126,7 @@ pub(crate) fn run(
         {
             errors.warn(report);
         }
-        return Ok(Run { errors, ..run });
+        return Ok(Run { errors, roots, ..run });
     }
     let mut linted = lint_all(&files, named, cwd, &analyser, &mut errors);
     let targets = settle_facts(&mut linted, &mut errors, &analyser);
@@ -165,6 +169,7 @@ pub(crate) fn run(
         targets,
         notes,
         errors,
+        roots,
     })
 }
 
@@ -221,6 +226,7 @@ fn replay(
         targets: Vec::new(),
         notes,
         errors: Errors::default(),
+        roots: Roots::default(),
     })
 }
 
@@ -249,7 +255,7 @@ pub(crate) fn parse_all(files: &[DiscoveredFile]) -> usize {
     files
         .par_iter()
         .with_max_len(1)
-        .filter_map(|file| std::fs::read(&file.path).ok().and_then(|bytes| decode(bytes).ok()))
+        .filter_map(|file| read_regular_file(&file.path).ok().and_then(|bytes| decode(bytes).ok()))
         .map(|source| crate::parse::parse(&source, SourceKind::Python).module().body.len())
         .sum()
 }
@@ -496,14 +502,6 @@ impl Checked {
         }
     }
 
-    /// The notebook whose cells the file's text joins, where it is kept.
-    pub(crate) fn notebook(&self) -> Option<&Notebook> {
-        match self {
-            Checked::Whole { notebook, .. } => notebook.as_deref(),
-            Checked::Located(_) => None,
-        }
-    }
-
     pub(crate) fn syntax_errors(&self) -> &[SyntaxError] {
         match self {
             Checked::Whole { syntax_errors, .. } => syntax_errors,
@@ -674,6 +672,12 @@ impl Analyser<'_> {
         named: bool,
     ) -> Result<(Checked, FileSemantics, Option<FileKey>), Report> {
         let overlay = self.options.overlays.get(path);
+        // Where a killed run left a write in place of a file this run may fix unfinished, it is
+        // finished first: the file is read whole.
+        if named && overlay.is_none() && (self.options.fixing)(settings).is_some() {
+            finish_interrupted_write(path)
+                .map_err(|e| miette!("{display}: cannot finish an interrupted write of it: {e}"))?;
+        }
         // Unsaved text from an editor is not worth keeping.
         let cache = self.cache.filter(|_| overlay.is_none());
         let stat = cache
@@ -691,7 +695,7 @@ impl Analyser<'_> {
         let text = match overlay {
             Some(text) => text.clone(),
             None => {
-                let bytes = std::fs::read(path).map_err(|e| miette!("{display}: cannot read: {e}"))?;
+                let bytes = read_regular_file(path).map_err(|e| miette!("{display}: cannot read: {e}"))?;
                 decode(bytes).map_err(|e| miette!("{display}: {e}"))?
             }
         };
@@ -754,7 +758,7 @@ impl Analyser<'_> {
         if let Some(key) = cache.known_key(path, stat) {
             return Some(key);
         }
-        let text = decode(std::fs::read(path).ok()?).ok()?;
+        let text = decode(read_regular_file(path).ok()?).ok()?;
         Some(self.file_key(&text, settings.rules_for(path), settings))
     }
 

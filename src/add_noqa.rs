@@ -22,7 +22,7 @@ use crate::parse::{SourceKind, TextLen, TextSize, parse, parses_cleanly};
 use crate::pipeline::{Errors, Run};
 use crate::registry::Rule;
 use crate::render::Finding;
-use crate::write::{NotWritten, Writer, file_id, finish_interrupted_write};
+use crate::write::{NotWritten, Writer, file_id};
 
 /// What an unwritten file was left without.
 const NOT_ADDED: &str = "no `# noqa` added";
@@ -52,8 +52,6 @@ pub(crate) fn add_noqa_to_files(run: Run) -> (usize, Errors) {
         .into_par_iter()
         .map(|(display, findings)| {
             let path = &paths[display];
-            finish_interrupted_write(path)
-                .map_err(|e| miette!("{display}: cannot finish an interrupted write of it: {e}"))?;
             let bytes = read_regular_file(path).map_err(|e| miette!("{display}: cannot read it: {e}"))?;
             let text = decode(bytes).map_err(|e| miette!("{display}: {e}"))?;
             let kind = SourceKind::of(path);

@@ -108,9 +108,43 @@ pub(crate) fn run(
     cwd: &Path,
     options: &RunOptions,
 ) -> Result<Run, Vec<Report>> {
+    run_with(paths, resolver, cwd, options, None)
+}
+
+/// Which named files a run may write back.
+#[derive(Clone, Copy)]
+pub(crate) enum Writes {
+    /// Those its `fixing` fixes (`--fix`).
+    Fixed,
+    /// Every one (`--add-noqa`).
+    All,
+}
+
+/// [`run`], for a run that writes files back: a write of one of them that a killed run left
+/// unfinished is finished first ([`finish_interrupted_write`]), so that the file is read whole.
+pub(crate) fn run_to_write(
+    paths: &[PathBuf],
+    resolver: &Arc<Resolver>,
+    cwd: &Path,
+    options: &RunOptions,
+    writes: Writes,
+) -> Result<Run, Vec<Report>> {
+    run_with(paths, resolver, cwd, options, Some(writes))
+}
+
+fn run_with(
+    paths: &[PathBuf],
+    resolver: &Arc<Resolver>,
+    cwd: &Path,
+    options: &RunOptions,
+    writes: Option<Writes>,
+) -> Result<Run, Vec<Report>> {
     let mut errors = Errors::default();
     let roots = Roots::of(paths, cwd);
-    let (files, named) = discover_all(paths, resolver, cwd, options, &mut errors)?;
+    let (mut files, mut named) = discover_all(paths, resolver, cwd, options, &mut errors)?;
+    if let Some(writes) = writes {
+        finish_interrupted_writes(&mut files, &mut named, writes, options, cwd, &mut errors);
+    }
     let cache = options.cache.clone().map(|root| Cache::new(root, cwd.to_path_buf()));
     let analyser = Analyser {
         options,
@@ -171,6 +205,44 @@ pub(crate) fn run(
         errors,
         roots,
     })
+}
+
+/// Finishes the writes a killed run left unfinished in the named files this run may write. A
+/// file where that fails is reported and left out: read part written, it would be fixed so.
+fn finish_interrupted_writes(
+    files: &mut Vec<DiscoveredFile>,
+    named: &mut usize,
+    writes: Writes,
+    options: &RunOptions,
+    cwd: &Path,
+    errors: &mut Errors,
+) {
+    let failed: Vec<Option<Report>> = files[..*named]
+        .par_iter()
+        .map(|file| {
+            let may_write = match writes {
+                Writes::Fixed => (options.fixing)(&file.settings).is_some(),
+                Writes::All => true,
+            };
+            if !may_write || options.overlays.contains_key(&file.path) {
+                return None;
+            }
+            let display = || display_path(&file.path, cwd);
+            finish_interrupted_write(&file.path)
+                .err()
+                .map(|e| miette!("{}: cannot finish an interrupted write of it: {e}", display()))
+        })
+        .collect();
+    let mut index = 0;
+    files.retain(|_| {
+        let keep = failed.get(index).is_none_or(Option::is_none);
+        index += 1;
+        keep
+    });
+    for report in failed.into_iter().flatten() {
+        *named -= 1;
+        errors.push(report);
+    }
 }
 
 /// Where no file of the project changed since the cache's snapshot of it, the named files
@@ -672,12 +744,6 @@ impl Analyser<'_> {
         named: bool,
     ) -> Result<(Checked, FileSemantics, Option<FileKey>), Report> {
         let overlay = self.options.overlays.get(path);
-        // Where a killed run left a write in place of a file this run may fix unfinished, it is
-        // finished first: the file is read whole.
-        if named && overlay.is_none() && (self.options.fixing)(settings).is_some() {
-            finish_interrupted_write(path)
-                .map_err(|e| miette!("{display}: cannot finish an interrupted write of it: {e}"))?;
-        }
         // Unsaved text from an editor is not worth keeping.
         let cache = self.cache.filter(|_| overlay.is_none());
         let stat = cache

@@ -1295,6 +1295,43 @@ fn a_killed_fix_leaves_every_file_whole_and_the_next_run_cleans_up() {
     assert!(killed_while_writing > 0, "no kill landed while the files were written");
 }
 
+/// A write in place (of a file with another hard link) cut short by a kill leaves the file part
+/// written and its journal beside it: `--diff` writes nothing, the next `--fix` finishes the
+/// write and removes the journal.
+#[test]
+fn a_write_in_place_cut_short_is_finished_by_the_next_fix() {
+    use std::os::unix::fs::MetadataExt;
+
+    let dir = temp_dir();
+    let paths = modules(dir.path(), 1);
+    let (before, after) = (module(0, false), module(0, true));
+    let cut = before.find("tensor").unwrap() + 3;
+    let part_written = format!("{}{}", &after[..cut], &before[cut..]);
+    fs::write(&paths[0], &part_written).unwrap();
+    fs::create_dir(dir.path().join("elsewhere")).unwrap();
+    fs::hard_link(&paths[0], dir.path().join("elsewhere/m000.py")).unwrap();
+    let journal = dir.path().join("pkg/.m000.py.synclint.journal");
+    // As `--fix` writes it, for a process long gone: above Linux's largest id (2^22).
+    let header = format!(
+        "synclint journal 1\npid=4194400 before={} after={}\n",
+        before.len(),
+        after.len()
+    );
+    fs::write(&journal, format!("{header}{before}{after}")).unwrap();
+
+    let output = run(dir.path(), &["check", "--isolated", "--no-cache", "--diff", "pkg"]);
+    assert_ne!(exit_code(&output), 2, "{}", stderr(&output));
+    assert_eq!(fs::read_to_string(&paths[0]).unwrap(), part_written);
+    assert!(journal.exists());
+
+    let output = run(dir.path(), &["check", "--isolated", "--no-cache", "--fix", "pkg"]);
+    assert_eq!(exit_code(&output), 0, "{}{}", stdout(&output), stderr(&output));
+    assert_eq!(fs::read_to_string(&paths[0]).unwrap(), after);
+    let inode = |path: &Path| fs::metadata(path).unwrap().ino();
+    assert_eq!(inode(&paths[0]), inode(&dir.path().join("elsewhere/m000.py")));
+    assert!(!journal.exists());
+}
+
 /// The fixable file of [`shaped`] at `dir/name`, its findings as `check` reports them (JSON,
 /// without fixing) with the path shown as `display`.
 fn findings_unfixed(dir: &Path, display: &str) -> Vec<(String, String, u64, u64)> {

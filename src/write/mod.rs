@@ -12,11 +12,11 @@ mod in_place;
 mod leftovers;
 mod replace;
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use miette::{Report, miette};
 
@@ -26,32 +26,44 @@ pub(crate) use in_place::finish_interrupted_write;
 
 /// The folders a run was asked to lint, canonicalised: a folder named on the command line, and
 /// for a file named there the folder it is named in (its own link, if it is one, is not
-/// followed). Nothing outside them is written.
+/// followed). Nothing outside them is written. Found at the first write: most runs write
+/// nothing.
 #[derive(Clone, Default)]
-pub(crate) struct Roots(Vec<PathBuf>);
+pub(crate) struct Roots {
+    paths: Vec<PathBuf>,
+    cwd: PathBuf,
+    canonical: OnceLock<Vec<PathBuf>>,
+}
 
 impl Roots {
     pub(crate) fn of(paths: &[PathBuf], cwd: &Path) -> Self {
-        let mut roots: Vec<PathBuf> = Vec::new();
-        for path in paths {
-            let path = cwd.join(path);
-            let folder = if path.is_dir() {
-                path.as_path()
-            } else {
-                path.parent().unwrap_or(cwd)
-            };
-            if let Ok(real) = std::fs::canonicalize(folder)
-                && !roots.contains(&real)
-            {
-                roots.push(real);
-            }
+        Roots {
+            paths: paths.to_vec(),
+            cwd: cwd.to_path_buf(),
+            canonical: OnceLock::new(),
         }
-        Roots(roots)
     }
 
     /// Whether a canonical path is inside one of the folders.
     fn contain(&self, real: &Path) -> bool {
-        self.0.iter().any(|root| real.starts_with(root))
+        let canonical = self.canonical.get_or_init(|| {
+            let folders: BTreeSet<PathBuf> = self
+                .paths
+                .iter()
+                .map(|path| {
+                    let path = self.cwd.join(path);
+                    match path.parent() {
+                        Some(parent) if !path.is_dir() => parent.to_path_buf(),
+                        _ => path,
+                    }
+                })
+                .collect();
+            folders
+                .iter()
+                .filter_map(|folder| std::fs::canonicalize(folder).ok())
+                .collect()
+        });
+        canonical.iter().any(|root| real.starts_with(root))
     }
 }
 

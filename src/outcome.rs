@@ -110,7 +110,8 @@ pub(crate) fn outcome(
                 file.display
             ));
         }
-        let taken = match (&outputs[index].fixed, fixed_text) {
+        // Whether the fixed text stands: shown, returned, or now the file's.
+        let fixed_stands = match (&outputs[index].fixed, fixed_text) {
             (None, _) => false,
             (Some(fixed), FixedText::Diff) => {
                 outcome.diff.push_str(&fixed.diff(&file.display));
@@ -142,7 +143,7 @@ pub(crate) fn outcome(
             }
         };
         let output = &mut outputs[index];
-        match output.fixed.as_mut().filter(|_| taken) {
+        match output.fixed.as_mut().filter(|_| fixed_stands) {
             Some(fixed) => {
                 outcome.changed_files += 1;
                 outcome.fixed_total += fixed.applied.len();

@@ -227,10 +227,9 @@ fn finish_interrupted_writes(
             if !may_write || options.overlays.contains_key(&file.path) {
                 return None;
             }
-            let display = || display_path(&file.path, cwd);
-            finish_interrupted_write(&file.path)
-                .err()
-                .map(|e| miette!("{}: cannot finish an interrupted write of it: {e}", display()))
+            let error = finish_interrupted_write(&file.path).err()?;
+            let display = display_path(&file.path, cwd);
+            Some(miette!("{display}: cannot finish an interrupted write of it: {error}"))
         })
         .collect();
     let mut index = 0;

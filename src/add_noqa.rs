@@ -6,20 +6,26 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use miette::miette;
+use miette::{Report, miette};
 use rayon::prelude::*;
 use ruff_text_size::TextRange;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::diagnostic::Edit;
+use crate::discovery::read_regular_file;
 use crate::fix::apply_edits;
 use crate::linter::decode;
 use crate::noqa::{Directive, covering_line_end, parse_line_directive};
 use crate::notebook::{Notebook, code_of};
-use crate::outcome::{FixedText, outcome, write_atomically};
+use crate::outcome::{FixedText, outcome};
 use crate::parse::{SourceKind, TextLen, TextSize, parse, parses_cleanly};
 use crate::pipeline::{Errors, Run};
 use crate::registry::Rule;
+use crate::render::Finding;
+use crate::write::{NotWritten, Writer, file_id};
+
+/// What an unwritten file was left without.
+const NOT_ADDED: &str = "no `# noqa` added";
 
 /// Adds the directives for the findings `check` would report on the named files of `run`, and
 /// writes the files; returns how many directives were added.
@@ -30,25 +36,39 @@ pub(crate) fn add_noqa_to_files(run: Run) -> (usize, Errors) {
         .filter(|file| file.named)
         .map(|file| (file.display.clone(), file.path.clone()))
         .collect();
+    let roots = run.roots.clone();
     // Nothing is fixed: the directives go on the lines the findings are on now.
     let (outcome, mut errors) = outcome(run, &|_| None, FixedText::Write, false);
-    let mut by_file: BTreeMap<&str, Vec<(Rule, TextSize)>> = BTreeMap::new();
-    for finding in &outcome.findings {
-        if let Some(rule) = finding.rule {
-            by_file
-                .entry(&finding.path)
-                .or_default()
-                .push((rule, finding.range.start()));
-        }
+    let mut by_file: BTreeMap<&str, Vec<&Finding>> = BTreeMap::new();
+    for finding in outcome.findings.iter().filter(|finding| finding.rule.is_some()) {
+        by_file.entry(&finding.path).or_default().push(finding);
     }
-    let results: Vec<_> = by_file
+    // Two paths may name one file (a link and its target, two hard links): it gets its
+    // directives once, under the first.
+    let mut seen = FxHashSet::default();
+    by_file.retain(|display, _| file_id(&paths[*display]).is_none_or(|id| seen.insert(id)));
+    let writer = Writer::new(&roots);
+    let results: Vec<Result<usize, Report>> = by_file
         .into_par_iter()
         .map(|(display, findings)| {
             let path = &paths[display];
-            let bytes = std::fs::read(path).map_err(|e| miette!("{display}: cannot read it: {e}"))?;
+            let bytes = read_regular_file(path).map_err(|e| miette!("{display}: cannot read it: {e}"))?;
             let text = decode(bytes).map_err(|e| miette!("{display}: {e}"))?;
             let kind = SourceKind::of(path);
             let (source, notebook) = code_of(kind, text).map_err(|e| miette!("{display}: {e}"))?;
+            // The directives go where the findings were: their lines must still be as they were
+            // found.
+            let as_found = findings.iter().all(|finding| {
+                let start = finding.excerpt.base.to_usize();
+                source.get(start..start + finding.excerpt.text.len()) == Some(&*finding.excerpt.text)
+            });
+            if !as_found {
+                return Err(NotWritten::Changed.report(display, NOT_ADDED));
+            }
+            let findings: Vec<(Rule, TextSize)> = findings
+                .iter()
+                .filter_map(|finding| Some((finding.rule?, finding.range.start())))
+                .collect();
             let Some(edits) = directives(&source, kind, &findings) else {
                 // Its syntax errors are reported already; findings in code that does not parse
                 // may move once it does.
@@ -62,9 +82,14 @@ pub(crate) fn add_noqa_to_files(run: Run) -> (usize, Errors) {
                 return Err(unchanged());
             }
             let written = notebook
+                .as_deref()
                 .map(|notebook| notebook.with_code(&source, &code, &boundaries).ok_or_else(unchanged))
                 .transpose()?;
-            write_atomically(path, display, written.as_ref().map_or(code.as_str(), Notebook::json))?;
+            let read = notebook.as_deref().map_or(source.as_str(), Notebook::json);
+            let contents = written.as_ref().map_or(code.as_str(), Notebook::json);
+            writer
+                .write(path, read.as_bytes(), contents.as_bytes())
+                .map_err(|not_written| not_written.report(display, NOT_ADDED))?;
             Ok(edits.len())
         })
         .collect();

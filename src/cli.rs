@@ -17,7 +17,9 @@ use crate::graph::GraphFormat;
 use crate::linter::decode;
 use crate::nesting::CHECK_STACK_BYTES;
 use crate::outcome::{FixedText, outcome};
-use crate::pipeline::{Errors, RunOptions, cache_root, discover_all, module_infos, parse_all, run};
+use crate::pipeline::{
+    Errors, RunOptions, Writes, cache_root, discover_all, module_infos, parse_all, run, run_to_write,
+};
 use crate::project::{Project, display_path};
 use crate::registry::{Rule, RuleSelector};
 use crate::render::{ColorChoice, Finding, OutputFormat, plural, render};
@@ -508,7 +510,13 @@ fn check(args: CheckArgs, threads: usize) -> u8 {
             Err(reports) => print_config_errors(reports),
         };
     }
-    let run = match run(&paths, &resolver, &cwd, &options) {
+    // `--diff` writes nothing, not even to finish what a killed `--fix` left.
+    let checked = if args.diff {
+        run(&paths, &resolver, &cwd, &options)
+    } else {
+        run_to_write(&paths, &resolver, &cwd, &options, Writes::Fixed)
+    };
+    let run = match checked {
         Ok(run) => run,
         Err(reports) => return print_config_errors(reports),
     };
@@ -586,7 +594,7 @@ fn add_noqa_command(
         cache: cache_folder(args.no_cache, args.cache_dir.as_deref(), resolver, cwd),
         overlays: FxHashMap::default(),
     };
-    let run = match run(paths, resolver, cwd, &options) {
+    let run = match run_to_write(paths, resolver, cwd, &options, Writes::All) {
         Ok(run) => run,
         Err(reports) => return print_config_errors(reports),
     };

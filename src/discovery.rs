@@ -1,7 +1,10 @@
 //! Finding the files to lint: the `ignore` crate's parallel walker, gitignore-aware, with the
 //! include and exclude patterns of each folder's settings. A path named on the command line is
-//! always linted.
+//! always linted, if it is a regular file: a FIFO, socket or device is never opened (opening a
+//! FIFO to read it waits for a writer, forever).
 
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -38,7 +41,11 @@ pub fn discover(
                     settings: resolver.for_dir(dir),
                 });
             }
-            Ok(_) => roots.push(path.clone()),
+            Ok(metadata) if metadata.is_dir() => roots.push(path.clone()),
+            Ok(_) => errors.lock().expect("errors").push(DiscoveryError {
+                path: Some(path.clone()),
+                message: NOT_REGULAR.to_string(),
+            }),
             Err(error) => errors.lock().expect("errors").push(DiscoveryError {
                 path: Some(path.clone()),
                 message: error.to_string(),
@@ -74,6 +81,8 @@ pub fn discover(
             Box::new(move |entry| {
                 match entry {
                     Ok(entry) => {
+                        // Through links, as the walk follows them: a FIFO, socket or device is
+                        // skipped.
                         let is_file = entry.file_type().is_some_and(|t| t.is_file());
                         if is_file {
                             let dir = entry.path().parent().unwrap_or(Path::new("."));
@@ -98,6 +107,41 @@ pub fn discover(
     let mut errors = errors.into_inner().expect("errors");
     errors.sort_by(|a, b| a.path.cmp(&b.path));
     (files, errors)
+}
+
+const NOT_REGULAR: &str = "not a regular file";
+
+/// Opens `path` with `options` if it is a regular file (through links); else an error saying it
+/// is not one. The walk and the command line let only regular files through: this is for one
+/// swapped for a FIFO or a device since, which is refused without waiting on it.
+pub fn open_regular(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
+    open_checked(path, options).map(|(file, _)| file)
+}
+
+/// The bytes of the regular file at `path` ([`open_regular`]): the same system calls as
+/// [`std::fs::read`].
+pub fn read_regular_file(path: &Path) -> io::Result<Vec<u8>> {
+    let (mut file, metadata) = open_checked(path, OpenOptions::new().read(true))?;
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+fn open_checked(path: &Path, options: &mut OpenOptions) -> io::Result<(File, std::fs::Metadata)> {
+    let not_regular = || io::Error::new(io::ErrorKind::InvalidInput, NOT_REGULAR);
+    // Elsewhere a FIFO cannot be opened without waiting: it is looked at first.
+    #[cfg(target_os = "linux")]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(options, libc::O_NONBLOCK);
+    #[cfg(not(target_os = "linux"))]
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(not_regular());
+    }
+    let file = options.open(path)?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(not_regular());
+    }
+    Ok((file, metadata))
 }
 
 /// A key that orders paths as `Path`'s own order does (component by component), compared as

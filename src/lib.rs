@@ -32,6 +32,7 @@ pub mod rules;
 pub mod semantic;
 pub mod server;
 pub mod trace;
+pub mod write;
 
 /// The binary's and the tests' allocator alike, so that the tests run the arena too.
 #[global_allocator]

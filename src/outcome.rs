@@ -1,9 +1,7 @@
 //! What a run leaves to report and to write: the findings whose lines are hot (resolved across
 //! files), each with the note that says why, and the fixes applied in passes until nothing
-//! changes, written atomically or shown as a diff.
+//! changes, written back ([`crate::write`]) or shown as a diff.
 
-use std::io::Write;
-use std::path::Path;
 use std::sync::Arc;
 
 use miette::{Report, miette};
@@ -22,6 +20,7 @@ use crate::project::{FunctionNotes, hot_note};
 use crate::registry::Rule;
 use crate::render::{Finding, SourceText};
 use crate::semantic::{FileSemantics, FunctionId, HotContext};
+use crate::write::{FileId, Writer, file_id};
 
 /// Fix passes before a file is reported as not converging.
 const MAX_FIX_PASSES: usize = 10;
@@ -42,7 +41,7 @@ pub(crate) enum FixedText {
 pub(crate) struct Outcome {
     /// Syntax errors and the findings still to report, by path and position.
     pub findings: Vec<Finding>,
-    /// Findings fixed.
+    /// Findings fixed (in files written, with [`FixedText::Write`]).
     pub fixed_total: usize,
     /// Files whose text the fixes changed.
     pub changed_files: usize,
@@ -58,7 +57,8 @@ pub(crate) struct Outcome {
 
 /// Keeps the named files' findings whose lines are hot and applies their fixes: `fixing` gives
 /// the least safe fixes applied under a file's settings (`None`: not fixed). Syntax errors go
-/// to `errors` too, where the findings that include them are not printed.
+/// to `errors` too, where the findings that include them are not printed. A file whose fixed
+/// text is not written reports the findings of the text on disk, and counts as not fixed.
 pub(crate) fn outcome(
     run: Run,
     fixing: &(dyn Fn(&Settings) -> Option<Applicability> + Sync),
@@ -69,6 +69,7 @@ pub(crate) fn outcome(
         linted,
         notes,
         mut errors,
+        roots,
         ..
     } = run;
     let mut outputs: Vec<FileOutput> = linted
@@ -83,40 +84,78 @@ pub(crate) fn outcome(
         })
         .collect();
 
+    let writer = Writer::new(&roots);
+    // Two paths of a run may name one file (a link and its target, two hard links): it is
+    // written once. Which file each names is taken before anything is written.
+    let ids: Vec<Option<FileId>> = match fixed_text {
+        FixedText::Write => linted
+            .iter()
+            .zip(&outputs)
+            .map(|(file, output)| output.fixed.as_ref().and_then(|_| file_id(&file.path)))
+            .collect(),
+        FixedText::Diff | FixedText::Return => Vec::new(),
+    };
+    // The file each written id names, by the index of the path it was written under.
+    let mut written: FxHashMap<FileId, usize> = FxHashMap::default();
     let mut outcome = Outcome::default();
-    for (file, output) in linted.iter().zip(outputs.iter_mut()).filter(|(file, _)| file.named) {
+    for (index, file) in linted.iter().enumerate().filter(|(_, file)| file.named) {
         outcome.unsafe_fixes |= file.settings.unsafe_fixes;
         errors.push_syntax(file, findings_printed);
-        if let Some(error) = output.error.take() {
+        if let Some(error) = outputs[index].error.take() {
             errors.push(error);
         }
-        if output.not_fixed_for_syntax {
+        if outputs[index].not_fixed_for_syntax {
             errors.push(miette!(
                 "{}: the file has syntax errors, so its fixes were not applied; the file was left unchanged",
                 file.display
             ));
         }
-        if let Some(fixed) = output.fixed.take() {
-            outcome.changed_files += 1;
-            outcome.fixed_total += output.applied.len();
-            let mut counts: FxHashMap<Rule, usize> = FxHashMap::default();
-            for rule in &output.applied {
-                *counts.entry(*rule).or_default() += 1;
+        // Whether the fixed text stands: shown, returned, or now the file's.
+        let fixed_stands = match (&outputs[index].fixed, fixed_text) {
+            (None, _) => false,
+            (Some(fixed), FixedText::Diff) => {
+                outcome.diff.push_str(&fixed.diff(&file.display));
+                true
             }
-            outcome.fix_log.push((file.display.clone(), counts));
-            match fixed_text {
-                FixedText::Diff => outcome
-                    .diff
-                    .push_str(&fixed.diff(&file.display, file.checked.notebook())),
-                FixedText::Write => {
-                    if let Err(report) = write_atomically(&file.path, &file.display, fixed.file_text()) {
-                        errors.push(report);
+            (Some(fixed), FixedText::Return) => {
+                outcome.fixed_text = Some(fixed.file_text().to_string());
+                true
+            }
+            (Some(fixed), FixedText::Write) => {
+                let id = ids.get(index).copied().flatten();
+                let written_already = id
+                    .and_then(|id| written.get(&id))
+                    .and_then(|&first| outputs[first].fixed.as_ref())
+                    .is_some_and(|first| {
+                        first.read_text() == fixed.read_text() && first.file_text() == fixed.file_text()
+                    });
+                written_already
+                    || match writer.write(&file.path, fixed.read_text().as_bytes(), fixed.file_text().as_bytes()) {
+                        Ok(()) => {
+                            written.extend(id.map(|id| (id, index)));
+                            true
+                        }
+                        Err(not_written) => {
+                            errors.push(not_written.report(&file.display, "not fixed"));
+                            false
+                        }
                     }
-                }
-                FixedText::Return => outcome.fixed_text = Some(fixed.file_text().to_string()),
             }
+        };
+        let output = &mut outputs[index];
+        match output.fixed.as_mut().filter(|_| fixed_stands) {
+            Some(fixed) => {
+                outcome.changed_files += 1;
+                outcome.fixed_total += fixed.applied.len();
+                let mut counts: FxHashMap<Rule, usize> = FxHashMap::default();
+                for rule in &fixed.applied {
+                    *counts.entry(*rule).or_default() += 1;
+                }
+                outcome.fix_log.push((file.display.clone(), counts));
+                outcome.findings.append(&mut fixed.findings);
+            }
+            None => outcome.findings.append(&mut output.findings),
         }
-        outcome.findings.append(&mut output.findings);
     }
     outcome
         .findings
@@ -130,10 +169,11 @@ pub(crate) fn outcome(
 /// What happened to one file after the project-wide pass.
 #[derive(Default)]
 pub(crate) struct FileOutput {
-    /// Syntax errors and the findings still to report, with why their line is hot.
+    /// Syntax errors and the findings to report in the text as read, with why their line is
+    /// hot.
     pub(crate) findings: Vec<Finding>,
+    /// The fixed text, where the fixes changed it.
     pub(crate) fixed: Option<Fixed>,
-    applied: Vec<Rule>,
     pub(crate) error: Option<Report>,
     /// Asked to fix, it had fixes but was left unchanged: it has syntax errors. `check --fix`
     /// says so; an editor's fix-all on a half-typed file just offers nothing.
@@ -143,8 +183,14 @@ pub(crate) struct FileOutput {
 /// A file's code before and after its fixes; for a notebook, the notebook with the fixed code.
 pub(crate) struct Fixed {
     original: Arc<str>,
+    /// The notebook `original` is the code of, as read.
+    original_notebook: Option<Arc<Notebook>>,
     code: String,
     notebook: Option<Notebook>,
+    applied: Vec<Rule>,
+    /// The findings left in the fixed text, located there: reported in place of the file's
+    /// once the fixed text is the file's.
+    findings: Vec<Finding>,
 }
 
 impl Fixed {
@@ -156,9 +202,17 @@ impl Fixed {
         }
     }
 
+    /// What the file held when it was read.
+    fn read_text(&self) -> &str {
+        match &self.original_notebook {
+            Some(notebook) => notebook.json(),
+            None => &self.original,
+        }
+    }
+
     /// The change as a unified diff; a notebook's cell by cell, each headed `path:cell N`.
-    fn diff(&self, display: &str, before: Option<&Notebook>) -> String {
-        let (Some(before), Some(after)) = (before, &self.notebook) else {
+    fn diff(&self, display: &str) -> String {
+        let (Some(before), Some(after)) = (&self.original_notebook, &self.notebook) else {
             return unified_diff(display, &self.original, &self.code);
         };
         before
@@ -197,8 +251,10 @@ pub(crate) fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<
             notebook,
             diagnostics,
             syntax_errors,
-        } => (source, notebook.as_deref(), diagnostics, syntax_errors),
+        } => (source, notebook, diagnostics, syntax_errors),
     };
+    let original_notebook = notebook;
+    let notebook = notebook.as_deref();
     let kind = SourceKind::of(&file.path);
     // Notes of this file's hot functions, by qualified name, so re-checked (fixed) code finds
     // them again.
@@ -236,6 +292,7 @@ pub(crate) fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<
             .collect(),
         ..FileOutput::default()
     };
+    // The findings to report in the text as read.
     let mut remaining = visible(diagnostics, &file.semantics);
     let has_fix = |minimum| {
         remaining
@@ -268,7 +325,7 @@ pub(crate) fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<
             kind,
             boundaries: notebook.map(Notebook::cell_starts).unwrap_or_default(),
         };
-        let fixed = fix_in_passes(target, remaining, minimum, MAX_FIX_PASSES, |(d, _)| d, relint)
+        let fixed = fix_in_passes(target, remaining.clone(), minimum, MAX_FIX_PASSES, |(d, _)| d, relint)
             .map_err(|failure| match failure {
                 FixFailure::DoesNotParse => "a fix produced code that does not parse".to_string(),
                 FixFailure::NotConverged(passes) => format!("fixes did not converge after {passes} passes"),
@@ -284,67 +341,38 @@ pub(crate) fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<
                 Ok((fixed, Some(notebook)))
             });
         match fixed {
-            Ok((fixed, written)) => {
-                remaining = fixed.remaining;
-                output.applied = fixed.applied;
-                if let Some(notebook) = written {
-                    output.fixed = Some(Fixed {
-                        original: source.clone(),
-                        code: fixed.source,
-                        notebook,
-                    });
-                }
+            // The fixes changed nothing.
+            Ok((fixed, None)) => remaining = fixed.remaining,
+            Ok((fixed, Some(notebook))) => {
+                // The findings left are located in the text they were found in.
+                let lines = Lines::new(&fixed.source);
+                let located_in = SourceText {
+                    text: &fixed.source,
+                    lines: &lines,
+                    notebook: notebook.as_ref(),
+                };
+                let findings = fixed
+                    .remaining
+                    .into_iter()
+                    .map(|(d, note)| Finding::from_diagnostic(file.display.clone(), d, note, located_in))
+                    .collect();
+                output.fixed = Some(Fixed {
+                    original: source.clone(),
+                    original_notebook: original_notebook.clone(),
+                    code: fixed.source,
+                    notebook,
+                    applied: fixed.applied,
+                    findings,
+                });
             }
-            Err(why) => {
-                output.error = Some(miette!("{}: {why}; the file was left unchanged", file.display));
-                remaining = visible(diagnostics, &file.semantics);
-            }
+            Err(why) => output.error = Some(miette!("{}: {why}; the file was left unchanged", file.display)),
         }
     }
-    // The findings left are located in the text they were found in: the fixed one, if any.
-    let fixed_lines;
-    let located_in = match &output.fixed {
-        Some(fixed) => {
-            fixed_lines = Lines::new(&fixed.code);
-            SourceText {
-                text: &fixed.code,
-                lines: &fixed_lines,
-                notebook: fixed.notebook.as_ref(),
-            }
-        }
-        None => original,
-    };
     let remaining = remaining
         .into_iter()
-        .map(|(d, note)| Finding::from_diagnostic(file.display.clone(), d, note, located_in));
+        .map(|(d, note)| Finding::from_diagnostic(file.display.clone(), d, note, original));
     output.findings.extend(remaining);
     output
-}
-
-/// Writes through a temporary file in the same folder, then renames it over the original,
-/// keeping its permissions. A read-only or vanished file is an error.
-pub(crate) fn write_atomically(path: &Path, display: &str, contents: &str) -> Result<(), Report> {
-    // Through a symbolic link: replace the file it points to, not the link.
-    let path = &std::fs::canonicalize(path).map_err(|e| miette!("{display}: cannot write it: {e}"))?;
-    let metadata = std::fs::metadata(path).map_err(|e| miette!("{display}: cannot write it: {e}"))?;
-    if metadata.permissions().readonly() {
-        return Err(miette!("{display}: cannot write it: the file is read-only"));
-    }
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| miette!("{display}: cannot write it: {e}"))?;
-    temp.write_all(contents.as_bytes())
-        .map_err(|e| miette!("{display}: cannot write it: {e}"))?;
-    temp.as_file()
-        .sync_all()
-        .map_err(|e| miette!("{display}: cannot write it: {e}"))?;
-    std::fs::set_permissions(temp.path(), metadata.permissions())
-        .map_err(|e| miette!("{display}: cannot write it: {e}"))?;
-    temp.persist(path)
-        .map_err(|e| miette!("{display}: cannot write it: {}", e.error))?;
-    Ok(())
 }
 
 fn unified_diff(path: &str, before: &str, after: &str) -> String {
@@ -353,41 +381,4 @@ fn unified_diff(path: &str, before: &str, after: &str) -> String {
         .context_radius(3)
         .header(path, path)
         .to_string()
-}
-
-#[cfg(test)]
-mod write_tests {
-    use std::os::unix::fs::PermissionsExt;
-
-    use super::write_atomically;
-
-    #[test]
-    fn vanished_and_read_only_files_are_errors_naming_the_path() {
-        let dir = tempfile::tempdir().unwrap();
-        let gone = dir.path().join("gone.py");
-        let error = write_atomically(&gone, "pkg/gone.py", "x = 1\n").unwrap_err();
-        assert!(format!("{error}").contains("pkg/gone.py"), "{error}");
-        assert!(!gone.exists());
-
-        let locked = dir.path().join("locked.py");
-        std::fs::write(&locked, "x = 0\n").unwrap();
-        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o444)).unwrap();
-        let error = write_atomically(&locked, "pkg/locked.py", "x = 1\n").unwrap_err();
-        assert!(
-            format!("{error}").contains("pkg/locked.py: cannot write it: the file is read-only"),
-            "{error}"
-        );
-        assert_eq!(std::fs::read_to_string(&locked).unwrap(), "x = 0\n");
-    }
-
-    #[test]
-    fn writes_keep_the_mode() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("run.py");
-        std::fs::write(&path, "x = 0\n").unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o751)).unwrap();
-        write_atomically(&path, "run.py", "x = 1\r\n").unwrap();
-        assert_eq!(std::fs::read(&path).unwrap(), b"x = 1\r\n");
-        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o751);
-    }
 }

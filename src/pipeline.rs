@@ -14,7 +14,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::cache::{Cache, FileKey, FileStat, SnapshotFile};
 use crate::config::{Resolver, Settings};
 use crate::diagnostic::{Applicability, Diagnostic};
-use crate::discovery::{DiscoveredFile, discover};
+use crate::discovery::{DiscoveredFile, discover, read_regular_file};
 use crate::lines::Lines;
 use crate::linter::{FileLint, decode, lint_source};
 use crate::notebook::{Notebook, code_of};
@@ -23,6 +23,7 @@ use crate::project::{FunctionNotes, ModuleInfo, ModulePaths, Project, Targets, d
 use crate::registry::RuleSet;
 use crate::render::{Finding, SourceText};
 use crate::semantic::{FileFacts, FileSemantics, FunctionId, HotContext};
+use crate::write::{Roots, finish_interrupted_write};
 
 /// How many times files are checked again with what the project learned about them (callers'
 /// argument kinds, imported return kinds). Parameters passed on unchanged reach any depth in
@@ -56,6 +57,8 @@ pub(crate) struct Run {
     /// Per file, why its functions are hot through calls (for the named files).
     pub notes: Vec<FunctionNotes>,
     pub errors: Errors,
+    /// The folders named, where fixes may be written.
+    pub roots: Roots,
 }
 
 /// The files named and the rest of their project, with how many were named first; the
@@ -105,8 +108,43 @@ pub(crate) fn run(
     cwd: &Path,
     options: &RunOptions,
 ) -> Result<Run, Vec<Report>> {
+    run_with(paths, resolver, cwd, options, None)
+}
+
+/// Which named files a run may write back.
+#[derive(Clone, Copy)]
+pub(crate) enum Writes {
+    /// Those its `fixing` fixes (`--fix`).
+    Fixed,
+    /// Every one (`--add-noqa`).
+    All,
+}
+
+/// [`run`], for a run that writes files back: a write of one of them that a killed run left
+/// unfinished is finished first ([`finish_interrupted_write`]), so that the file is read whole.
+pub(crate) fn run_to_write(
+    paths: &[PathBuf],
+    resolver: &Arc<Resolver>,
+    cwd: &Path,
+    options: &RunOptions,
+    writes: Writes,
+) -> Result<Run, Vec<Report>> {
+    run_with(paths, resolver, cwd, options, Some(writes))
+}
+
+fn run_with(
+    paths: &[PathBuf],
+    resolver: &Arc<Resolver>,
+    cwd: &Path,
+    options: &RunOptions,
+    writes: Option<Writes>,
+) -> Result<Run, Vec<Report>> {
     let mut errors = Errors::default();
-    let (files, named) = discover_all(paths, resolver, cwd, options, &mut errors)?;
+    let roots = Roots::of(paths, cwd);
+    let (mut files, mut named) = discover_all(paths, resolver, cwd, options, &mut errors)?;
+    if let Some(writes) = writes {
+        finish_interrupted_writes(&mut files, &mut named, writes, options, cwd, &mut errors);
+    }
     let cache = options.cache.clone().map(|root| Cache::new(root, cwd.to_path_buf()));
     let analyser = Analyser {
         options,
@@ -122,7 +160,7 @@ pub(crate) fn run(
         {
             errors.warn(report);
         }
-        return Ok(Run { errors, ..run });
+        return Ok(Run { errors, roots, ..run });
     }
     let mut linted = lint_all(&files, named, cwd, &analyser, &mut errors);
     let targets = settle_facts(&mut linted, &mut errors, &analyser);
@@ -165,7 +203,45 @@ pub(crate) fn run(
         targets,
         notes,
         errors,
+        roots,
     })
+}
+
+/// Finishes the writes a killed run left unfinished in the named files this run may write. A
+/// file where that fails is reported and left out: read part written, it would be fixed so.
+fn finish_interrupted_writes(
+    files: &mut Vec<DiscoveredFile>,
+    named: &mut usize,
+    writes: Writes,
+    options: &RunOptions,
+    cwd: &Path,
+    errors: &mut Errors,
+) {
+    let failed: Vec<Option<Report>> = files[..*named]
+        .par_iter()
+        .map(|file| {
+            let may_write = match writes {
+                Writes::Fixed => (options.fixing)(&file.settings).is_some(),
+                Writes::All => true,
+            };
+            if !may_write || options.overlays.contains_key(&file.path) {
+                return None;
+            }
+            let error = finish_interrupted_write(&file.path).err()?;
+            let display = display_path(&file.path, cwd);
+            Some(miette!("{display}: cannot finish an interrupted write of it: {error}"))
+        })
+        .collect();
+    let mut index = 0;
+    files.retain(|_| {
+        let keep = failed.get(index).is_none_or(Option::is_none);
+        index += 1;
+        keep
+    });
+    for report in failed.into_iter().flatten() {
+        *named -= 1;
+        errors.push(report);
+    }
 }
 
 /// Where no file of the project changed since the cache's snapshot of it, the named files
@@ -221,6 +297,7 @@ fn replay(
         targets: Vec::new(),
         notes,
         errors: Errors::default(),
+        roots: Roots::default(),
     })
 }
 
@@ -249,7 +326,7 @@ pub(crate) fn parse_all(files: &[DiscoveredFile]) -> usize {
     files
         .par_iter()
         .with_max_len(1)
-        .filter_map(|file| std::fs::read(&file.path).ok().and_then(|bytes| decode(bytes).ok()))
+        .filter_map(|file| read_regular_file(&file.path).ok().and_then(|bytes| decode(bytes).ok()))
         .map(|source| crate::parse::parse(&source, SourceKind::Python).module().body.len())
         .sum()
 }
@@ -496,14 +573,6 @@ impl Checked {
         }
     }
 
-    /// The notebook whose cells the file's text joins, where it is kept.
-    pub(crate) fn notebook(&self) -> Option<&Notebook> {
-        match self {
-            Checked::Whole { notebook, .. } => notebook.as_deref(),
-            Checked::Located(_) => None,
-        }
-    }
-
     pub(crate) fn syntax_errors(&self) -> &[SyntaxError] {
         match self {
             Checked::Whole { syntax_errors, .. } => syntax_errors,
@@ -691,7 +760,7 @@ impl Analyser<'_> {
         let text = match overlay {
             Some(text) => text.clone(),
             None => {
-                let bytes = std::fs::read(path).map_err(|e| miette!("{display}: cannot read: {e}"))?;
+                let bytes = read_regular_file(path).map_err(|e| miette!("{display}: cannot read: {e}"))?;
                 decode(bytes).map_err(|e| miette!("{display}: {e}"))?
             }
         };
@@ -754,7 +823,7 @@ impl Analyser<'_> {
         if let Some(key) = cache.known_key(path, stat) {
             return Some(key);
         }
-        let text = decode(std::fs::read(path).ok()?).ok()?;
+        let text = decode(read_regular_file(path).ok()?).ok()?;
         Some(self.file_key(&text, settings.rules_for(path), settings))
     }
 

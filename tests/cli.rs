@@ -1543,6 +1543,78 @@ fn a_symlinked_file_is_linted() {
 
 // Awkward files ----------------------------------------------------------------------------
 
+/// Opening a FIFO to read it waits for a writer: one named is reported and never opened, as are
+/// a socket and a device; walking a folder skips them.
+#[cfg(unix)]
+#[test]
+fn a_fifo_socket_or_device_is_not_a_regular_file() {
+    let project = Project::new();
+    project.write("a.py", ONE_FINDING);
+    let made = std::process::Command::new("mkfifo")
+        .arg(project.path().join("fifo.py"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let _socket = std::os::unix::net::UnixListener::bind(project.path().join("sock.py")).unwrap();
+    let concise = ["check", "--isolated", "--no-cache", "--output-format", "concise"];
+    for fix in [&[][..], &["--fix"]] {
+        let named = [&concise[..], fix, &["fifo.py", "sock.py", "/dev/null", "a.py"]].concat();
+        let output = project.run_within(Duration::from_secs(60), &named);
+        let err = stderr(&output);
+        assert_eq!(exit_code(&output), 2, "{err}");
+        for name in ["fifo.py", "sock.py", "/dev/null"] {
+            assert!(err.contains(&format!("{name}: not a regular file")), "{name}: {err}");
+        }
+        assert!(stdout(&output).contains("a.py:2:5: SYNC101"), "{}", stdout(&output));
+        assert!(!stdout(&output).contains("All checks passed"), "{}", stdout(&output));
+
+        let walked = [&concise[..], fix, &["."]].concat();
+        let output = project.run_within(Duration::from_secs(60), &walked);
+        assert_eq!(exit_code(&output), 1, "{}", stderr(&output));
+        assert_eq!(stderr(&output), "");
+        assert_eq!(stdout(&output).matches("SYNC101").count(), 1, "{}", stdout(&output));
+    }
+}
+
+/// `--add-noqa` writes as `--fix` does: not through a link out of the folder linted (reported),
+/// once through a link inside it, and in place where the file has another hard link.
+#[cfg(unix)]
+#[test]
+fn add_noqa_writes_only_inside_the_folders_linted_and_keeps_hard_links() {
+    use std::os::unix::fs::MetadataExt;
+
+    let project = Project::new();
+    let outside = Project::new();
+    outside.write("shared.py", ONE_FINDING);
+    project
+        .write("pkg/a.py", ONE_FINDING)
+        .write("pkg/b.py", ONE_FINDING)
+        .write("elsewhere/.keep", "");
+    let pkg = project.path().join("pkg");
+    std::os::unix::fs::symlink(outside.path().join("shared.py"), pkg.join("link.py")).unwrap();
+    std::os::unix::fs::symlink("a.py", pkg.join("inner.py")).unwrap();
+    std::fs::hard_link(pkg.join("b.py"), project.path().join("elsewhere/b.py")).unwrap();
+    let output = project.run(&["check", "--isolated", "--no-cache", "--add-noqa", "pkg"]);
+    let err = stderr(&output).replace("\n  │ ", " ");
+    assert_eq!(exit_code(&output), 2, "{err}");
+    let message = format!(
+        "pkg/link.py: is a symbolic link to {}, outside the folders being linted; no `# noqa` added",
+        std::fs::canonicalize(outside.path().join("shared.py"))
+            .unwrap()
+            .display()
+    );
+    assert!(err.contains(&message), "{err}");
+    assert_eq!(stdout(&output), "Added 2 noqa directives.\n");
+    let with_noqa = ONE_FINDING.replace(".item()\n", ".item()  # noqa: SYNC101\n");
+    let read = |path: &std::path::Path| std::fs::read_to_string(path).unwrap();
+    assert_eq!(read(&outside.path().join("shared.py")), ONE_FINDING);
+    assert_eq!(read(&pkg.join("a.py")), with_noqa);
+    assert_eq!(read(&project.path().join("elsewhere/b.py")), with_noqa);
+    let inode = |path: &std::path::Path| std::fs::metadata(path).unwrap().ino();
+    assert_eq!(inode(&pkg.join("b.py")), inode(&project.path().join("elsewhere/b.py")));
+    assert!(std::fs::symlink_metadata(pkg.join("inner.py")).unwrap().is_symlink());
+}
+
 #[test]
 fn a_syntax_error_beside_a_good_file() {
     let project = Project::new();

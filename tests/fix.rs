@@ -1,7 +1,8 @@
 //! `--fix` end to end: the binary on files in temporary folders. A before/after snapshot per fix,
 //! every fixture fixed twice (the result parses with CPython, the second pass changes nothing),
 //! bytes outside the edits kept, imports, permissions, `--diff`, `--fix-only`, `--show-fixes`,
-//! config keys and stdin.
+//! config keys and stdin; and writes that lose nothing: edits made while `--fix` runs, a run
+//! killed mid-write, links out of the folder, hard links, owners, files that cannot be written.
 
 mod common;
 
@@ -1093,4 +1094,445 @@ fn sync900_is_not_fixed_by_default() {
     assert_eq!(exit_code(&output), 0, "{}", stderr(&output));
     let expected = DIRECTIVES.replace("torch.tensor(0.5, device=device)", "torch.full((), 0.5, device=device)");
     assert_eq!(String::from_utf8(fixed).unwrap(), expected);
+}
+
+// ---- 4. Writing only what is safe to write ------------------------------------------------
+
+/// A module `--fix` fixes: `version` tells the user's edits apart, `fixed` gives the text
+/// `--fix` makes of it.
+fn module(version: usize, fixed: bool) -> String {
+    let line = if fixed { FIXED } else { FIXABLE };
+    format!(
+        "import torch\n\n# version {version}\ndevice = torch.device(\"cuda\")\nfor step in range(10):\n    {line}\n"
+    )
+}
+
+/// `count` modules in `dir/pkg`, `m000.py` on: module `i` is version `i`.
+fn modules(dir: &Path, count: usize) -> Vec<PathBuf> {
+    let pkg = dir.join("pkg");
+    fs::create_dir_all(&pkg).unwrap();
+    (0..count)
+        .map(|i| {
+            let path = pkg.join(format!("m{i:03}.py"));
+            fs::write(&path, module(i, false)).unwrap();
+            path
+        })
+        .collect()
+}
+
+/// The names in `folder` that hold "synclint" (temporary files, journals), sorted.
+fn leftovers(folder: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.contains("synclint"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// Error messages as printed, each on one line (miette wraps them at 80 columns).
+fn unwrapped(errors: &str) -> String {
+    errors.replace("\n  │ ", " ")
+}
+
+/// `synclint` with `args` in `dir`, its stderr into `dir/stderr.txt` (a pipe left unread would
+/// fill and stall it), started and not waited for.
+fn spawn_in(dir: &Path, args: &[&str]) -> std::process::Child {
+    common::synclint()
+        .current_dir(dir)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(fs::File::create(dir.join("stderr.txt")).unwrap())
+        .spawn()
+        .unwrap()
+}
+
+/// The measurement, as a test: while a project-wide `--fix` runs, every third file is
+/// edited over and over, saved as editors save (a new file renamed over it) or rewritten in
+/// place, in turn. No edit is lost: before each edit, and at the end, each edited file holds
+/// the last edit or the fixed text of the last edit (read after it was made); each other file
+/// ends fixed.
+#[test]
+fn edits_made_while_fix_runs_are_never_lost() {
+    const FILES: usize = 200;
+    let dir = temp_dir();
+    let paths = modules(dir.path(), FILES);
+    let args = [
+        "check",
+        "--isolated",
+        "--no-cache",
+        "--fix",
+        "--quiet",
+        "--exit-zero",
+        "pkg",
+    ];
+    let mut child = spawn_in(dir.path(), &args);
+    // The version each file was last given.
+    let mut last: Vec<usize> = (0..FILES).collect();
+    let mut lost = Vec::new();
+    let check = |i: usize, last: usize, lost: &mut Vec<String>| {
+        let text = fs::read_to_string(&paths[i]).unwrap();
+        if text != module(last, false) && text != module(last, true) {
+            lost.push(format!("m{i:03}.py: last given version {last}, holds:\n{text}"));
+        }
+    };
+    let mut version = FILES;
+    let mut edits = 0;
+    while child.try_wait().unwrap().is_none() {
+        for i in (0..FILES).step_by(3) {
+            check(i, last[i], &mut lost);
+            version += 1;
+            let text = module(version, false);
+            if version.is_multiple_of(2) {
+                let saved = dir.path().join("pkg").join(format!(".m{i:03}.py.save"));
+                fs::write(&saved, &text).unwrap();
+                fs::rename(&saved, &paths[i]).unwrap();
+            } else {
+                fs::write(&paths[i], &text).unwrap();
+            }
+            last[i] = version;
+            edits += 1;
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+    }
+    let status = child.wait().unwrap();
+    for (i, &version) in last.iter().enumerate() {
+        check(i, version, &mut lost);
+        if i % 3 != 0 {
+            assert_eq!(fs::read_to_string(&paths[i]).unwrap(), module(i, true), "m{i:03}.py");
+        }
+    }
+    assert!(
+        lost.is_empty(),
+        "{} of {edits} edits lost:\n{}",
+        lost.len(),
+        lost.join("\n")
+    );
+    let errors = unwrapped(&fs::read_to_string(dir.path().join("stderr.txt")).unwrap());
+    assert_eq!(status.code(), Some(2), "edited files are reported:\n{errors}");
+    let changed = errors.matches("changed while synclint ran; not fixed").count();
+    assert!(changed > 0, "no edit landed between a read and its write:\n{errors}");
+    // A rewrite in place read half done may not parse: the only other report there may be.
+    for line in errors.lines().filter(|line| line.contains(".py:")) {
+        assert!(
+            line.contains("changed while synclint ran; not fixed") || line.contains("syntax error"),
+            "{errors}"
+        );
+    }
+}
+
+/// `--fix` killed (SIGKILL) at several points while it writes: every file is as it was or
+/// fixed whole, never part written (a file with another hard link, written in place, may be
+/// part way only with its journal beside it). The next `--fix` finishes, removes the stale
+/// temporary files beside the files it writes, and leaves a live run's and other names alone.
+#[test]
+fn a_killed_fix_leaves_every_file_whole_and_the_next_run_cleans_up() {
+    const FILES: usize = 200;
+    /// A process id no process has: above Linux's largest (2^22).
+    const DEAD: u32 = 4_194_400;
+    let args = [
+        "check",
+        "--isolated",
+        "--no-cache",
+        "--fix",
+        "--quiet",
+        "--exit-zero",
+        "pkg",
+    ];
+    let mut killed_while_writing = 0;
+    for delay in [0, 10, 100] {
+        let dir = temp_dir();
+        let paths = modules(dir.path(), FILES);
+        let pkg = dir.path().join("pkg");
+        // Written in place, with its journal: another name outside the folder linted.
+        let elsewhere = dir.path().join("elsewhere");
+        fs::create_dir(&elsewhere).unwrap();
+        fs::hard_link(&paths[7], elsewhere.join("m007.py")).unwrap();
+        let mut child = spawn_in(dir.path(), &args);
+        // Files are written in path order: once the first is fixed, the writes have begun.
+        while fs::read_to_string(&paths[0]).unwrap() != module(0, true) && child.try_wait().unwrap().is_none() {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(delay));
+        let _ = child.kill();
+        child.wait().unwrap();
+
+        let mut fixed = 0;
+        for (i, path) in paths.iter().enumerate() {
+            let text = fs::read_to_string(path).unwrap();
+            if text == module(i, true) {
+                fixed += 1;
+            } else if text != module(i, false) {
+                assert!(
+                    i == 7 && pkg.join(".m007.py.synclint.journal").exists(),
+                    "killed after {delay} ms: m{i:03}.py is part written:\n{text}"
+                );
+            }
+        }
+        if fixed > 0 && fixed < FILES {
+            killed_while_writing += 1;
+        }
+
+        let live = format!(".m002.py.synclint-{}.tmp", std::process::id());
+        let alike = [live.as_str(), ".m003.py.synclint-12x.tmp", "m004.py.synclint-1.tmp"];
+        let dead = format!(".m001.py.synclint-{DEAD}.tmp");
+        for name in alike.into_iter().chain([dead.as_str()]) {
+            fs::write(pkg.join(name), "partial").unwrap();
+        }
+        // Something left to write in the folder, should the killed run have finished.
+        fs::write(pkg.join("zzz.py"), module(FILES, false)).unwrap();
+        let output = run(dir.path(), &args);
+        assert_eq!(exit_code(&output), 0, "{}", stderr(&output));
+        for (i, path) in paths.iter().enumerate() {
+            assert_eq!(fs::read_to_string(path).unwrap(), module(i, true), "m{i:03}.py");
+        }
+        assert_eq!(fs::read_to_string(elsewhere.join("m007.py")).unwrap(), module(7, true));
+        let mut kept: Vec<String> = alike.iter().map(|name| name.to_string()).collect();
+        kept.sort();
+        assert_eq!(leftovers(&pkg), kept, "killed after {delay} ms");
+    }
+    assert!(killed_while_writing > 0, "no kill landed while the files were written");
+}
+
+/// A write in place (of a file with another hard link) cut short by a kill leaves the file part
+/// written and its journal beside it: `--diff` writes nothing, the next `--fix` finishes the
+/// write and removes the journal.
+#[test]
+fn a_write_in_place_cut_short_is_finished_by_the_next_fix() {
+    use std::os::unix::fs::MetadataExt;
+
+    let dir = temp_dir();
+    let paths = modules(dir.path(), 1);
+    let (before, after) = (module(0, false), module(0, true));
+    let cut = before.find("tensor").unwrap() + 3;
+    let part_written = format!("{}{}", &after[..cut], &before[cut..]);
+    fs::write(&paths[0], &part_written).unwrap();
+    fs::create_dir(dir.path().join("elsewhere")).unwrap();
+    fs::hard_link(&paths[0], dir.path().join("elsewhere/m000.py")).unwrap();
+    let journal = dir.path().join("pkg/.m000.py.synclint.journal");
+    // As `--fix` writes it, for a process long gone: above Linux's largest id (2^22).
+    let header = format!(
+        "synclint journal 1\npid=4194400 before={} after={}\n",
+        before.len(),
+        after.len()
+    );
+    fs::write(&journal, format!("{header}{before}{after}")).unwrap();
+
+    let output = run(dir.path(), &["check", "--isolated", "--no-cache", "--diff", "pkg"]);
+    assert_ne!(exit_code(&output), 2, "{}", stderr(&output));
+    assert_eq!(fs::read_to_string(&paths[0]).unwrap(), part_written);
+    assert!(journal.exists());
+
+    let output = run(dir.path(), &["check", "--isolated", "--no-cache", "--fix", "pkg"]);
+    assert_eq!(exit_code(&output), 0, "{}{}", stdout(&output), stderr(&output));
+    assert_eq!(fs::read_to_string(&paths[0]).unwrap(), after);
+    let inode = |path: &Path| fs::metadata(path).unwrap().ino();
+    assert_eq!(inode(&paths[0]), inode(&dir.path().join("elsewhere/m000.py")));
+    assert!(!journal.exists());
+}
+
+/// The fixable file of [`shaped`] at `dir/name`, its findings as `check` reports them (JSON,
+/// without fixing) with the path shown as `display`.
+fn findings_unfixed(dir: &Path, display: &str) -> Vec<(String, String, u64, u64)> {
+    let output = run(
+        dir,
+        &["check", "--isolated", "--no-cache", "--output-format", "json", display],
+    );
+    common::json_locations(&output)
+}
+
+#[test]
+fn a_link_to_a_file_outside_the_folders_linted_is_not_written() {
+    let dir = temp_dir();
+    let outside = temp_dir();
+    let shared = outside.path().join("shared.py");
+    fs::write(&shared, shaped("\n", "    ", true, false)).unwrap();
+    fs::create_dir(dir.path().join("pkg")).unwrap();
+    fs::write(dir.path().join("pkg/own.py"), shaped("\n", "    ", true, false)).unwrap();
+    std::os::unix::fs::symlink(&shared, dir.path().join("pkg/link.py")).unwrap();
+    let expected = findings_unfixed(dir.path(), "pkg/link.py");
+    assert!(!expected.is_empty());
+    // Named as a folder, and named itself (its folder counts, not its target's).
+    for named in ["pkg", "pkg/link.py"] {
+        let output = run(
+            dir.path(),
+            &[
+                "check",
+                "--isolated",
+                "--no-cache",
+                "--fix",
+                "--output-format",
+                "json",
+                named,
+            ],
+        );
+        assert_eq!(exit_code(&output), 2, "{named}: {}", stderr(&output));
+        let message = format!(
+            "pkg/link.py: is a symbolic link to {}, outside the folders being linted; not fixed",
+            fs::canonicalize(&shared).unwrap().display()
+        );
+        assert!(
+            unwrapped(&stderr(&output)).contains(&message),
+            "{named}: {}",
+            stderr(&output)
+        );
+        assert_eq!(fs::read(&shared).unwrap(), shaped("\n", "    ", true, false), "{named}");
+        assert!(
+            fs::symlink_metadata(dir.path().join("pkg/link.py"))
+                .unwrap()
+                .is_symlink()
+        );
+        let reported: Vec<_> = common::json_locations(&output)
+            .into_iter()
+            .filter(|(_, path, _, _)| path == "pkg/link.py")
+            .collect();
+        assert_eq!(reported, expected, "{named}: the findings of the file as it is");
+    }
+    assert_eq!(
+        fs::read(dir.path().join("pkg/own.py")).unwrap(),
+        shaped("\n", "    ", true, true)
+    );
+}
+
+/// A link and its target both in the folder: the target is fixed once, the link kept, and
+/// nothing is reported as changed (the second name finds the fix the first wrote).
+#[test]
+fn a_link_inside_the_folder_has_its_target_fixed() {
+    let dir = temp_dir();
+    fs::create_dir(dir.path().join("pkg")).unwrap();
+    fs::write(dir.path().join("pkg/real.py"), shaped("\n", "    ", true, false)).unwrap();
+    std::os::unix::fs::symlink("real.py", dir.path().join("pkg/link.py")).unwrap();
+    let output = run(dir.path(), &["check", "--isolated", "--no-cache", "--fix", "pkg"]);
+    assert_eq!(exit_code(&output), 0, "{}{}", stdout(&output), stderr(&output));
+    assert!(
+        fs::symlink_metadata(dir.path().join("pkg/link.py"))
+            .unwrap()
+            .is_symlink()
+    );
+    assert_eq!(
+        fs::read(dir.path().join("pkg/real.py")).unwrap(),
+        shaped("\n", "    ", true, true)
+    );
+    assert_eq!(leftovers(&dir.path().join("pkg")), Vec::<String>::new());
+}
+
+#[test]
+fn hard_links_still_share_the_fixed_file() {
+    use std::os::unix::fs::MetadataExt;
+
+    let dir = temp_dir();
+    let pkg = dir.path().join("pkg");
+    fs::create_dir_all(&pkg).unwrap();
+    fs::create_dir_all(dir.path().join("elsewhere")).unwrap();
+    let names = [pkg.join("a.py"), pkg.join("b.py"), dir.path().join("elsewhere/c.py")];
+    fs::write(&names[0], shaped("\n", "    ", true, false)).unwrap();
+    for name in &names[1..] {
+        fs::hard_link(&names[0], name).unwrap();
+    }
+    let inode = fs::metadata(&names[0]).unwrap().ino();
+    let output = run(dir.path(), &["check", "--isolated", "--no-cache", "--fix", "pkg"]);
+    assert_eq!(exit_code(&output), 0, "{}{}", stdout(&output), stderr(&output));
+    for name in &names {
+        assert_eq!(fs::metadata(name).unwrap().ino(), inode, "{}", name.display());
+        assert_eq!(
+            fs::read(name).unwrap(),
+            shaped("\n", "    ", true, true),
+            "{}",
+            name.display()
+        );
+    }
+    assert_eq!(leftovers(&pkg), Vec::<String>::new(), "no journal is left");
+}
+
+/// Run as root (as the test suite may be), a file of another owner keeps its owner and group
+/// and its mode, set-group-id bit included. Not root, this process cannot make such a file.
+#[test]
+fn owner_group_and_mode_are_kept() {
+    use std::os::unix::fs::MetadataExt;
+
+    let dir = temp_dir();
+    let path = fixable_file(dir.path());
+    if std::os::unix::fs::chown(&path, Some(65534), Some(65534)).is_err() {
+        return;
+    }
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o2754)).unwrap();
+    let output = run(dir.path(), &["check", "--isolated", "--no-cache", "--fix", "train.py"]);
+    assert_eq!(exit_code(&output), 0, "{}{}", stdout(&output), stderr(&output));
+    let metadata = fs::metadata(&path).unwrap();
+    assert_eq!((metadata.uid(), metadata.gid()), (65534, 65534));
+    assert_eq!(metadata.permissions().mode() & 0o7777, 0o2754);
+    assert_eq!(fs::read(&path).unwrap(), shaped("\n", "    ", true, true));
+}
+
+/// Whether this process runs as root: a file it makes in `dir` is root's.
+fn running_as_root(dir: &Path) -> bool {
+    let probe = dir.join("probe");
+    fs::write(&probe, "").unwrap();
+    let owner = std::os::unix::fs::MetadataExt::uid(&fs::metadata(&probe).unwrap());
+    fs::remove_file(&probe).unwrap();
+    owner == 0
+}
+
+/// A file that cannot be written (read-only; in a folder no file can be created in) is
+/// reported, shows the findings of the text on disk, and is not counted as fixed.
+#[test]
+fn a_file_that_cannot_be_written_reports_its_findings_as_they_are() {
+    let read_only = temp_dir();
+    let path = fixable_file(read_only.path());
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o444)).unwrap();
+    let locked = temp_dir();
+    let folder = locked.path().join("pkg");
+    fs::create_dir(&folder).unwrap();
+    fixable_file(&folder);
+    // Root may create files anywhere: its run there is made as another user, who may read the
+    // folders and write the file.
+    let as_nobody = running_as_root(locked.path());
+    fs::set_permissions(locked.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    fs::set_permissions(folder.join("train.py"), fs::Permissions::from_mode(0o666)).unwrap();
+    fs::set_permissions(&folder, fs::Permissions::from_mode(0o555)).unwrap();
+    for (dir, name, why, as_nobody) in [
+        (
+            read_only.path(),
+            "train.py",
+            "cannot write it: the file is read-only; not fixed",
+            false,
+        ),
+        (locked.path(), "pkg/train.py", "beside it: Permission denied", as_nobody),
+    ] {
+        let expected = findings_unfixed(dir, name);
+        assert!(!expected.is_empty());
+        for format in ["json", "concise"] {
+            let mut command = common::synclint();
+            command.current_dir(dir).args([
+                "check",
+                "--isolated",
+                "--no-cache",
+                "--fix",
+                "--show-fixes",
+                "--output-format",
+                format,
+                name,
+            ]);
+            if as_nobody {
+                std::os::unix::process::CommandExt::uid(&mut command, 65534);
+                std::os::unix::process::CommandExt::gid(&mut command, 65534);
+            }
+            let output = command.output().unwrap();
+            assert_eq!(exit_code(&output), 2, "{name}: {}", stderr(&output));
+            assert!(stderr(&output).contains(&format!("{name}: ")), "{}", stderr(&output));
+            assert!(unwrapped(&stderr(&output)).contains(why), "{name}: {}", stderr(&output));
+            assert!(!stdout(&output).contains("Fixed"), "{name}: {}", stdout(&output));
+            if format == "json" {
+                assert_eq!(common::json_locations(&output), expected, "{name}");
+            } else {
+                let summary = format!("Found {} finding", expected.len());
+                assert!(stdout(&output).contains(&summary), "{name}: {}", stdout(&output));
+                assert!(!stdout(&output).contains("fixed"), "{name}: {}", stdout(&output));
+            }
+        }
+        assert_eq!(fs::read(dir.join(name)).unwrap(), shaped("\n", "    ", true, false));
+    }
+    fs::set_permissions(&folder, fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(leftovers(&folder), Vec::<String>::new());
 }

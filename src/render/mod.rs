@@ -15,10 +15,12 @@ mod junit;
 mod pylint;
 mod rdjson;
 mod sarif;
+mod window;
 pub(crate) mod xml;
 
 use std::borrow::Cow;
 use std::io::{self, Write};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use ruff_text_size::{TextRange, TextSize};
@@ -84,26 +86,24 @@ impl SourceText<'_> {
         }
     }
 
-    /// The whole lines `range` touches: all `full` output shows of the file.
+    /// The whole lines `range` touches (all `full` output shows of the file), in a copy shared
+    /// with the other findings on them.
     fn excerpt(&self, range: TextRange) -> Excerpt {
-        let lines = TextRange::new(self.lines.line_start(range.start()), self.lines.line_end(range.end()));
-        Excerpt {
-            text: self.text[lines].into(),
-            base: lines.start(),
-            first_row: self.location(range.start()).1.row,
-        }
+        let (text, base) = self.lines.shared_lines(range);
+        Excerpt { text, base }
     }
 }
 
-/// The lines of a file under a finding, so that printing it needs neither the file nor its
-/// line index: a large tree's findings would otherwise keep every flagged file in memory.
+/// Lines of a file under a finding, so that printing it needs neither the file nor its line
+/// index: a large tree's findings would otherwise keep every flagged file in memory. The copy
+/// is shared by the findings on the same lines: thousands of findings on one long line keep
+/// one copy of it, not one each.
 #[derive(Clone)]
 pub struct Excerpt {
-    pub text: Box<str>,
+    /// Whole lines of the file, holding at least those the finding touches.
+    pub text: Arc<str>,
     /// Where `text` starts in the file.
     pub base: TextSize,
-    /// The 1-based row of its first line.
-    pub first_row: usize,
 }
 
 /// One finding, located and ready to print.

@@ -14,6 +14,7 @@ mod json_lines;
 mod junit;
 mod pylint;
 mod rdjson;
+mod report_source;
 mod sarif;
 mod window;
 pub(crate) mod xml;
@@ -32,6 +33,7 @@ use crate::parse::SyntaxError;
 use crate::registry::Rule;
 
 pub use full::ColorChoice;
+pub(crate) use report_source::ReportText;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {

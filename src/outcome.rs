@@ -225,7 +225,6 @@ pub(crate) fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<
     };
     let original_lines = Lines::new(source);
     let original = SourceText {
-        text: source,
         lines: &original_lines,
         notebook,
     };
@@ -307,7 +306,6 @@ pub(crate) fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<
         Some(fixed) => {
             fixed_lines = Lines::new(&fixed.code);
             SourceText {
-                text: &fixed.code,
                 lines: &fixed_lines,
                 notebook: fixed.notebook.as_ref(),
             }

@@ -485,7 +485,6 @@ impl Checked {
         }
         let lines = Lines::new(&text);
         let source = SourceText {
-            text: &text,
             lines: &lines,
             notebook: notebook.as_deref(),
         };

@@ -34,6 +34,10 @@ fn syntax_error_past_column_65535() -> String {
 /// Runs synclint with `args` in `dir`: its output, and its peak resident memory in bytes (that
 /// child's own high-water mark, from `wait4`).
 #[cfg(target_os = "linux")]
+#[expect(
+    clippy::zombie_processes,
+    reason = "the child is reaped by `wait4`, which gives its memory too"
+)]
 fn run_measuring_memory(dir: &Path, args: &[&str]) -> (Output, u64) {
     use std::io::Read;
     use std::os::unix::process::ExitStatusExt;

@@ -44,7 +44,7 @@ impl<'a> SourceFile<'a> {
         let first = window.lines().first();
         let first_column = first.filter(|line| line.cut_before()).map(|line| {
             let before_finding = text[line.kept.start..range.start().to_usize()].chars().count();
-            finding.start.column - before_finding
+            finding.start.column.saturating_sub(before_finding)
         });
         let file_start = first.is_some_and(|line| excerpt.base.to_usize() + line.line.start == 0);
         SourceFile {

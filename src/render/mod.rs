@@ -61,12 +61,11 @@ impl OutputFormat {
 
 pub use crate::lines::Location;
 
-/// A file's text and its lines, while its findings are located in it.
+/// A file's text, through its lines, while its findings are located in it.
 #[derive(Clone, Copy)]
 pub struct SourceText<'a> {
-    pub text: &'a str,
     pub lines: &'a Lines<'a>,
-    /// The notebook whose code cells `text` joins: rows are then counted within a cell.
+    /// The notebook whose code cells the text joins: rows are then counted within a cell.
     pub notebook: Option<&'a Notebook>,
 }
 

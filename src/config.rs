@@ -6,12 +6,13 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
-use miette::{LabeledSpan, NamedSource, Report, miette};
+use miette::{LabeledSpan, Report, miette};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use toml::Spanned;
 
 use crate::registry::{RuleSelector, RuleSet, resolve_rules};
+use crate::render::ReportText;
 
 /// The keys of `[tool.synclint]` / synclint.toml.
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -426,7 +427,8 @@ fn absolute(path: &Path, cwd: &Path) -> PathBuf {
 /// Reads a config file: `Ok(None)` for a pyproject.toml without `[tool.synclint]`.
 pub fn load(path: &Path) -> Result<Option<Options>, Report> {
     let text = std::fs::read_to_string(path).map_err(|e| miette!("cannot read config {}: {e}", path.display()))?;
-    let named = || NamedSource::new(path.display().to_string(), text.clone());
+    // The lines around a span of the text, long ones cut: miette is never given a whole long line.
+    let source_around = |span| ReportText::new(path.display().to_string(), &text).around(span);
     let parsed = if is_pyproject(path) {
         toml::from_str::<PyProject>(&text).map(|p| p.tool.and_then(|t| t.synclint))
     } else {
@@ -434,28 +436,31 @@ pub fn load(path: &Path) -> Result<Option<Options>, Report> {
     };
     let options = parsed.map_err(|error| {
         let message = error.message().to_string();
-        let report = match error.span() {
-            Some(span) => miette!(
-                labels = vec![LabeledSpan::at(span, message.clone())],
-                "invalid config in {}: {message}",
-                path.display()
-            ),
+        match error.span() {
+            Some(span) => {
+                let (source, span) = source_around(span);
+                miette!(
+                    labels = vec![LabeledSpan::at(span, message.clone())],
+                    "invalid config in {}: {message}",
+                    path.display()
+                )
+                .with_source_code(source)
+            }
             None => miette!("invalid config in {}: {message}", path.display()),
-        };
-        report.with_source_code(named())
+        }
     })?;
     if let Some(options) = &options {
         let lists = [&options.select, &options.extend_select, &options.ignore];
         let per_file = options.per_file_ignores.iter().flat_map(|m| m.values());
         for selector in lists.into_iter().flatten().chain(per_file).flatten() {
             if let Err(message) = RuleSelector::parse(selector.get_ref()) {
-                let span = selector.span();
+                let (source, span) = source_around(selector.span());
                 return Err(miette!(
                     labels = vec![LabeledSpan::at(span, "unknown rule")],
                     "invalid config in {}: {message}",
                     path.display()
                 )
-                .with_source_code(named()));
+                .with_source_code(source));
             }
         }
     }

@@ -281,7 +281,6 @@ pub(crate) fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<
     };
     let original_lines = Lines::new(source);
     let original = SourceText {
-        text: source,
         lines: &original_lines,
         notebook,
     };
@@ -347,7 +346,6 @@ pub(crate) fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<
                 // The findings left are located in the text they were found in.
                 let lines = Lines::new(&fixed.source);
                 let located_in = SourceText {
-                    text: &fixed.source,
                     lines: &lines,
                     notebook: notebook.as_ref(),
                 };

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use miette::{LabeledSpan, NamedSource, Report, miette};
+use miette::{LabeledSpan, Report, miette};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -21,7 +21,7 @@ use crate::notebook::{Notebook, code_of};
 use crate::parse::{SourceKind, SyntaxError};
 use crate::project::{FunctionNotes, ModuleInfo, ModulePaths, Project, Targets, display_path};
 use crate::registry::RuleSet;
-use crate::render::{Finding, SourceText};
+use crate::render::{Finding, ReportText, SourceText};
 use crate::semantic::{FileFacts, FileSemantics, FunctionId, HotContext};
 use crate::write::{Roots, finish_interrupted_write};
 
@@ -458,7 +458,7 @@ impl Errors {
 }
 
 /// A file's syntax errors, each with the source around it (a file with syntax errors is always
-/// kept whole).
+/// kept whole), long lines cut to a window around the error.
 pub(crate) fn syntax_reports(file: &Linted) -> Vec<Report> {
     let Checked::Whole {
         source,
@@ -469,27 +469,38 @@ pub(crate) fn syntax_reports(file: &Linted) -> Vec<Report> {
     else {
         return Vec::new();
     };
-    syntax_errors
-        .iter()
-        .map(|error| {
-            // In a notebook, the cell the error is in, named `path:cell N`.
-            let cell = notebook
-                .as_ref()
-                .and_then(|notebook| notebook.cell_code_at(source, error.range.start()));
-            let (name, text, base) = match cell {
-                Some((cell, start, text)) => (format!("{}:cell {cell}", file.display), text, start.to_usize()),
-                None => (file.display.clone(), &**source, 0),
-            };
-            let start = (error.range.start().to_usize() - base).min(text.len());
-            let span = start..(error.range.end().to_usize() - base).clamp(start, text.len());
+    // The text the errors are in, indexed once for all of its errors: the file's, or in a
+    // notebook the cell's (named `path:cell N`), where it starts, and its cell.
+    let mut in_text: Option<(ReportText, usize, Option<u32>)> = None;
+    let mut reports = Vec::with_capacity(syntax_errors.len());
+    for error in syntax_errors {
+        let cell = notebook
+            .as_ref()
+            .and_then(|notebook| notebook.cell_code_at(source, error.range.start()));
+        let number = cell.map(|(number, ..)| number);
+        if in_text.as_ref().is_some_and(|(_, _, last)| *last != number) {
+            in_text = None;
+        }
+        let (text, base, _) = in_text.get_or_insert_with(|| match cell {
+            Some((number, start, text)) => (
+                ReportText::new(format!("{}:cell {number}", file.display), text),
+                start.to_usize(),
+                Some(number),
+            ),
+            None => (ReportText::new(file.display.clone(), source), 0, None),
+        });
+        let (source, span) = text.around(error.range.start().to_usize() - *base..error.range.end().to_usize() - *base);
+        reports.push(
             miette!(
                 labels = vec![LabeledSpan::at(span, "here")],
-                "{name}: syntax error: {}",
+                "{}: syntax error: {}",
+                text.name(),
                 error.message
             )
-            .with_source_code(NamedSource::new(name.clone(), text.to_string()))
-        })
-        .collect()
+            .with_source_code(source),
+        );
+    }
+    reports
 }
 
 /// A linted file.
@@ -551,7 +562,6 @@ impl Checked {
         }
         let lines = Lines::new(&text);
         let source = SourceText {
-            text: &text,
             lines: &lines,
             notebook: notebook.as_deref(),
         };

@@ -3,6 +3,7 @@
 
 use std::io::{self, IsTerminal};
 use std::ops::Range;
+use std::sync::Arc;
 
 use codespan_reporting::diagnostic::{Diagnostic, Label, Severity};
 use codespan_reporting::files::{self, Files};
@@ -11,17 +12,56 @@ use codespan_reporting::term::{self, Config};
 use ruff_source_file::{LineIndex, OneIndexed};
 use ruff_text_size::TextSize;
 
-use super::{Excerpt, Finding, one_line};
+use super::window::Window;
+use super::{Finding, one_line};
 use crate::diagnostic::Applicability;
 
 /// A finding's lines as codespan sees them, through ruff's line index so that rows and columns
 /// agree with the other formats: a line ends at `\n`, `\r\n` or a lone `\r` (codespan's own
-/// index knows only `\n`), and a byte-order mark is not a column of line 1. Offsets are the
-/// excerpt's; line numbers are the file's.
+/// index knows only `\n`), and a byte-order mark is not a column of line 1. Long lines are cut
+/// to a [`Window`] around the finding; offsets are the window's, line numbers and columns the
+/// file's.
 struct SourceFile<'a> {
     name: &'a str,
-    excerpt: &'a Excerpt,
+    window: Window<'a>,
     index: LineIndex,
+    first_row: usize,
+    /// Whether the window starts where the file does (a byte-order mark there is no column).
+    file_start: bool,
+    /// Where the first line is cut before its part shown, the column that part starts at.
+    first_column: Option<usize>,
+}
+
+impl<'a> SourceFile<'a> {
+    /// The lines `finding` touches, windowed around it; `index` is that of its excerpt's text.
+    fn new(name: &'a str, finding: &'a Finding, index: &LineIndex) -> Self {
+        let excerpt = &finding.excerpt;
+        let text = &*excerpt.text;
+        let range = finding.range - excerpt.base;
+        let rows = index.line_index(range.start()).to_zero_indexed()..=index.line_index(range.end()).to_zero_indexed();
+        let lines = rows.map(|row| Range::<usize>::from(index.line_range(OneIndexed::from_zero_indexed(row), text)));
+        let window = Window::new(text, lines, range.start().to_usize());
+        let first = window.lines().first();
+        let first_column = first.filter(|line| line.cut_before()).map(|line| {
+            let before_finding = text[line.kept.start..range.start().to_usize()].chars().count();
+            finding.start.column.saturating_sub(before_finding)
+        });
+        let file_start = first.is_some_and(|line| excerpt.base.to_usize() + line.line.start == 0);
+        SourceFile {
+            name,
+            index: LineIndex::from_source_text(window.text()),
+            window,
+            first_row: finding.start.row,
+            file_start,
+            first_column,
+        }
+    }
+
+    /// The finding's range in the window.
+    fn label(&self, finding: &Finding) -> Range<usize> {
+        let range = finding.range - finding.excerpt.base;
+        self.window.offset(range.start().to_usize())..self.window.offset(range.end().to_usize())
+    }
 }
 
 impl<'a> Files<'a> for SourceFile<'a> {
@@ -34,20 +74,30 @@ impl<'a> Files<'a> for SourceFile<'a> {
     }
 
     fn source(&'a self, (): ()) -> Result<&'a str, files::Error> {
-        Ok(&self.excerpt.text)
+        Ok(self.window.text())
     }
 
     fn line_index(&'a self, (): (), byte_index: usize) -> Result<usize, files::Error> {
-        let offset = byte_index.min(self.excerpt.text.len());
+        let text = self.window.text();
+        let offset = byte_index.min(text.len());
         let offset = TextSize::try_from(offset).map_err(|_| files::Error::IndexTooLarge {
             given: byte_index,
-            max: self.excerpt.text.len(),
+            max: text.len(),
         })?;
         Ok(self.index.line_index(offset).to_zero_indexed())
     }
 
     fn line_number(&'a self, (): (), line_index: usize) -> Result<usize, files::Error> {
-        Ok(self.excerpt.first_row + line_index)
+        Ok(self.first_row + line_index)
+    }
+
+    fn column_number(&'a self, (): (), line_index: usize, byte_index: usize) -> Result<usize, files::Error> {
+        let text = self.window.text();
+        let line = self.line_range((), line_index)?;
+        match (line_index, self.first_column, self.window.lines().first()) {
+            (0, Some(column), Some(first)) => Ok(column + files::column_index(text, first.at..line.end, byte_index)),
+            _ => Ok(files::column_index(text, line, byte_index) + 1),
+        }
     }
 
     fn line_range(&'a self, (): (), line_index: usize) -> Result<Range<usize>, files::Error> {
@@ -58,10 +108,9 @@ impl<'a> Files<'a> for SourceFile<'a> {
                 max: lines - 1,
             });
         }
-        let text = &self.excerpt.text;
+        let text = self.window.text();
         let range = self.index.line_range(OneIndexed::from_zero_indexed(line_index), text);
-        let file_start = line_index == 0 && self.excerpt.base == TextSize::default();
-        let bom = if file_start && text.starts_with('\u{feff}') {
+        let bom = if line_index == 0 && self.file_start && text.starts_with('\u{feff}') {
             '\u{feff}'.len_utf8()
         } else {
             0
@@ -96,18 +145,20 @@ pub fn render(out: &mut Vec<u8>, findings: &[Finding], color: bool) -> io::Resul
         } else {
             Box::new(NoColor::new(&mut *out))
         };
+        // Findings on the same lines share their excerpt's text: it is indexed once for them.
+        let mut indexed: Option<(&Arc<str>, LineIndex)> = None;
         for finding in findings {
-            let excerpt = &finding.excerpt;
+            let text = &finding.excerpt.text;
+            if indexed.as_ref().is_some_and(|(last, _)| !Arc::ptr_eq(last, text)) {
+                indexed = None;
+            }
+            let (_, index) = indexed.get_or_insert_with(|| (text, LineIndex::from_source_text(text)));
             // A notebook's rows count within a cell: `train.ipynb:cell 3:2:9`.
             let name = match finding.cell {
                 Some(cell) => format!("{}:cell {cell}", finding.path),
                 None => finding.path.clone(),
             };
-            let file = SourceFile {
-                name: &name,
-                excerpt,
-                index: LineIndex::from_source_text(&excerpt.text),
-            };
+            let file = SourceFile::new(&name, finding, index);
             let severity = if finding.rule.is_some() {
                 Severity::Warning
             } else {
@@ -130,10 +181,7 @@ pub fn render(out: &mut Vec<u8>, findings: &[Finding], color: bool) -> io::Resul
             let diagnostic = Diagnostic::new(severity)
                 .with_code(finding.code())
                 .with_message(one_line(&finding.message))
-                .with_labels(vec![Label::primary(
-                    (),
-                    Range::<usize>::from(finding.range - excerpt.base),
-                )])
+                .with_labels(vec![Label::primary((), file.label(finding))])
                 .with_notes(notes);
             term::emit(&mut *writer, &config, &file, &diagnostic).map_err(io::Error::other)?;
         }

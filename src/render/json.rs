@@ -1,23 +1,26 @@
 //! Ruff's JSON output shape, so tools that read `ruff check --output-format json` read ours.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use serde::Serialize;
 
 use super::{Finding, Location};
 
+// Every field borrows from its finding: the report's objects are all made before it is
+// written, and would otherwise hold a second copy of every message and edit.
 #[derive(Serialize)]
-struct JsonEdit {
-    content: String,
+struct JsonEdit<'a> {
+    content: &'a str,
     location: Location,
     end_location: Location,
 }
 
 #[derive(Serialize)]
-struct JsonFix {
+struct JsonFix<'a> {
     applicability: &'static str,
-    message: Option<String>,
-    edits: Vec<JsonEdit>,
+    message: Option<&'a str>,
+    edits: Vec<JsonEdit<'a>>,
 }
 
 /// One finding as Ruff's JSON writes it; `json-lines` writes the same objects.
@@ -27,9 +30,9 @@ pub(super) struct JsonFinding<'a> {
     code: Option<&'static str>,
     end_location: Location,
     filename: &'a str,
-    fix: Option<JsonFix>,
+    fix: Option<JsonFix<'a>>,
     location: Location,
-    message: String,
+    message: Cow<'a, str>,
     noqa_row: Option<usize>,
     url: Option<String>,
     help: Option<&'a str>,
@@ -52,13 +55,13 @@ pub(super) fn json_finding(finding: &Finding) -> JsonFinding<'_> {
         filename: &finding.path,
         fix: finding.fix.as_ref().map(|fix| JsonFix {
             applicability: fix.applicability.as_str(),
-            message: finding.fix_title.clone(),
+            message: finding.fix_title.as_deref(),
             edits: fix
                 .edits
                 .iter()
                 .zip(&finding.edit_locations)
                 .map(|(edit, &(location, end_location))| JsonEdit {
-                    content: edit.content.clone(),
+                    content: &edit.content,
                     location,
                     end_location,
                 })
@@ -68,8 +71,8 @@ pub(super) fn json_finding(finding: &Finding) -> JsonFinding<'_> {
         // One line, as in every other format: a message quoting multi-line source
         // would otherwise carry its line breaks.
         message: match finding.rule {
-            Some(_) => super::one_line(&finding.message).into_owned(),
-            None => format!("SyntaxError: {}", super::one_line(&finding.message)),
+            Some(_) => super::one_line(&finding.message),
+            None => Cow::Owned(format!("SyntaxError: {}", super::one_line(&finding.message))),
         },
         noqa_row: finding.noqa_row,
         url: finding.rule.map(|r| r.url()),

@@ -14,11 +14,14 @@ mod json_lines;
 mod junit;
 mod pylint;
 mod rdjson;
+mod report_source;
 mod sarif;
+mod window;
 pub(crate) mod xml;
 
 use std::borrow::Cow;
 use std::io::{self, Write};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use ruff_text_size::{TextRange, TextSize};
@@ -30,6 +33,7 @@ use crate::parse::SyntaxError;
 use crate::registry::Rule;
 
 pub use full::ColorChoice;
+pub(crate) use report_source::ReportText;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {
@@ -57,12 +61,11 @@ impl OutputFormat {
 
 pub use crate::lines::Location;
 
-/// A file's text and its lines, while its findings are located in it.
+/// A file's text, through its lines, while its findings are located in it.
 #[derive(Clone, Copy)]
 pub struct SourceText<'a> {
-    pub text: &'a str,
     pub lines: &'a Lines<'a>,
-    /// The notebook whose code cells `text` joins: rows are then counted within a cell.
+    /// The notebook whose code cells the text joins: rows are then counted within a cell.
     pub notebook: Option<&'a Notebook>,
 }
 
@@ -84,26 +87,24 @@ impl SourceText<'_> {
         }
     }
 
-    /// The whole lines `range` touches: all `full` output shows of the file.
+    /// The whole lines `range` touches (all `full` output shows of the file), in a copy shared
+    /// with the other findings on them.
     fn excerpt(&self, range: TextRange) -> Excerpt {
-        let lines = TextRange::new(self.lines.line_start(range.start()), self.lines.line_end(range.end()));
-        Excerpt {
-            text: self.text[lines].into(),
-            base: lines.start(),
-            first_row: self.location(range.start()).1.row,
-        }
+        let (text, base) = self.lines.shared_lines(range);
+        Excerpt { text, base }
     }
 }
 
-/// The lines of a file under a finding, so that printing it needs neither the file nor its
-/// line index: a large tree's findings would otherwise keep every flagged file in memory.
+/// Lines of a file under a finding, so that printing it needs neither the file nor its line
+/// index: a large tree's findings would otherwise keep every flagged file in memory. The copy
+/// is shared by the findings on the same lines: thousands of findings on one long line keep
+/// one copy of it, not one each.
 #[derive(Clone)]
 pub struct Excerpt {
-    pub text: Box<str>,
+    /// Whole lines of the file, holding at least those the finding touches.
+    pub text: Arc<str>,
     /// Where `text` starts in the file.
     pub base: TextSize,
-    /// The 1-based row of its first line.
-    pub first_row: usize,
 }
 
 /// One finding, located and ready to print.

@@ -14,7 +14,7 @@
 use std::io::{self, Read};
 
 /// The largest body read: a 60 MB document, JSON-escaped, fits.
-pub const MAX_BODY: usize = 64 << 20;
+const MAX_BODY: usize = 64 << 20;
 /// The longest header line read.
 const MAX_HEADER_LINE: usize = 1024;
 /// How far back from a line break a header is looked for when cutting a body or skipping to

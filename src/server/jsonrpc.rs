@@ -316,6 +316,15 @@ mod tests {
             parse(br#"{"jsonrpc": "2.0", "id": "synclint-2", "error": {"code": 1, "message": "no"}}"#),
             Ok(Incoming::Response)
         ));
+        // Spaces around a body, and around an id, are no part of them.
+        assert!(matches!(
+            parse(b" \r\n{\"jsonrpc\": \"2.0\", \"method\": \"exit\"} \n"),
+            Ok(Incoming::Notification { .. })
+        ));
+        assert_eq!(
+            echoed_id(r#"{"jsonrpc": "2.0", "id" :  42 , "method": "shutdown"}"#),
+            "42"
+        );
         assert!(parse(b"{not json").is_err());
         assert!(parse(b"\xff\xfe").is_err());
         assert!(parse(b"").is_err());

@@ -9,7 +9,7 @@
 //! checked: after each message the session takes every message already waiting, then checks
 //! each document whose text changed, takes what came during that check, and so on; only once
 //! nothing waits and every document's check is of its current text are diagnostics sent. A
-//! check of a version that a newer one has replaced is never shown.
+//! check of a version that a newer one replaced while it ran is never shown.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -12,6 +12,7 @@ use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use common::{Project, json as output_json, repo, synclint};
@@ -19,13 +20,19 @@ use common::{Project, json as output_json, repo, synclint};
 /// How long any one answer may take before the test fails (a debug build, a busy machine).
 const PATIENCE: Duration = Duration::from_secs(30);
 
+/// A message from the server, and its text as sent.
+struct Received {
+    value: Value,
+    text: String,
+}
+
 /// An editor's end of the connection.
 struct Client {
     child: Child,
     stdin: ChildStdin,
-    messages: Receiver<Value>,
+    messages: Receiver<Received>,
     /// Messages read while waiting for another.
-    pending: VecDeque<Value>,
+    pending: VecDeque<Received>,
     stderr: std::thread::JoinHandle<String>,
     next_id: i64,
 }
@@ -33,7 +40,13 @@ struct Client {
 impl Client {
     /// Starts `synclint server` in `dir` with `args`.
     fn start(dir: &Path, args: &[&str]) -> Client {
+        Client::start_with(dir, args, &[])
+    }
+
+    /// Starts `synclint server` in `dir` with `args` and environment variables `env`.
+    fn start_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Client {
         let mut child = synclint()
+            .envs(env.iter().copied())
             .current_dir(dir)
             .arg("server")
             .args(args)
@@ -71,11 +84,19 @@ impl Client {
 
     /// Starts a server for `dir` and initializes it; `capabilities` are the client's.
     fn initialized(dir: &Path, capabilities: Value) -> Client {
-        let mut client = Client::start(dir, &["--no-cache"]);
-        let result = client.request(
-            "initialize",
-            json!({"processId": null, "rootUri": file_uri(dir), "capabilities": capabilities}),
-        );
+        Client::initialized_with(
+            Client::start(dir, &["--no-cache"]),
+            dir,
+            json!({"capabilities": capabilities}),
+        )
+    }
+
+    /// Initializes the server `client` started for `dir` with `params` (the capabilities and
+    /// the rest).
+    fn initialized_with(mut client: Client, dir: &Path, mut params: Value) -> Client {
+        params["processId"] = Value::Null;
+        params["rootUri"] = file_uri(dir).into();
+        let result = client.request("initialize", params);
         assert_eq!(
             result["result"]["capabilities"]["positionEncoding"], "utf-16",
             "{result}"
@@ -93,6 +114,47 @@ impl Client {
 
     fn send(&mut self, message: Value) {
         self.send_raw(message.to_string().as_bytes());
+    }
+
+    /// Sends `messages` framed in one write, so that the server reads them as fast as it can.
+    fn send_all(&mut self, messages: &[Value]) {
+        let mut bytes = Vec::new();
+        for message in messages {
+            bytes.extend(frame(&message.to_string()));
+        }
+        self.stdin.write_all(&bytes).expect("write to the server");
+        self.stdin.flush().expect("write to the server");
+    }
+
+    /// Writes `bytes` as they are, then a request that is always answered (a hover over a
+    /// document that is not open): the responses read before its answer, as sent, and its
+    /// answer. The server answers in order, so those responses are the answers to `bytes`.
+    fn replies_to(&mut self, bytes: &[u8]) -> (Vec<String>, Value) {
+        self.stdin.write_all(bytes).expect("write to the server");
+        let probe = self.request_answered_after_replies();
+        let mut replies = Vec::new();
+        while let Some(at) = self.pending.iter().position(|message| is_response(&message.value)) {
+            let reply = self.pending.remove(at).expect("a pending message");
+            replies.push(reply.text);
+        }
+        (replies, probe)
+    }
+
+    /// Sends the probe request of [`Client::replies_to`] and waits for its answer, keeping
+    /// the responses read before it.
+    fn request_answered_after_replies(&mut self) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        let position = json!({"line": 0, "character": 0});
+        let params = json!({"textDocument": {"uri": "file:///nowhere/probe.py"}, "position": position});
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/hover", "params": params}));
+        self.wait_for(|message| message["id"] == id && is_response(message))
+    }
+
+    /// Forgets every message read so far.
+    fn forget_unread(&mut self) {
+        self.unread();
+        self.pending.clear();
     }
 
     fn notify(&mut self, method: &str, params: Value) {
@@ -116,21 +178,30 @@ impl Client {
 
     /// The next message `wanted` accepts; the others are kept for later.
     fn wait_for(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
-        if let Some(at) = self.pending.iter().position(&wanted) {
+        self.wait_for_received(wanted).value
+    }
+
+    /// Like [`Client::wait_for`], with the message's text as sent.
+    fn wait_for_received(&mut self, wanted: impl Fn(&Value) -> bool) -> Received {
+        if let Some(at) = self.pending.iter().position(|message| wanted(&message.value)) {
             return self.pending.remove(at).expect("a pending message");
         }
         let deadline = Instant::now() + PATIENCE;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.messages.recv_timeout(left) {
-                Ok(message) if wanted(&message) => return message,
+                Ok(message) if wanted(&message.value) => return message,
                 Ok(message) => self.pending.push_back(message),
-                Err(RecvTimeoutError::Timeout) => panic!("no answer in {PATIENCE:?}; read {:#?}", self.pending),
+                Err(RecvTimeoutError::Timeout) => panic!("no answer in {PATIENCE:?}; read {:#?}", self.values()),
                 Err(RecvTimeoutError::Disconnected) => {
-                    panic!("the server stopped; read {:#?}", self.pending)
+                    panic!("the server stopped; read {:#?}", self.values())
                 }
             }
         }
+    }
+
+    fn values(&self) -> Vec<&Value> {
+        self.pending.iter().map(|message| &message.value).collect()
     }
 
     /// The diagnostics published for `uri` that `wanted` accepts, waiting for them.
@@ -174,23 +245,36 @@ impl Client {
     }
 
     /// Every message read so far and not waited for.
-    fn unread(&mut self) -> &VecDeque<Value> {
+    fn unread(&mut self) -> Vec<&Value> {
         while let Ok(message) = self.messages.try_recv() {
             self.pending.push_back(message);
         }
-        &self.pending
+        self.values()
     }
 
     /// Messages the server logged as errors, and error responses, so far.
     fn errors_seen(&mut self) -> Vec<Value> {
         self.unread()
-            .iter()
+            .into_iter()
             .filter(|message| {
                 message.get("error").is_some()
                     || (message["method"] == "window/logMessage" && message["params"]["type"] == 1)
             })
             .cloned()
             .collect()
+    }
+
+    /// The server's resident memory (Linux's `VmRSS`), in bytes.
+    #[cfg(target_os = "linux")]
+    fn resident_bytes(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).expect("the server's status");
+        let line = status.lines().find(|line| line.starts_with("VmRSS:")).expect("VmRSS");
+        let kib: u64 = line
+            .split_whitespace()
+            .nth(1)
+            .and_then(|kib| kib.parse().ok())
+            .expect("a size in kB");
+        kib * 1024
     }
 
     /// `shutdown`, then `exit`: the exit code and what the server wrote to stderr.
@@ -221,7 +305,31 @@ impl Client {
     }
 }
 
-fn read_message(reader: &mut impl BufRead) -> Option<Value> {
+/// A JSON-RPC body framed as the base protocol frames it.
+fn frame(body: &str) -> Vec<u8> {
+    let mut bytes = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    bytes.extend(body.as_bytes());
+    bytes
+}
+
+/// Whether `message` is a response (to the client's request).
+fn is_response(message: &Value) -> bool {
+    message.get("method").is_none()
+}
+
+/// A response's id exactly as the server wrote it, and its error code (`None` for a result).
+fn id_and_code(text: &str) -> (String, Option<i64>) {
+    let members: std::collections::HashMap<String, Box<RawValue>> = serde_json::from_str(text).expect("a response");
+    let id = members.get("id").expect("an id").get().to_string();
+    let code = members.get("error").map(|error| {
+        let error: Value = serde_json::from_str(error.get()).expect("an error");
+        error["code"].as_i64().expect("an error code")
+    });
+    assert!(members.contains_key("result") != code.is_some(), "{text}");
+    (id, code)
+}
+
+fn read_message(reader: &mut impl BufRead) -> Option<Received> {
     let mut length = None;
     loop {
         let mut line = String::new();
@@ -238,7 +346,9 @@ fn read_message(reader: &mut impl BufRead) -> Option<Value> {
     }
     let mut body = vec![0; length?];
     reader.read_exact(&mut body).ok()?;
-    serde_json::from_slice(&body).ok()
+    let text = String::from_utf8(body).ok()?;
+    let value = serde_json::from_str(&text).ok()?;
+    Some(Received { value, text })
 }
 
 fn file_uri(path: &Path) -> String {
@@ -638,6 +748,425 @@ fn malformed_and_unknown_messages_get_error_responses() {
     let (code, stderr) = client.shut_down();
     assert_eq!(code, 0, "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+const PARSE_ERROR: Option<i64> = Some(-32700);
+const INVALID_REQUEST: Option<i64> = Some(-32600);
+const METHOD_NOT_FOUND: Option<i64> = Some(-32601);
+
+/// The replies to a message: each one's id as written and its error code (`None` for a result).
+type Replies = Vec<(String, Option<i64>)>;
+
+/// A request for a hover over a document that is not open, with `id` as written: answered with
+/// a `null` result.
+fn hover_with_id(id: &str) -> String {
+    format!(
+        r#"{{"jsonrpc": "2.0", "id": {id}, "method": "textDocument/hover", "params": {{"textDocument": {{"uri": "file:///nowhere/a.py"}}, "position": {{"line": 0, "character": 0}}}}}}"#
+    )
+}
+
+#[test]
+fn every_message_gets_the_reply_json_rpc_prescribes() {
+    let project = Project::new();
+    let mut client = Client::initialized(project.path(), json!({}));
+    let answered = |id: &str| vec![(id.to_string(), None)];
+    let refused = |id: &str, code: Option<i64>| vec![(id.to_string(), code)];
+    let cases: Vec<(&str, Vec<u8>, Replies)> = vec![
+        // Any number or string is an id, echoed as written.
+        (
+            "an id above 2^31",
+            frame(&hover_with_id("2147483648")),
+            answered("2147483648"),
+        ),
+        (
+            "an id above 2^64",
+            frame(&hover_with_id("123456789012345678901234567890")),
+            answered("123456789012345678901234567890"),
+        ),
+        ("a negative id", frame(&hover_with_id("-1")), answered("-1")),
+        ("a float id", frame(&hover_with_id("1.5")), answered("1.5")),
+        ("an id with an exponent", frame(&hover_with_id("1e3")), answered("1e3")),
+        (
+            "a string id with escapes",
+            frame(&hover_with_id(r#""a\u00e9\"b""#)),
+            answered(r#""a\u00e9\"b""#),
+        ),
+        ("an empty string id", frame(&hover_with_id(r#""""#)), answered(r#""""#)),
+        // No id JSON-RPC allows.
+        (
+            "a null id",
+            frame(&hover_with_id("null")),
+            refused("null", INVALID_REQUEST),
+        ),
+        (
+            "an object id",
+            frame(&hover_with_id(r#"{"a": 1}"#)),
+            refused("null", INVALID_REQUEST),
+        ),
+        (
+            "an array id",
+            frame(&hover_with_id("[1]")),
+            refused("null", INVALID_REQUEST),
+        ),
+        (
+            "a boolean id",
+            frame(&hover_with_id("true")),
+            refused("null", INVALID_REQUEST),
+        ),
+        // Not JSON.
+        (
+            "a body cut short",
+            frame(r#"{"jsonrpc": "2.0", "id": 3, "#),
+            refused("null", PARSE_ERROR),
+        ),
+        ("an empty body", frame(""), refused("null", PARSE_ERROR)),
+        (
+            "a body that is no UTF-8",
+            [b"Content-Length: 2\r\n\r\n".as_slice(), b"\xff\xfe"].concat(),
+            refused("null", PARSE_ERROR),
+        ),
+        // JSON, but no request or notification.
+        (
+            "no method",
+            frame(r#"{"jsonrpc": "2.0", "id": 12}"#),
+            refused("12", INVALID_REQUEST),
+        ),
+        (
+            "jsonrpc 1.0",
+            frame(r#"{"jsonrpc": "1.0", "id": 13, "method": "shutdown"}"#),
+            refused("13", INVALID_REQUEST),
+        ),
+        (
+            "no jsonrpc",
+            frame(r#"{"id": 14, "method": "shutdown"}"#),
+            refused("14", INVALID_REQUEST),
+        ),
+        (
+            "a method that is no string",
+            frame(r#"{"jsonrpc": "2.0", "id": 15, "method": 15}"#),
+            refused("15", INVALID_REQUEST),
+        ),
+        (
+            "params that are a number",
+            frame(r#"{"jsonrpc": "2.0", "id": 16, "method": "shutdown", "params": 16}"#),
+            refused("16", INVALID_REQUEST),
+        ),
+        (
+            "a notification with params that are a string",
+            frame(r#"{"jsonrpc": "2.0", "method": "exit", "params": "now"}"#),
+            refused("null", INVALID_REQUEST),
+        ),
+        (
+            "a batch",
+            frame(&format!("[{}]", hover_with_id("17"))),
+            refused("null", INVALID_REQUEST),
+        ),
+        ("an empty batch", frame("[]"), refused("null", INVALID_REQUEST)),
+        ("a number", frame("18"), refused("null", INVALID_REQUEST)),
+        // Requests for methods the server does not have.
+        (
+            "an unknown method",
+            frame(r#"{"jsonrpc": "2.0", "id": 4294967296, "method": "synclint/unknown"}"#),
+            refused("4294967296", METHOD_NOT_FOUND),
+        ),
+        (
+            "an unknown $/ request",
+            frame(r#"{"jsonrpc": "2.0", "id": "x", "method": "$/unknown", "params": {}}"#),
+            refused(r#""x""#, METHOD_NOT_FOUND),
+        ),
+        // What is never answered.
+        (
+            "an unknown notification",
+            frame(r#"{"jsonrpc": "2.0", "method": "synclint/unknown", "params": {}}"#),
+            vec![],
+        ),
+        (
+            "a notification with invalid params",
+            frame(r#"{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"bogus": 1}}"#),
+            vec![],
+        ),
+        (
+            "a cancellation",
+            frame(r#"{"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 1}}"#),
+            vec![],
+        ),
+        (
+            "a response",
+            frame(r#"{"jsonrpc": "2.0", "id": "synclint-9", "result": null}"#),
+            vec![],
+        ),
+        // Frames that are broken.
+        (
+            "a header without a length",
+            [b"Content-Type: x\r\n\r\n".as_slice(), hover_with_id("20").as_bytes()].concat(),
+            refused("null", PARSE_ERROR),
+        ),
+        (
+            "a length that is no number",
+            [
+                b"Content-Length: abc\r\n\r\n".as_slice(),
+                hover_with_id("21").as_bytes(),
+            ]
+            .concat(),
+            refused("null", PARSE_ERROR),
+        ),
+        (
+            "a header without its body",
+            b"Content-Length: 500\r\n\r\n".to_vec(),
+            refused("null", PARSE_ERROR),
+        ),
+        (
+            "a huge length",
+            [
+                b"Content-Length: 1000000000000\r\n\r\n".as_slice(),
+                hover_with_id("22").as_bytes(),
+            ]
+            .concat(),
+            refused("null", PARSE_ERROR),
+        ),
+        (
+            "a length past the limit",
+            [
+                b"Content-Length: 67108865\r\n\r\n".as_slice(),
+                hover_with_id("23").as_bytes(),
+            ]
+            .concat(),
+            refused("null", PARSE_ERROR),
+        ),
+        (
+            "a length of 2^64",
+            [
+                b"Content-Length: 18446744073709551616\r\n\r\n".as_slice(),
+                hover_with_id("24").as_bytes(),
+            ]
+            .concat(),
+            refused("null", PARSE_ERROR),
+        ),
+        ("bytes that are no frame", vec![b'x'; 100_000], vec![]),
+    ];
+    for (case, bytes, expected) in cases {
+        let (replies, probe) = client.replies_to(&bytes);
+        let replies: Replies = replies.iter().map(|text| id_and_code(text)).collect();
+        assert_eq!(replies, expected, "{case}");
+        // The server answers the next request as ever.
+        assert_eq!(probe["result"], Value::Null, "{case}: {probe}");
+    }
+    // Nothing of the huge lengths was allocated.
+    #[cfg(target_os = "linux")]
+    assert!(client.resident_bytes() < 1 << 30, "{} bytes", client.resident_bytes());
+    let (code, stderr) = client.shut_down();
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn requests_outside_the_lifecycle_get_its_errors_with_their_ids() {
+    let project = Project::new();
+    let mut client = Client::start(project.path(), &["--no-cache"]);
+    let answer = |client: &mut Client, body: &str| {
+        client.send_raw(body.as_bytes());
+        id_and_code(&client.wait_for_received(is_response).text)
+    };
+    // Before `initialize`: not initialized; notifications are dropped.
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": "file:///a.py", "languageId": "python", "version": 1, "text": ""}}),
+    );
+    assert_eq!(
+        answer(&mut client, &hover_with_id("1099511627776")),
+        ("1099511627776".into(), Some(-32002))
+    );
+    let initialize = format!(
+        r#"{{"jsonrpc": "2.0", "id": 7.0, "method": "initialize", "params": {{"processId": null, "rootUri": "{}", "capabilities": {{}}}}}}"#,
+        file_uri(project.path())
+    );
+    assert_eq!(answer(&mut client, &initialize), ("7.0".into(), None));
+    assert_eq!(
+        answer(&mut client, &initialize.replace("7.0", "8")),
+        ("8".into(), INVALID_REQUEST)
+    );
+    client.notify("initialized", json!({}));
+    assert_eq!(answer(&mut client, &hover_with_id("9e0")), ("9e0".into(), None));
+    let shutdown = r#"{"jsonrpc": "2.0", "id": 1e1, "method": "shutdown"}"#;
+    assert_eq!(answer(&mut client, shutdown), ("1e1".into(), None));
+    // After `shutdown`: invalid requests.
+    assert_eq!(
+        answer(&mut client, &hover_with_id("11.25")),
+        ("11.25".into(), INVALID_REQUEST)
+    );
+    client.notify("exit", Value::Null);
+    let (code, stderr) = client.finish();
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// The quick checks the server traced (`$/logTrace`) among the messages read.
+fn quick_checks_traced(client: &mut Client) -> usize {
+    client
+        .unread()
+        .iter()
+        .filter(|message| {
+            message["method"] == "$/logTrace"
+                && message["params"]["message"]
+                    .as_str()
+                    .is_some_and(|text| text.starts_with("quick check of "))
+        })
+        .count()
+}
+
+#[test]
+fn a_burst_of_edits_is_checked_for_its_last_version_only() {
+    let source = std::fs::read_to_string(repo().join("fixtures/facts.py")).unwrap();
+    let project = Project::new();
+    project.write("pyproject.toml", "");
+    let uri = file_uri(&project.path().join("typed.py"));
+    let client = Client::start(project.path(), &["--no-cache"]);
+    let mut client = Client::initialized_with(client, project.path(), json!({"capabilities": {}, "trace": "verbose"}));
+    client.open(&uri, &source);
+    client.diagnostics_of_version(&uri, 1);
+    client.wait_for(|message| {
+        message["method"] == "window/logMessage"
+            && message["params"]["message"]
+                .as_str()
+                .is_some_and(|text| text.starts_with("project pass over"))
+    });
+    assert_eq!(quick_checks_traced(&mut client), 1, "the open is checked once");
+    client.forget_unread();
+
+    // A hot sync typed at the end of the file, a character a message, and padded with a
+    // comment to 200 edits, all written at once.
+    let mut typed =
+        "\n\ndef typed_in_a_burst(model, loader):\n    for batch in loader:\n        print(model(batch).item())\n"
+            .to_string();
+    typed.push_str("# ");
+    while typed.chars().count() < 200 {
+        typed.push('x');
+    }
+    let mut at = (source.lines().count() as u64, 0);
+    let mut edits = Vec::new();
+    for (index, character) in typed.chars().enumerate() {
+        let range = json!({"start": {"line": at.0, "character": at.1}, "end": {"line": at.0, "character": at.1}});
+        edits.push(json!({
+            "jsonrpc": "2.0",
+            "method": "textDocument/didChange",
+            "params": {"textDocument": {"uri": uri, "version": index + 2}, "contentChanges": [{"range": range, "text": character.to_string()}]},
+        }));
+        at = if character == '\n' {
+            (at.0 + 1, 0)
+        } else {
+            (at.0, at.1 + 1)
+        };
+    }
+    client.send_all(&edits);
+    let last = edits.len() as i64 + 1;
+    let found = client.diagnostics_of_version(&uri, last);
+
+    // The last version's diagnostics are those of its text.
+    let final_text = format!("{source}{typed}");
+    project.write("typed.py", &final_text);
+    let item_line = final_text
+        .lines()
+        .position(|line| line.contains("model(batch).item()"))
+        .unwrap() as u64;
+    assert!(
+        positions(&found)
+            .iter()
+            .any(|(code, line, _)| code == "SYNC101" && *line == item_line),
+        "{:?}",
+        positions(&found)
+    );
+    assert_eq!(positions(&found), cli_findings(&project, "typed.py").0);
+    // Far fewer checks than edits, and none shown of a version a newer one had replaced.
+    let checks = quick_checks_traced(&mut client);
+    assert!(
+        (1..=20).contains(&checks),
+        "{checks} quick checks for {} edits",
+        edits.len()
+    );
+    // Versions before the last that were published (the server caught up with the burst
+    // meanwhile): each one cost a check of its own before the last one's.
+    let superseded: Vec<i64> = client
+        .unread()
+        .iter()
+        .filter(|message| message["method"] == "textDocument/publishDiagnostics")
+        .filter_map(|message| message["params"]["version"].as_i64())
+        .filter(|&version| version < last)
+        .collect();
+    assert!(superseded.len() < checks, "{superseded:?}");
+    assert!(superseded.is_sorted(), "{superseded:?}");
+    assert_eq!(client.errors_seen(), Vec::<Value>::new());
+    let (code, stderr) = client.shut_down();
+    assert_eq!(code, 0, "{stderr}");
+}
+
+/// About `bytes` bytes of Python: small functions, one in five hundred with a finding.
+fn many_functions(bytes: usize) -> String {
+    let mut text = String::new();
+    for n in 0.. {
+        if text.len() > bytes {
+            break;
+        }
+        if n % 500 == 0 {
+            text.push_str(&format!(
+                "\n\ndef train_{n}(model, loader):\n    for batch in loader:\n        print(model(batch).item())\n"
+            ));
+        }
+        text.push_str(&format!(
+            "\n\ndef helper_{n}(x, y):\n    z = x + y * {n}\n    return z\n"
+        ));
+    }
+    text
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_closed_document_leaves_nothing_behind() {
+    let project = Project::new();
+    project.write("pyproject.toml", "");
+    // mimalloc returns freed pages to the system a second after they are freed, and only at a
+    // later call; here at once, so that the resident memory shows what the server still holds.
+    let client = Client::start_with(project.path(), &["--no-cache"], &[("MIMALLOC_PURGE_DELAY", "0")]);
+    let mut client = Client::initialized_with(client, project.path(), json!({"capabilities": {}}));
+    let project_pass = |message: &Value| {
+        message["method"] == "window/logMessage"
+            && message["params"]["message"]
+                .as_str()
+                .is_some_and(|text| text.starts_with("project pass over"))
+    };
+    let open_and_close = |client: &mut Client, name: &str, text: &str| {
+        let uri = file_uri(&project.path().join(name));
+        client.open(&uri, text);
+        assert!(!client.diagnostics_of_version(&uri, 1).is_empty());
+        client.wait_for(project_pass);
+        let open = client.resident_bytes();
+        client.notify("textDocument/didClose", json!({"textDocument": {"uri": uri}}));
+        client.diagnostics_where(&uri, |d| d.is_empty());
+        // The project pass due 300 ms after a close finds no open file.
+        std::thread::sleep(Duration::from_millis(500));
+        client.result(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}}),
+        );
+        open
+    };
+    // Each thread of the server has checked a document of 1 MB before the baseline: the arena
+    // of parse trees keeps 8 MiB of its pages per thread once it is rewound (src/arena.rs).
+    open_and_close(&mut client, "warm.py", &many_functions(1_000_000));
+    let before = client.resident_bytes();
+    let open = open_and_close(&mut client, "big.py", &many_functions(4_000_000));
+    let after = client.resident_bytes();
+    let mib = |bytes: u64| bytes as f64 / f64::from(1 << 20);
+    let summary = format!(
+        "{:.0} MiB before, {:.0} open, {:.0} after",
+        mib(before),
+        mib(open),
+        mib(after)
+    );
+    // The open document weighs, and once it is closed, nothing of it stays.
+    assert!(open > before + (32 << 20), "{summary}");
+    assert!(after < before + (open - before) / 8, "{summary}");
+    let (code, stderr) = client.shut_down();
+    assert_eq!(code, 0, "{stderr}");
 }
 
 #[test]

@@ -34,13 +34,32 @@ impl Document {
                 Some(range) => {
                     let start = self.offset(range.start);
                     let end = self.offset(range.end).max(start);
-                    self.text.replace_range(start..end, &change.text);
+                    self.replace(start..end, &change.text);
                 }
-                None => self.text = change.text,
+                None => {
+                    self.text = change.text;
+                    self.line_starts = line_starts(&self.text);
+                }
             }
-            self.line_starts = line_starts(&self.text);
         }
         self.version = version;
+    }
+
+    /// Replaces the bytes `range` with `new`, finding line starts again only around them, so
+    /// that a keystroke costs no scan of a big document's every line.
+    fn replace(&mut self, range: std::ops::Range<usize>, new: &str) {
+        self.text.replace_range(range.clone(), new);
+        // Whether `at` starts a line depends on the bytes before and at it (`\r` then no
+        // `\n`): the starts before the edit stay, those from its start to the end of the new
+        // text are found again, and those after it move with the text.
+        let new_end = range.start + new.len();
+        let kept = self.line_starts.partition_point(|&start| start < range.start.max(1));
+        let moved = self.line_starts.partition_point(|&start| start <= range.end);
+        for start in &mut self.line_starts[moved..] {
+            *start = *start - range.end + new_end;
+        }
+        let found = line_starts_within(&self.text, range.start.max(1)..new_end + 1);
+        self.line_starts.splice(kept..moved, found);
     }
 
     /// The byte offset of `position`; a position past the end of its line means the line's
@@ -96,16 +115,22 @@ impl Document {
 }
 
 fn line_starts(text: &str) -> Vec<usize> {
-    let bytes = text.as_bytes();
     let mut starts = vec![0];
-    for at in memchr::memchr2_iter(b'\n', b'\r', bytes) {
-        // `\r\n` ends its line at the `\n`.
-        if bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n') {
-            continue;
-        }
-        starts.push(at + 1);
-    }
+    starts.extend(line_starts_within(text, 1..text.len() + 1));
     starts
+}
+
+/// The offsets in `within` (clamped to the text and its end) where a line starts.
+fn line_starts_within(text: &str, within: std::ops::Range<usize>) -> impl Iterator<Item = usize> + '_ {
+    let bytes = text.as_bytes();
+    let end = within.end.min(bytes.len() + 1);
+    let start = within.start.clamp(1, end);
+    // A line starts after each line ending.
+    memchr::memchr2_iter(b'\n', b'\r', &bytes[start - 1..end - 1])
+        .map(move |at| start - 1 + at)
+        // `\r\n` ends its line at the `\n`.
+        .filter(move |&at| !(bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n')))
+        .map(|at| at + 1)
 }
 
 #[cfg(test)]
@@ -146,6 +171,37 @@ mod tests {
         // An offset inside a character: its start.
         assert_eq!(document.position(6), Position::new(1, 0));
         assert_eq!(document.position(999), Position::new(2, 0));
+    }
+
+    #[test]
+    fn line_starts_follow_edits_as_a_full_scan_finds_them() {
+        let pieces = ["\r", "\n", "\r\n", "a", "é", "🙂", "", "xy\rz"];
+        let mut document = Document::new("ab\r\ncd\re\n\nf".to_string(), 1);
+        // A small deterministic generator (64-bit LCG), so that a failure can be replayed.
+        let mut state = 0x5eed_u64;
+        let mut next = |below: usize| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as usize % below.max(1)
+        };
+        for step in 0..2000 {
+            let (line, character) = (next(12) as u32, next(6) as u32);
+            let start = Position::new(line, character);
+            let end = if next(2) == 0 {
+                start
+            } else {
+                Position::new(line + next(2) as u32, next(6) as u32)
+            };
+            let text: String = (0..next(3)).map(|_| pieces[next(pieces.len())]).collect();
+            document.apply(vec![change(Some(Range::new(start, end)), &text)], step);
+            assert_eq!(
+                document.line_starts,
+                line_starts(document.text()),
+                "{:?}",
+                document.text()
+            );
+        }
     }
 
     #[test]

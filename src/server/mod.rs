@@ -3,7 +3,8 @@
 //! rule's documentation on hover. Files are checked with their project, as `synclint check`
 //! does, the editor's unsaved text in place of the disk.
 //!
-//! [`transport`] reads and writes messages, [`session`] keeps the open [`documents`] and answers
+//! [`transport`] reads and writes messages ([`framing`] reads their frames, [`jsonrpc`] tells
+//! what each one is and writes the answers), [`session`] keeps the open [`documents`] and answers
 //! each message, [`analysis`] checks files (a quick check per edit, a project pass when edits
 //! pause), and [`diagnostics`], [`actions`] and [`hover`] turn its reports into LSP answers;
 //! [`settings`] reads the configuration as the command line does.
@@ -12,7 +13,9 @@ mod actions;
 mod analysis;
 mod diagnostics;
 mod documents;
+mod framing;
 mod hover;
+mod jsonrpc;
 mod session;
 mod settings;
 mod transport;

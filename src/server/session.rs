@@ -1,19 +1,25 @@
 //! The server's state and what each message does to it: the open documents with their latest
 //! reports, the settings, and when the next project pass is due.
 //!
-//! An edit is answered at once by a quick check of the edited file (see [`super::analysis`]);
-//! a project pass over every open file follows once the edits pause, in a thread of its own,
-//! and refreshes what the edit changed for the other open files.
+//! An edit is answered by a quick check of the edited file (see [`super::analysis`]); a project
+//! pass over every open file follows once the edits pause, in a thread of its own, and
+//! refreshes what the edit changed for the other open files.
+//!
+//! Edits that come faster than checks are applied as they come, but only the newest text is
+//! checked: after each message the session takes every message already waiting, then checks
+//! each document whose text changed, takes what came during that check, and so on; only once
+//! nothing waits and every document's check is of its current text are diagnostics sent. A
+//! check of a version that a newer one replaced while it ran is never shown.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, at, never, select};
-use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response, ResponseError};
+use lsp_server::ErrorCode;
 use lsp_types::notification::{
     DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument,
-    Initialized, LogMessage, Notification as _, PublishDiagnostics, ShowMessage,
+    Initialized, LogMessage, LogTrace, Notification as _, PublishDiagnostics, SetTrace, ShowMessage,
 };
 use lsp_types::request::{
     CodeActionRequest, DocumentDiagnosticRequest, HoverRequest, Initialize, RegisterCapability, Request as _, Shutdown,
@@ -23,10 +29,11 @@ use lsp_types::{
     CodeActionKind, CodeActionOptions, CodeActionProviderCapability, Diagnostic, DiagnosticOptions,
     DiagnosticServerCapabilities, DidChangeWatchedFilesRegistrationOptions, DocumentDiagnosticReport,
     DocumentDiagnosticReportResult, FileSystemWatcher, FullDocumentDiagnosticReport, GlobPattern,
-    HoverProviderCapability, InitializeParams, InitializeResult, LogMessageParams, MessageType, PositionEncodingKind,
-    PublishDiagnosticsParams, Registration, RegistrationParams, RelatedFullDocumentDiagnosticReport,
-    ServerCapabilities, ServerInfo, ShowMessageParams, TextDocumentSyncCapability, TextDocumentSyncKind,
-    TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Uri,
+    HoverProviderCapability, InitializeParams, InitializeResult, LogMessageParams, LogTraceParams, MessageType,
+    PositionEncodingKind, PublishDiagnosticsParams, Registration, RegistrationParams,
+    RelatedFullDocumentDiagnosticReport, ServerCapabilities, ServerInfo, SetTraceParams, ShowMessageParams,
+    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TraceValue,
+    Uri,
 };
 use rustc_hash::FxHashMap;
 use serde::de::DeserializeOwned;
@@ -37,8 +44,8 @@ use super::analysis::{PassOutcome, PassRequest, ProjectContext, Report, Target, 
 use super::diagnostics::{SOURCE, diagnostics};
 use super::documents::Document;
 use super::hover::hover;
+use super::jsonrpc::{self, Incoming};
 use super::settings::ServerOptions;
-use super::transport::{Incoming, to_text};
 use super::uri;
 use crate::config::Resolver;
 use crate::linter::decode;
@@ -76,9 +83,18 @@ struct OpenDocument {
     /// What the last project pass concluded about the file.
     context: Option<ProjectContext>,
     /// The diagnostics last sent (or, to a client that pulls them, last computed).
-    shown: Option<Vec<Diagnostic>>,
-    /// Edited since `report` was made: checked once the edits queued behind are applied too.
+    shown: Option<Shown>,
+    /// `report` is of an older text (or of older settings): checked again once the messages
+    /// waiting are taken.
     stale: bool,
+    /// `report` is newer than `shown`: shown once nothing waits.
+    unshown: bool,
+}
+
+/// Diagnostics shown, and the version of the document they are of.
+struct Shown {
+    version: i32,
+    diagnostics: Vec<Diagnostic>,
 }
 
 /// The project passes: the one running and the next.
@@ -111,6 +127,8 @@ pub struct Session<'a> {
     /// The configuration errors last shown, not to repeat them after every pass.
     config_errors: Vec<String>,
     next_request: i32,
+    /// How much the client asked the server to trace (`$/logTrace`): each quick check.
+    trace: TraceValue,
 }
 
 impl<'a> Session<'a> {
@@ -127,6 +145,7 @@ impl<'a> Session<'a> {
             passes: Passes::default(),
             config_errors: Vec::new(),
             next_request: 0,
+            trace: TraceValue::Off,
         }
     }
 
@@ -138,67 +157,84 @@ impl<'a> Session<'a> {
                 (None, Some(due)) => at(due),
                 _ => never(),
             };
-            select! {
-                recv(incoming) -> input => {
-                    match input {
-                        Ok(Incoming::Message(message)) => {
-                            if let Flow::Exit(code) = self.handle(message) {
-                                return code;
-                            }
-                        }
-                        Ok(Incoming::Invalid(response)) => self.send_text(response),
-                        // The input ended without `exit`.
-                        Err(_) => return 1,
-                    }
-                    // Keystrokes that came faster than checks are checked once, together.
-                    if incoming.is_empty() {
-                        self.check_stale();
-                    }
-                }
+            let flow = select! {
+                recv(incoming) -> input => match input {
+                    Ok(input) => self.handle(input),
+                    // The input ended without `exit`.
+                    Err(_) => Flow::Exit(1),
+                },
                 recv(passes_done) -> outcome => {
                     if let Ok(outcome) = outcome {
                         self.pass_done(outcome);
                     }
+                    Flow::Continue
                 }
-                recv(next_pass) -> _ => self.start_pass(),
+                recv(next_pass) -> _ => {
+                    self.start_pass();
+                    Flow::Continue
+                }
+            };
+            if let Flow::Exit(code) = flow {
+                return code;
+            }
+            if let Flow::Exit(code) = self.settle(incoming) {
+                return code;
             }
         }
     }
 
-    pub fn handle(&mut self, message: Message) -> Flow {
+    /// Catches up with the input: takes every message waiting, checks a document whose text
+    /// changed, takes what came meanwhile, and so on until every check is of its document's
+    /// current text; then shows what is due. Keystrokes that come faster than checks are
+    /// thus applied together, and only the newest text is checked and shown.
+    fn settle(&mut self, incoming: &Receiver<Incoming>) -> Flow {
+        loop {
+            while let Ok(input) = incoming.try_recv() {
+                if let Flow::Exit(code) = self.handle(input) {
+                    return Flow::Exit(code);
+                }
+            }
+            let Some(document_uri) = self.next_stale() else {
+                break;
+            };
+            self.check(&document_uri);
+        }
+        self.show_due();
+        Flow::Continue
+    }
+
+    pub fn handle(&mut self, message: Incoming) -> Flow {
         match message {
-            Message::Request(request) => {
+            Incoming::Request { id, method, params } => {
                 // Answers are about the text as it is now.
                 self.check_stale();
-                let id = request.id.clone();
-                let response_result = self.request(request).map_err(|(code, message)| ResponseError {
-                    code: code as i32,
-                    message,
-                    data: None,
-                });
-                self.send(Message::Response(Response { id, response_result }));
+                let result = self.request(&method, params);
+                self.send_text(jsonrpc::response(&id, result));
             }
-            Message::Notification(notification) if notification.method == "exit" => {
+            Incoming::Notification { method, .. } if method == "exit" => {
                 return Flow::Exit(if self.shut_down { 0 } else { 1 });
             }
-            Message::Notification(notification) => {
+            // Before `initialize` and after `shutdown`, notifications other than `exit` are
+            // dropped.
+            Incoming::Notification { method, params } => {
                 if self.workspace.is_some()
-                    && let Err((_, problem)) = self.notification(notification)
+                    && !self.shut_down
+                    && let Err((_, problem)) = self.notification(&method, params)
                 {
                     self.log(MessageType::WARNING, problem);
                 }
             }
             // Answers to the server's own requests: nothing waits for them.
-            Message::Response(_) => {}
+            Incoming::Response => {}
+            Incoming::Invalid(response) => self.send_text(response),
         }
         Flow::Continue
     }
 
-    fn request(&mut self, request: Request) -> Result<Value, (ErrorCode, String)> {
-        let method = request.method.as_str();
+    fn request(&mut self, method: &str, request_params: Value) -> Result<Value, (ErrorCode, String)> {
         if self.workspace.is_none() {
             return match method {
-                Initialize::METHOD => self.initialize(params(request.params)?),
+                Initialize::METHOD => self.initialize(params(request_params)?),
                 _ => Err((
                     ErrorCode::ServerNotInitialized,
                     "the server is not initialized yet".into(),
@@ -215,7 +251,7 @@ impl<'a> Session<'a> {
                 Ok(Value::Null)
             }
             DocumentDiagnosticRequest::METHOD => {
-                let params: lsp_types::DocumentDiagnosticParams = params(request.params)?;
+                let params: lsp_types::DocumentDiagnosticParams = params(request_params)?;
                 let items = self.pulled_diagnostics(&params.text_document.uri);
                 to_value(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(
                     RelatedFullDocumentDiagnosticReport {
@@ -225,7 +261,7 @@ impl<'a> Session<'a> {
                 )))
             }
             CodeActionRequest::METHOD => {
-                let params: lsp_types::CodeActionParams = params(request.params)?;
+                let params: lsp_types::CodeActionParams = params(request_params)?;
                 let Some(open) = self.documents.get(&params.text_document.uri) else {
                     return Ok(Value::Null);
                 };
@@ -241,7 +277,7 @@ impl<'a> Session<'a> {
                 to_value(actions)
             }
             HoverRequest::METHOD => {
-                let params: lsp_types::HoverParams = params(request.params)?;
+                let params: lsp_types::HoverParams = params(request_params)?;
                 let position = params.text_document_position_params;
                 let found = self.documents.get(&position.text_document.uri).and_then(|open| {
                     let report = open.report.as_ref()?;
@@ -267,6 +303,7 @@ impl<'a> Session<'a> {
             .map_err(|report| (ErrorCode::RequestFailed, report.to_string()))?;
         let cache = self.options.cache(&resolver, &root);
         self.workspace = Some(Workspace { root, resolver, cache });
+        self.trace = params.trace.unwrap_or(TraceValue::Off);
         let capabilities = &params.capabilities;
         self.client = Client {
             pulls_diagnostics: capabilities
@@ -293,17 +330,21 @@ impl<'a> Session<'a> {
         })
     }
 
-    fn notification(&mut self, notification: Notification) -> Result<(), (ErrorCode, String)> {
-        match notification.method.as_str() {
+    fn notification(&mut self, method: &str, notification_params: Value) -> Result<(), (ErrorCode, String)> {
+        match method {
             Initialized::METHOD => self.watch_files(),
+            SetTrace::METHOD => {
+                let params: SetTraceParams = params(notification_params)?;
+                self.trace = params.value;
+            }
             DidOpenTextDocument::METHOD => {
-                let params: lsp_types::DidOpenTextDocumentParams = params(notification.params)?;
+                let params: lsp_types::DidOpenTextDocumentParams = params(notification_params)?;
                 let item = params.text_document;
                 self.open(item.uri, Document::new(item.text, item.version));
                 self.schedule_pass(Duration::ZERO);
             }
             DidChangeTextDocument::METHOD => {
-                let params: lsp_types::DidChangeTextDocumentParams = params(notification.params)?;
+                let params: lsp_types::DidChangeTextDocumentParams = params(notification_params)?;
                 let uri = params.text_document.uri;
                 let Some(open) = self.documents.get_mut(&uri) else {
                     return Err((
@@ -313,12 +354,12 @@ impl<'a> Session<'a> {
                 };
                 open.document
                     .apply(params.content_changes, params.text_document.version);
-                self.check(&uri);
-                self.show_diagnostics(&uri, true);
+                // Checked once the edits waiting behind this one are applied too.
+                open.stale = true;
                 self.schedule_pass(PASS_DELAY_AFTER_EDIT);
             }
             DidSaveTextDocument::METHOD => {
-                let params: lsp_types::DidSaveTextDocumentParams = params(notification.params)?;
+                let params: lsp_types::DidSaveTextDocumentParams = params(notification_params)?;
                 let path = uri::to_path(&params.text_document.uri);
                 if path.is_some_and(|path| self.options.is_config_file(&path)) {
                     self.reload_settings();
@@ -327,7 +368,7 @@ impl<'a> Session<'a> {
                 }
             }
             DidCloseTextDocument::METHOD => {
-                let params: lsp_types::DidCloseTextDocumentParams = params(notification.params)?;
+                let params: lsp_types::DidCloseTextDocumentParams = params(notification_params)?;
                 let uri = params.text_document.uri;
                 if self.documents.remove(&uri).is_some() && !self.client.pulls_diagnostics {
                     self.publish(uri, Vec::new(), None);
@@ -336,7 +377,7 @@ impl<'a> Session<'a> {
                 self.schedule_pass(PASS_DELAY_AFTER_EDIT);
             }
             DidChangeWatchedFiles::METHOD => {
-                let params: lsp_types::DidChangeWatchedFilesParams = params(notification.params)?;
+                let params: lsp_types::DidChangeWatchedFilesParams = params(notification_params)?;
                 let paths: Vec<PathBuf> = params
                     .changes
                     .iter()
@@ -408,21 +449,21 @@ impl<'a> Session<'a> {
             context: None,
             shown: None,
             stale: true,
+            unshown: false,
         };
         self.documents.insert(document_uri, open);
     }
 
-    /// Checks the documents edited since their last check, and shows what changed.
+    /// A document whose report is not of its current text.
+    fn next_stale(&self) -> Option<Uri> {
+        let stale = self.documents.iter().find(|(_, open)| open.stale);
+        stale.map(|(document_uri, _)| document_uri.clone())
+    }
+
+    /// Checks every document whose report is not of its current text.
     fn check_stale(&mut self) {
-        let stale: Vec<Uri> = self
-            .documents
-            .iter()
-            .filter(|(_, open)| open.stale)
-            .map(|(document_uri, _)| document_uri.clone())
-            .collect();
-        for document_uri in stale {
+        while let Some(document_uri) = self.next_stale() {
             self.check(&document_uri);
-            self.show_diagnostics(&document_uri, true);
         }
     }
 
@@ -431,6 +472,7 @@ impl<'a> Session<'a> {
         let (Some(workspace), Some(open)) = (&self.workspace, self.documents.get_mut(document_uri)) else {
             return;
         };
+        let started = Instant::now();
         let checked = quick_check(
             &open.target,
             open.document.text(),
@@ -438,6 +480,13 @@ impl<'a> Session<'a> {
             &workspace.resolver,
         );
         open.stale = false;
+        open.unshown = true;
+        let traced = format!(
+            "quick check of {}, version {}: {:.1} ms",
+            open.target.display,
+            open.document.version,
+            started.elapsed().as_secs_f64() * 1000.0
+        );
         match checked {
             Ok(report) => open.report = Some(report),
             Err(problem) => {
@@ -445,25 +494,40 @@ impl<'a> Session<'a> {
                 self.log(MessageType::ERROR, problem);
             }
         }
+        self.log_trace(traced);
     }
 
-    /// Sends an open document's diagnostics where they changed (or `always`), or to a client
-    /// that pulls them, tells it to ask again. Returns whether they changed.
-    fn show_diagnostics(&mut self, document_uri: &Uri, always: bool) -> bool {
-        let (Some(workspace), Some(open)) = (&self.workspace, self.documents.get_mut(document_uri)) else {
-            return false;
-        };
-        let current = match &open.report {
-            Some(report) => diagnostics(report, &open.document, document_uri, &workspace.root),
-            None => Vec::new(),
-        };
-        let changed = open.shown.as_ref() != Some(&current);
-        open.shown = Some(current.clone());
-        if !self.client.pulls_diagnostics && (changed || always) {
+    /// Shows the diagnostics of every document checked since they were last shown: to a client
+    /// that is sent them, those of a new version always, others where they changed; a client
+    /// that pulls them is told to ask again where a check of a version it has changed them.
+    fn show_due(&mut self) {
+        let Some(workspace) = &self.workspace else { return };
+        let mut publish = Vec::new();
+        let mut refresh = false;
+        for (document_uri, open) in self.documents.iter_mut().filter(|(_, open)| open.unshown) {
+            open.unshown = false;
+            let current = match &open.report {
+                Some(report) => diagnostics(report, &open.document, document_uri, &workspace.root),
+                None => Vec::new(),
+            };
             let version = open.document.version;
-            self.publish(document_uri.clone(), current, Some(version));
+            let new_version = open.shown.as_ref().is_none_or(|shown| shown.version != version);
+            let changed = open.shown.as_ref().is_none_or(|shown| shown.diagnostics != current);
+            refresh |= changed && !new_version;
+            if !self.client.pulls_diagnostics && (changed || new_version) {
+                publish.push((document_uri.clone(), current.clone(), version));
+            }
+            open.shown = Some(Shown {
+                version,
+                diagnostics: current,
+            });
         }
-        changed
+        for (document_uri, diagnostics, version) in publish {
+            self.publish(document_uri, diagnostics, Some(version));
+        }
+        if refresh {
+            self.refresh_pulled();
+        }
     }
 
     fn publish(&self, document_uri: Uri, diagnostics: Vec<Diagnostic>, version: Option<i32>) {
@@ -478,8 +542,11 @@ impl<'a> Session<'a> {
     /// The diagnostics of a document the client asks for: an open one's current check, a file
     /// on disk checked alone, or none.
     fn pulled_diagnostics(&mut self, document_uri: &Uri) -> Vec<Diagnostic> {
-        if let Some(open) = self.documents.get(document_uri) {
-            return open.shown.clone().unwrap_or_default();
+        if let (Some(workspace), Some(open)) = (&self.workspace, self.documents.get(document_uri)) {
+            return match &open.report {
+                Some(report) => diagnostics(report, &open.document, document_uri, &workspace.root),
+                None => Vec::new(),
+            };
         }
         let Some(text) = uri::to_path(document_uri)
             .and_then(|path| std::fs::read(path).ok())
@@ -513,12 +580,9 @@ impl<'a> Session<'a> {
             }
         }
         self.config_errors.clear();
-        let open: Vec<Uri> = self.documents.keys().cloned().collect();
-        for document_uri in open {
-            self.check(&document_uri);
-            self.show_diagnostics(&document_uri, false);
+        for open in self.documents.values_mut() {
+            open.stale = true;
         }
-        self.refresh_pulled();
         self.schedule_pass(Duration::ZERO);
     }
 
@@ -561,7 +625,6 @@ impl<'a> Session<'a> {
         let Some((started, versions)) = self.passes.running.take() else {
             return;
         };
-        self.check_stale();
         let took = started.elapsed().as_secs_f64() * 1000.0;
         let open = versions.len();
         self.log(
@@ -583,7 +646,6 @@ impl<'a> Session<'a> {
             return;
         }
         self.config_errors.clear();
-        let mut changed = false;
         for passed in outcome.files {
             let Some(document_uri) = self.uri_of(&passed.path) else {
                 continue;
@@ -592,16 +654,16 @@ impl<'a> Session<'a> {
                 continue;
             };
             open.context = Some(passed.context);
-            let unchanged = versions.get(&passed.path) == Some(&open.document.version);
+            let unchanged = !open.stale && versions.get(&passed.path) == Some(&open.document.version);
             match passed.report {
-                Ok(report) if unchanged => open.report = Some(report),
-                Ok(_) => self.check(&document_uri),
+                Ok(report) if unchanged => {
+                    open.report = Some(report);
+                    open.unshown = true;
+                }
+                // Edited meanwhile: checked again with what the pass concluded.
+                Ok(_) => open.stale = true,
                 Err(problem) => self.log(MessageType::ERROR, problem),
             }
-            changed |= self.show_diagnostics(&document_uri, false);
-        }
-        if changed {
-            self.refresh_pulled();
         }
     }
 
@@ -631,6 +693,14 @@ impl<'a> Session<'a> {
         self.send_notification(LogMessage::METHOD, params);
     }
 
+    /// Traces `message` where the client asked for traces.
+    fn log_trace(&self, message: String) {
+        if self.trace != TraceValue::Off {
+            let params = LogTraceParams { message, verbose: None };
+            self.send_notification(LogTrace::METHOD, params);
+        }
+    }
+
     fn show_message(&self, kind: MessageType, message: String) {
         let params = ShowMessageParams { typ: kind, message };
         self.send_notification(ShowMessage::METHOD, params);
@@ -638,18 +708,14 @@ impl<'a> Session<'a> {
 
     fn send_notification(&self, method: &str, params: impl serde::Serialize) {
         let params = serde_json::to_value(params).unwrap_or(Value::Null);
-        self.send(Message::Notification(Notification::new(method.into(), params)));
+        self.send_text(jsonrpc::notification(method, &params));
     }
 
     fn send_request(&mut self, method: &str, params: impl serde::Serialize) {
         self.next_request += 1;
-        let id = RequestId::from(format!("synclint-{}", self.next_request));
+        let id = format!("synclint-{}", self.next_request);
         let params = serde_json::to_value(params).unwrap_or(Value::Null);
-        self.send(Message::Request(Request::new(id, method.into(), params)));
-    }
-
-    fn send(&self, message: Message) {
-        self.send_text(to_text(&message));
+        self.send_text(jsonrpc::request(&id, method, &params));
     }
 
     fn send_text(&self, text: String) {

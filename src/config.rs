@@ -409,7 +409,7 @@ fn has_synclint_table(path: &Path) -> bool {
 
 /// `path` made absolute against `cwd`, with `.` and `..` resolved by name (symbolic links are
 /// kept, so the paths stay the ones the user typed).
-fn absolute(path: &Path, cwd: &Path) -> PathBuf {
+pub(crate) fn absolute(path: &Path, cwd: &Path) -> PathBuf {
     let mut result = PathBuf::new();
     for component in cwd.join(path).components() {
         match component {

@@ -163,6 +163,9 @@ fn selecting_unused_noqa_changes_the_key() {
 /// Spoils a cache file's bytes.
 type Damage = fn(Vec<u8>) -> Vec<u8>;
 
+/// Damage is always detected: a damaged or foreign cache file never changes a result. A file
+/// that still begins with the cache's signature is rewritten; one that does not (garbage where
+/// the header was) is not the cache's to replace: it is left alone, with a warning naming it.
 #[test]
 fn a_damaged_or_foreign_cache_is_ignored_and_rewritten() {
     let project = python_project();
@@ -171,7 +174,7 @@ fn a_damaged_or_foreign_cache_is_ignored_and_rewritten() {
     let expected = shown(&run_cached(project.path(), None, args));
     run_cached(project.path(), Some(cache.path()), args);
     let mut files = buckets(cache.path());
-    assert!(files.len() >= 4, "{files:?}");
+    assert!(files.len() >= 5, "{files:?}");
     // The project's snapshot is among the damaged files.
     files.sort_by_key(|f| !f.file_name().unwrap().to_string_lossy().starts_with("project-"));
     assert!(
@@ -185,11 +188,12 @@ fn a_damaged_or_foreign_cache_is_ignored_and_rewritten() {
             bytes[last] ^= 0x55;
             bytes
         }),
-        ("garbage", |bytes| {
-            bytes.iter().map(|b| b.wrapping_mul(31).wrapping_add(7)).collect()
-        }),
         ("another build's header", |mut bytes| {
             bytes[20] ^= 0x01;
+            bytes
+        }),
+        ("another format's header", |mut bytes| {
+            bytes[15] ^= 0x07;
             bytes
         }),
     ];
@@ -199,12 +203,28 @@ fn a_damaged_or_foreign_cache_is_ignored_and_rewritten() {
         fs::write(file, &bytes).unwrap();
         damaged.push((file, what, bytes));
     }
-    fs::write(files[4 % files.len()].with_file_name("bucket-zz"), b"not a bucket").unwrap();
-    assert_eq!(shown(&run_cached(project.path(), Some(cache.path()), args)), expected);
+    let garbage: Vec<u8> = fs::read(&files[4])
+        .unwrap()
+        .iter()
+        .map(|b| b.wrapping_mul(31).wrapping_add(7))
+        .collect();
+    fs::write(&files[4], &garbage).unwrap();
+    fs::write(files[4].with_file_name("bucket-zz"), b"not a bucket").unwrap();
+    let left_alone = format!(
+        "synclint: warning: cannot write the cache in {}: {} was not written by synclint (it does not begin with the cache's signature), so it is left alone\n",
+        cache.path().display(),
+        files[4].display()
+    );
+    for _ in 0..2 {
+        let (code, out, err) = shown(&run_cached(project.path(), Some(cache.path()), args));
+        assert_eq!((code, out), (expected.0, expected.1.clone()));
+        assert_eq!(err, format!("{}{left_alone}", expected.2));
+    }
     for (file, what, bytes) in damaged {
         assert_ne!(fs::read(file).unwrap(), bytes, "{what}: not rewritten");
     }
-    assert_eq!(shown(&run_cached(project.path(), Some(cache.path()), args)), expected);
+    assert_eq!(fs::read(&files[4]).unwrap(), garbage);
+    assert_eq!(fs::read(files[4].with_file_name("bucket-zz")).unwrap(), b"not a bucket");
 }
 
 #[test]

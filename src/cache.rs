@@ -14,9 +14,9 @@
 //! hash to it, and `project-<hash>`, a project's [`Snapshot`], each behind a header with the
 //! cache's signature, synclint's build and a checksum. A bucket that is missing, truncated,
 //! corrupt or from another build reads as empty and is rewritten; a file without the signature
-//! is never replaced or removed, whatever its name (see [`folder`]). Buckets are written whole to
-//! a temporary file and renamed into place, so two processes writing at once (pre-commit runs
-//! hooks in parallel) leave one of their versions, each complete.
+//! is never replaced or removed, whatever its name (see `cache/folder.rs`). Buckets are written
+//! whole to a temporary file and renamed into place, so two processes writing at once
+//! (pre-commit runs hooks in parallel) leave one of their versions, each complete.
 //!
 //! A folder that would hold or hide what is being checked, or a folder synclint did not make
 //! that already holds something, is refused: the run goes on without a cache and writes nothing.

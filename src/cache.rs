@@ -11,11 +11,15 @@
 //! later change within the clock's resolution could keep both).
 //!
 //! On disk: `<cache-dir>/<version>/bucket-XX`, each file holding the entries of the paths that
-//! hash to it, and `project-<hash>`, a project's [`Snapshot`], each behind a header with
-//! synclint's build and a checksum. A bucket that is missing,
-//! truncated, corrupt or from another build reads as empty and is rewritten. Buckets are written
-//! whole to a temporary file and renamed into place, so two processes writing at once (pre-commit
-//! runs hooks in parallel) leave one of their versions, each complete.
+//! hash to it, and `project-<hash>`, a project's [`Snapshot`], each behind a header with the
+//! cache's signature, synclint's build and a checksum. A bucket that is missing, truncated,
+//! corrupt or from another build reads as empty and is rewritten; a file without the signature
+//! is never replaced or removed, whatever its name (see `cache/folder.rs`). Buckets are written
+//! whole to a temporary file and renamed into place, so two processes writing at once
+//! (pre-commit runs hooks in parallel) leave one of their versions, each complete.
+//!
+//! A folder that would hold or hide what is being checked, or a folder synclint did not make
+//! that already holds something, is refused: the run goes on without a cache and writes nothing.
 
 use std::hash::Hash;
 use std::io::Write;
@@ -33,9 +37,16 @@ use crate::linter::FileLint;
 use crate::registry::RuleSet;
 use crate::semantic::{FileFacts, FunctionId};
 
+mod folder;
+
+pub use folder::Guarded;
+
 /// Paths are spread over this many files: a warm run reads few files, and an edit rewrites the
 /// entries of a small share of the project.
 const BUCKETS: usize = 64;
+/// How every file the cache writes begins, whatever its format: what marks a file as the cache's.
+const SIGNATURE: &[u8; 15] = b"synclint-cache\0";
+/// The signature and the format of the files this build writes.
 const MAGIC: &[u8; 16] = b"synclint-cache\0\x02";
 /// The build: results never outlive the code that produced them.
 const BUILD: &str = concat!(env!("CARGO_PKG_VERSION"), "-", env!("SYNCLINT_BUILD_ID"));
@@ -132,8 +143,27 @@ pub struct Cache {
 }
 
 impl Cache {
-    /// The cache in `root`, for paths relative to `cwd`. Nothing is read until asked for.
-    pub fn new(root: PathBuf, cwd: PathBuf) -> Self {
+    /// The cache in `root` (absolute), for paths relative to `cwd`, unless `root` is or contains
+    /// a `guarded` folder or one of the `checked` files, or already holds something and was not
+    /// made by synclint: then why it is refused. Nothing is read until asked for.
+    pub fn open<'p>(
+        root: PathBuf,
+        cwd: PathBuf,
+        guarded: &[Guarded],
+        checked: impl Iterator<Item = &'p Path>,
+    ) -> Result<Self, Report> {
+        let root = crate::config::absolute(&root, &cwd);
+        let checked = checked.map(|path| crate::config::absolute(path, &cwd));
+        match folder::refusal(&root, guarded, checked) {
+            Some(reason) => Err(miette!(
+                "not using {} as the cache: {reason}; running without a cache",
+                root.display()
+            )),
+            None => Ok(Cache::new(root, cwd)),
+        }
+    }
+
+    fn new(root: PathBuf, cwd: PathBuf) -> Self {
         let folder = root.join(env!("CARGO_PKG_VERSION"));
         let started = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -158,7 +188,7 @@ impl Cache {
         let bucket = &self.buckets[index];
         let stored = bucket
             .stored
-            .get_or_init(|| read_bucket(&bucket_path(&self.folder, index)));
+            .get_or_init(|| read_bucket(&folder::bucket_path(&self.folder, index)));
         (bucket, stored)
     }
 
@@ -226,23 +256,30 @@ impl Cache {
         // Made by the first bucket that changed (none where nothing did).
         let folders: OnceLock<Result<(), String>> = OnceLock::new();
         // Each bucket is written as soon as its payload is made: the payloads of every bucket
-        // are never held at once beside the run's summaries (about 40 MiB on the corpus).
-        buckets.into_par_iter().enumerate().try_for_each(|(index, bucket)| {
-            let used = bucket.used.into_inner().unwrap_or_else(|e| e.into_inner());
-            let stored = bucket.stored.into_inner().unwrap_or_default();
-            let Some(payload) = updated(stored, used) else {
-                return Ok(());
-            };
-            folders
-                .get_or_init(|| {
-                    create_root(&root)
-                        .and_then(|()| std::fs::create_dir_all(&folder))
-                        .map_err(|e| e.to_string())
-                })
-                .as_ref()
-                .map_err(|e| failed(e))?;
-            write_checked(&folder, &bucket_path(&folder, index), &payload).map_err(|e| failed(&e))
-        })
+        // are never held at once beside the run's summaries (about 40 MiB on the corpus). A
+        // bucket that cannot be written does not keep the others from being written.
+        let failures: Vec<Report> = buckets
+            .into_par_iter()
+            .enumerate()
+            .filter_map(|(index, bucket)| {
+                let used = bucket.used.into_inner().unwrap_or_else(|e| e.into_inner());
+                let stored = bucket.stored.into_inner().unwrap_or_default();
+                let payload = updated(stored, used)?;
+                let written = folders
+                    .get_or_init(|| {
+                        folder::create_root(&root)
+                            .and_then(|()| std::fs::create_dir_all(&folder))
+                            .map_err(|e| e.to_string())
+                    })
+                    .as_ref()
+                    .map_err(|e| failed(e))
+                    .and_then(|()| {
+                        write_checked(&folder, &folder::bucket_path(&folder, index), &payload).map_err(|e| failed(&e))
+                    });
+                written.err()
+            })
+            .collect();
+        failures.into_iter().next().map_or(Ok(()), Err)
     }
 }
 
@@ -275,7 +312,7 @@ impl Cache {
         for (path, _) in sorted {
             path.hash(&mut hasher);
         }
-        self.folder.join(format!("project-{:032x}", hasher.digest128()))
+        folder::snapshot_path(&self.folder, hasher.digest128())
     }
 
     /// The key of a project: its files' paths (from the working folder, as notes name them)
@@ -320,31 +357,12 @@ impl Cache {
         let failed = |e: std::io::Error| miette!("cannot write the cache in {}: {e}", self.root.display());
         let payload = bincode::encode_to_vec(&snapshot, bincode::config::standard())
             .map_err(|e| miette!("cannot encode the project's snapshot: {e}"))?;
-        create_root(&self.root).map_err(failed)?;
+        folder::create_root(&self.root).map_err(failed)?;
         std::fs::create_dir_all(&self.folder).map_err(failed)?;
         let path = self.snapshot_path(&sorted);
         write_checked(&self.folder, &path, &payload).map_err(failed)?;
-        self.forget_old_snapshots(&path);
+        folder::tidy(&self.folder, &path, SNAPSHOTS);
         Ok(())
-    }
-
-    /// Removes all but the [`SNAPSHOTS`] most recently written snapshots (`kept` among them).
-    fn forget_old_snapshots(&self, kept: &Path) {
-        let Ok(entries) = std::fs::read_dir(&self.folder) else {
-            return;
-        };
-        let mut snapshots: Vec<(SystemTime, PathBuf)> = entries
-            .flatten()
-            .filter(|entry| entry.file_name().to_string_lossy().starts_with("project-"))
-            .filter(|entry| entry.path() != kept)
-            .filter_map(|entry| Some((entry.metadata().ok()?.modified().ok()?, entry.path())))
-            .collect();
-        snapshots.sort();
-        let excess = (snapshots.len() + 1).saturating_sub(SNAPSHOTS);
-        for (_, path) in snapshots.into_iter().take(excess) {
-            // Another run may have removed it first.
-            let _ = std::fs::remove_file(path);
-        }
     }
 }
 
@@ -353,10 +371,6 @@ fn sorted_order(files: &[(&Path, FileKey)]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..files.len()).collect();
     order.sort_by(|&a, &b| files[a].0.as_os_str().cmp(files[b].0.as_os_str()));
     order
-}
-
-fn bucket_path(folder: &Path, index: usize) -> PathBuf {
-    folder.join(format!("bucket-{index:02x}"))
 }
 
 /// The bucket's payload after this run, or `None` where nothing changed.
@@ -518,33 +532,24 @@ fn read_bucket(path: &Path) -> Stored {
     }
 }
 
-/// Writes a cache file (header, then payload) through a temporary file renamed over it.
+/// Writes a cache file (header, then payload) through a temporary file renamed over it, where
+/// what is at `path` is the cache's own (see [`folder::replaceable`]). A temporary file left by
+/// an error is removed.
 fn write_checked(folder: &Path, path: &Path, payload: &[u8]) -> std::io::Result<()> {
-    let mut temp = tempfile::NamedTempFile::new_in(folder)?;
+    let mut temp = folder::temp_file(folder)?;
     temp.write_all(MAGIC)?;
     temp.write_all(BUILD.as_bytes())?;
     temp.write_all(&(payload.len() as u64).to_le_bytes())?;
     temp.write_all(&xxh3_64(payload).to_le_bytes())?;
     temp.write_all(payload)?;
+    // Checked last, as near the rename as can be.
+    if !folder::replaceable(path)? {
+        return Err(std::io::Error::other(format!(
+            "{} was not written by synclint (it does not begin with the cache's signature), so it is left alone",
+            path.display()
+        )));
+    }
     temp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
-/// The cache's folder, with a `.gitignore` that keeps it out of version control and a
-/// `CACHEDIR.TAG` that keeps it out of backups.
-fn create_root(root: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(root)?;
-    let gitignore = root.join(".gitignore");
-    if !gitignore.exists() {
-        std::fs::write(&gitignore, "# Created by synclint.\n*\n")?;
-    }
-    let tag = root.join("CACHEDIR.TAG");
-    if !tag.exists() {
-        std::fs::write(
-            &tag,
-            "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by synclint.\n",
-        )?;
-    }
     Ok(())
 }
 

@@ -35,8 +35,8 @@ pub struct Options {
     /// Also report findings under periodic guards (`if step % N == 0:`).
     pub report_periodic: Option<bool>,
     /// The folder whose files make the project a named file is checked in (relative to the
-    /// config's folder); by default the nearest folder upwards with `pyproject.toml`,
-    /// `setup.cfg`, `setup.py` or `.git`.
+    /// config's folder, and at or below it); by default the nearest folder upwards with
+    /// `pyproject.toml`, `setup.cfg`, `setup.py` or `.git`.
     pub project_root: Option<String>,
     /// Where results are cached between runs (relative to the config's folder); by default
     /// `.synclint_cache` in the project root.
@@ -179,8 +179,12 @@ impl Settings {
             include.add(glob);
         }
         let include = include.build().map_err(|e| miette!("invalid include patterns: {e}"))?;
+        let root = absolute(&root, cwd);
+        let project_root = match &options.project_root {
+            Some(folder) => Some(project_root_within(&root, folder)?),
+            None => None,
+        };
         Ok(Settings {
-            root: absolute(&root, cwd),
             cwd: cwd.to_path_buf(),
             config_path,
             rules,
@@ -195,14 +199,12 @@ impl Settings {
             fix: overrides.fix.or(options.fix).unwrap_or(false),
             unsafe_fixes: overrides.unsafe_fixes.or(options.unsafe_fixes).unwrap_or(false),
             report_periodic: overrides.report_periodic.or(options.report_periodic).unwrap_or(false),
-            project_root: options
-                .project_root
-                .as_ref()
-                .map(|folder| absolute(&root.join(folder), cwd)),
+            project_root,
             cache_dir: options
                 .cache_dir
                 .as_ref()
                 .map(|folder| absolute(&root.join(folder), cwd)),
+            root,
         })
     }
 
@@ -243,6 +245,35 @@ impl Settings {
                 .strip_prefix(&self.root)
                 .is_ok_and(|relative| globs.is_match(relative))
     }
+}
+
+/// `project-root` (relative to `base`, the config's absolute folder), made absolute: an existing
+/// folder at or below `base`, symbolic links resolved, so that a project never reaches above
+/// the config that sets it (`"/"` would walk the whole file system).
+fn project_root_within(base: &Path, folder: &str) -> Result<PathBuf, Report> {
+    let path = absolute(&base.join(folder), base);
+    let setting = format!("`project-root = \"{folder}\"`");
+    let real = std::fs::canonicalize(&path).map_err(|error| match error.kind() {
+        std::io::ErrorKind::NotFound => miette!("{setting}: {} does not exist", path.display()),
+        _ => miette!("{setting}: cannot read {}: {error}", path.display()),
+    })?;
+    if !real.is_dir() {
+        return Err(miette!("{setting}: {} is not a folder", path.display()));
+    }
+    let real_base = std::fs::canonicalize(base).unwrap_or_else(|_| base.to_path_buf());
+    if !real.starts_with(&real_base) {
+        // Through a link, the folder it leads to is the one outside.
+        let named = if path.starts_with(base) {
+            format!("{}, a link to {},", path.display(), real.display())
+        } else {
+            path.display().to_string()
+        };
+        return Err(miette!(
+            "{setting}: {named} is outside {}, the folder of this config; it must be that folder or one below it",
+            base.display()
+        ));
+    }
+    Ok(path)
 }
 
 /// Where settings come from.
@@ -290,7 +321,8 @@ impl Resolver {
                     .map(Path::to_path_buf)
                     .filter(|p| !p.as_os_str().is_empty())
                     .unwrap_or_else(|| cwd.clone());
-                Some(Arc::new(Settings::build(options, root, Some(path), &overrides, &cwd)?))
+                let settings = Settings::build(options, root, Some(path.clone()), &overrides, &cwd);
+                Some(Arc::new(settings.map_err(|report| in_config(report, &path))?))
             }
             Source::Discover => None,
         };
@@ -355,7 +387,7 @@ impl Resolver {
                 &self.overrides,
                 &self.cwd,
             )
-            .map_err(|report| report.wrap_err(format!("invalid config in {}", config.display())))
+            .map_err(|report| in_config(report, &config))
         });
         let settings = match built {
             Ok(settings) => Arc::new(settings),
@@ -384,6 +416,11 @@ impl Resolver {
     }
 }
 
+/// A setting's error, naming the config file it is in.
+fn in_config(report: Report, config: &Path) -> Report {
+    report.wrap_err(format!("invalid config in {}", config.display()))
+}
+
 /// The synclint.toml of `folder`, or its pyproject.toml with a `[tool.synclint]` table.
 fn config_in(folder: &Path) -> Option<PathBuf> {
     ["synclint.toml", "pyproject.toml"]
@@ -410,7 +447,7 @@ fn has_synclint_table(path: &Path) -> bool {
 
 /// `path` made absolute against `cwd`, with `.` and `..` resolved by name (symbolic links are
 /// kept, so the paths stay the ones the user typed).
-fn absolute(path: &Path, cwd: &Path) -> PathBuf {
+pub(crate) fn absolute(path: &Path, cwd: &Path) -> PathBuf {
     let mut result = PathBuf::new();
     for component in cwd.join(path).components() {
         match component {
@@ -465,4 +502,57 @@ pub fn load(path: &Path) -> Result<Option<Options>, Report> {
         }
     }
     Ok(options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A config's folder (`base`, reached through a link) beside a folder outside it.
+    fn folders() -> (tempfile::TempDir, PathBuf) {
+        let top = tempfile::tempdir().unwrap();
+        let real = std::fs::canonicalize(top.path()).unwrap();
+        std::fs::create_dir_all(real.join("project/src")).unwrap();
+        std::fs::create_dir(real.join("outside")).unwrap();
+        std::fs::write(real.join("project/train.py"), "").unwrap();
+        std::os::unix::fs::symlink(real.join("outside"), real.join("project/escape")).unwrap();
+        std::os::unix::fs::symlink(real.join("project"), real.join("base")).unwrap();
+        (top, real)
+    }
+
+    #[test]
+    fn a_project_root_at_or_below_the_config_is_taken() {
+        let (_top, real) = folders();
+        let base = real.join("base");
+        for (setting, expected) in [
+            (".", base.clone()),
+            ("src", base.join("src")),
+            ("src/../src/.", base.join("src")),
+            (real.join("project/src").to_str().unwrap(), real.join("project/src")),
+        ] {
+            assert_eq!(project_root_within(&base, setting).unwrap(), expected, "{setting}");
+        }
+    }
+
+    #[test]
+    fn a_project_root_above_beside_or_missing_is_an_error() {
+        let (_top, real) = folders();
+        let base = real.join("base");
+        let outside = format!("is outside {}, the folder of this config", base.display());
+        for (setting, reason) in [
+            ("..", outside.as_str()),
+            ("/", &outside),
+            ("../outside", &outside),
+            ("escape", "a link to"),
+            ("missing", "does not exist"),
+            ("train.py", "is not a folder"),
+        ] {
+            let error = project_root_within(&base, setting).unwrap_err().to_string();
+            assert!(
+                error.starts_with(&format!("`project-root = \"{setting}\"`: ")),
+                "{error}"
+            );
+            assert!(error.contains(reason), "{setting}: {error}");
+        }
+    }
 }

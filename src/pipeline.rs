@@ -11,7 +11,7 @@ use miette::{LabeledSpan, Report, miette};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::cache::{Cache, FileKey, FileStat, SnapshotFile};
+use crate::cache::{Cache, FileKey, FileStat, Guarded, SnapshotFile};
 use crate::config::{Resolver, Settings};
 use crate::diagnostic::{Applicability, Diagnostic};
 use crate::discovery::{DiscoveredFile, discover, read_regular_file};
@@ -145,7 +145,10 @@ fn run_with(
     if let Some(writes) = writes {
         finish_interrupted_writes(&mut files, &mut named, writes, options, cwd, &mut errors);
     }
-    let cache = options.cache.clone().map(|root| Cache::new(root, cwd.to_path_buf()));
+    let cache = options
+        .cache
+        .clone()
+        .and_then(|root| open_cache(root, paths, &files, resolver, cwd, &mut errors));
     let analyser = Analyser {
         options,
         cache: cache.as_ref(),
@@ -241,6 +244,53 @@ fn finish_interrupted_writes(
     for report in failed.into_iter().flatten() {
         *named -= 1;
         errors.push(report);
+    }
+}
+
+/// The cache in `root`, unless it would hold or hide what the run checks: it must not be or
+/// contain a project root of the paths named, the working directory, a folder named (or the
+/// folder of a file named) or a file being checked. A refused folder is a warning, and the run
+/// goes on without a cache.
+fn open_cache(
+    root: PathBuf,
+    paths: &[PathBuf],
+    files: &[DiscoveredFile],
+    resolver: &Resolver,
+    cwd: &Path,
+    errors: &mut Errors,
+) -> Option<Cache> {
+    let mut guarded = Vec::new();
+    let named = paths.iter().map(|path| cwd.join(path));
+    for path in named.clone().chain([cwd.to_path_buf()]) {
+        if let Some(folder) = project_root_of(&path, resolver, cwd) {
+            guarded.push(Guarded {
+                what: "the project root",
+                folder,
+            });
+        }
+    }
+    guarded.push(Guarded {
+        what: "the working directory",
+        folder: cwd.to_path_buf(),
+    });
+    for path in named {
+        let folder = if path.is_dir() {
+            path
+        } else {
+            path.parent().map_or_else(|| cwd.to_path_buf(), Path::to_path_buf)
+        };
+        guarded.push(Guarded {
+            what: "a folder being checked",
+            folder,
+        });
+    }
+    let checked = files.iter().map(|file| file.path.as_path());
+    match Cache::open(root, cwd.to_path_buf(), &guarded, checked) {
+        Ok(cache) => Some(cache),
+        Err(report) => {
+            errors.warn(report);
+            None
+        }
     }
 }
 
@@ -364,17 +414,7 @@ fn with_project(
     let named = files.len();
     let mut roots: Vec<PathBuf> = Vec::new();
     for path in paths {
-        let path = cwd.join(path);
-        let folder = if path.is_dir() {
-            path.as_path()
-        } else {
-            path.parent().unwrap_or(cwd)
-        };
-        let root = resolver
-            .for_dir(folder)
-            .project_root
-            .clone()
-            .or_else(|| crate::discovery::project_root(&path));
+        let root = project_root_of(&cwd.join(path), resolver, cwd);
         if let Some(root) = root.filter(|root| !roots.contains(root)) {
             roots.push(root);
         }
@@ -404,6 +444,21 @@ fn with_project(
             .filter(|file| canonical(&file.path).is_none_or(|real| !seen.contains(&real))),
     );
     (files, named)
+}
+
+/// The project a path (under `cwd`) is checked in: the folder its settings' `project-root`
+/// names, else the nearest folder upwards with a project's marker.
+fn project_root_of(path: &Path, resolver: &Resolver, cwd: &Path) -> Option<PathBuf> {
+    let folder = if path.is_dir() {
+        path
+    } else {
+        path.parent().unwrap_or(cwd)
+    };
+    resolver
+        .for_dir(folder)
+        .project_root
+        .clone()
+        .or_else(|| crate::discovery::project_root(path))
 }
 
 /// Whether two paths name the same folder.

@@ -7,6 +7,7 @@ mod common;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
+use std::time::Duration;
 
 use common::{Project, exit_code, repo, stderr, stdout, synclint};
 
@@ -163,6 +164,9 @@ fn selecting_unused_noqa_changes_the_key() {
 /// Spoils a cache file's bytes.
 type Damage = fn(Vec<u8>) -> Vec<u8>;
 
+/// Damage is always detected: a damaged or foreign cache file never changes a result. A file
+/// that still begins with the cache's signature is rewritten; one that does not (garbage where
+/// the header was) is not the cache's to replace: it is left alone, with a warning naming it.
 #[test]
 fn a_damaged_or_foreign_cache_is_ignored_and_rewritten() {
     let project = python_project();
@@ -171,7 +175,7 @@ fn a_damaged_or_foreign_cache_is_ignored_and_rewritten() {
     let expected = shown(&run_cached(project.path(), None, args));
     run_cached(project.path(), Some(cache.path()), args);
     let mut files = buckets(cache.path());
-    assert!(files.len() >= 4, "{files:?}");
+    assert!(files.len() >= 5, "{files:?}");
     // The project's snapshot is among the damaged files.
     files.sort_by_key(|f| !f.file_name().unwrap().to_string_lossy().starts_with("project-"));
     assert!(
@@ -185,11 +189,12 @@ fn a_damaged_or_foreign_cache_is_ignored_and_rewritten() {
             bytes[last] ^= 0x55;
             bytes
         }),
-        ("garbage", |bytes| {
-            bytes.iter().map(|b| b.wrapping_mul(31).wrapping_add(7)).collect()
-        }),
         ("another build's header", |mut bytes| {
             bytes[20] ^= 0x01;
+            bytes
+        }),
+        ("another format's header", |mut bytes| {
+            bytes[15] ^= 0x07;
             bytes
         }),
     ];
@@ -199,12 +204,28 @@ fn a_damaged_or_foreign_cache_is_ignored_and_rewritten() {
         fs::write(file, &bytes).unwrap();
         damaged.push((file, what, bytes));
     }
-    fs::write(files[4 % files.len()].with_file_name("bucket-zz"), b"not a bucket").unwrap();
-    assert_eq!(shown(&run_cached(project.path(), Some(cache.path()), args)), expected);
+    let garbage: Vec<u8> = fs::read(&files[4])
+        .unwrap()
+        .iter()
+        .map(|b| b.wrapping_mul(31).wrapping_add(7))
+        .collect();
+    fs::write(&files[4], &garbage).unwrap();
+    fs::write(files[4].with_file_name("bucket-zz"), b"not a bucket").unwrap();
+    let left_alone = format!(
+        "synclint: warning: cannot write the cache in {}: {} was not written by synclint (it does not begin with the cache's signature), so it is left alone\n",
+        cache.path().display(),
+        files[4].display()
+    );
+    for _ in 0..2 {
+        let (code, out, err) = shown(&run_cached(project.path(), Some(cache.path()), args));
+        assert_eq!((code, out), (expected.0, expected.1.clone()));
+        assert_eq!(err, format!("{}{left_alone}", expected.2));
+    }
     for (file, what, bytes) in damaged {
         assert_ne!(fs::read(file).unwrap(), bytes, "{what}: not rewritten");
     }
-    assert_eq!(shown(&run_cached(project.path(), Some(cache.path()), args)), expected);
+    assert_eq!(fs::read(&files[4]).unwrap(), garbage);
+    assert_eq!(fs::read(files[4].with_file_name("bucket-zz")).unwrap(), b"not a bucket");
 }
 
 #[test]
@@ -311,5 +332,408 @@ fn a_cache_that_cannot_be_written_is_a_warning() {
         stderr(&output).contains("warning: cannot write the cache in"),
         "{}",
         stderr(&output)
+    );
+}
+
+/// The one version folder of a cache folder.
+fn version_folder(cache: &Path) -> PathBuf {
+    let folders: Vec<PathBuf> = fs::read_dir(cache)
+        .expect("the cache folder")
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.is_dir())
+        .collect();
+    assert_eq!(folders.len(), 1, "{folders:?}");
+    folders[0].clone()
+}
+
+/// Writes a file last modified two hours ago (what a run killed long ago leaves; a source file
+/// old enough for the cache to trust its size and time).
+fn write_old(path: &Path, contents: &[u8]) {
+    fs::write(path, contents).unwrap();
+    let two_hours_ago = std::time::SystemTime::now() - Duration::from_secs(2 * 3600);
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(two_hours_ago)
+        .unwrap();
+}
+
+/// Every file under `folder` with a hash of its bytes: what a run must leave as it was.
+fn tree(folder: &Path) -> Vec<(PathBuf, u64)> {
+    let mut files = Vec::new();
+    let mut folders = vec![folder.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in fs::read_dir(&folder).unwrap().flatten() {
+            let kind = entry.file_type().unwrap();
+            if kind.is_dir() {
+                folders.push(entry.path());
+            } else if kind.is_file() {
+                let bytes = fs::read(entry.path()).unwrap();
+                files.push((entry.path(), xxhash_rust::xxh3::xxh3_64(&bytes)));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+fn has_signature(path: &Path) -> bool {
+    fs::read(path).unwrap().starts_with(b"synclint-cache\0")
+}
+
+const HOT_ITEM: &str = "for x in loader:\n    print(model(x).item())\n";
+
+/// A shared cache folder outside the project holds a user's files: whatever their names, the
+/// cache replaces and removes only files that begin with its signature. Snapshots beyond the
+/// eight kept are still removed, and so are temporary files killed runs left (by their exact
+/// name pattern, or an earlier build's with the signature), but not a live run's.
+#[test]
+fn files_without_the_cache_signature_are_left_alone_whatever_their_names() {
+    let project = Project::new();
+    project.write("pyproject.toml", "[project]\nname = \"p\"\n");
+    for index in 0..10 {
+        project.write(&format!("m{index}.py"), HOT_ITEM);
+    }
+    let outside = tempfile::tempdir().unwrap();
+    let cache = outside.path().join("shared-cache");
+    let first = run_cached(project.path(), Some(&cache), &["check", "--isolated", "m0.py"]);
+    assert_eq!(exit_code(&first), 1, "{}", stderr(&first));
+    let version = version_folder(&cache);
+    let signed = fs::read(buckets(&cache).iter().find(|f| has_signature(f)).unwrap()).unwrap();
+    let users: Vec<(PathBuf, &[u8])> = vec![
+        (version.join("project-x"), b"a user's notes"),
+        (cache.join("project-y"), b"a user's notes"),
+        (version.join(format!("project-{:032x}", 0)), b"named like a snapshot"),
+        (version.join("temp-notes"), b"named like a temporary file"),
+        (version.join(".tmpAbC123"), b"an unsigned file named like tempfile's"),
+    ];
+    for (path, contents) in &users {
+        write_old(path, contents);
+    }
+    let stale = [version.join("temp-AAAAAAAAAAAA"), version.join(".tmpXyZ789")];
+    write_old(&stale[0], b"");
+    write_old(&stale[1], &signed);
+    let live = version.join("temp-BBBBBBBBBBBB");
+    fs::write(&live, b"being written by another run").unwrap();
+
+    // Each file checked alone is its own project: ten snapshots, of which eight are kept.
+    for index in 1..10 {
+        let output = run_cached(
+            project.path(),
+            Some(&cache),
+            &["check", "--isolated", &format!("m{index}.py")],
+        );
+        assert_eq!(exit_code(&output), 1);
+        assert_eq!(stderr(&output), "");
+    }
+    for (path, contents) in &users {
+        assert_eq!(fs::read(path).unwrap(), *contents, "{}", path.display());
+    }
+    for path in &stale {
+        assert!(!path.exists(), "{} was left", path.display());
+    }
+    assert!(live.exists());
+    let snapshots = buckets(&cache)
+        .into_iter()
+        .filter(|f| f.file_name().unwrap().to_string_lossy().starts_with("project-") && has_signature(f))
+        .count();
+    assert_eq!(snapshots, 8);
+}
+
+/// The warning a refused cache folder gives: the run goes on without a cache.
+fn refused(root: &Path, reason: &str) -> String {
+    format!(
+        "synclint: warning: not using {} as the cache: {reason}; running without a cache\n",
+        root.display()
+    )
+}
+
+/// A cache folder that is, or contains, what the run checks is refused: the project root
+/// (`cache-dir = "."` would write a `*` .gitignore and a CACHEDIR.TAG into it), a folder that
+/// contains it, the working directory, a folder named or a named file's folder, a folder
+/// holding a file being checked, a link to the project root. Each time the output is the
+/// uncached run's, with a warning naming the folder and why, and nothing is written anywhere.
+#[test]
+fn a_cache_folder_that_would_hold_or_hide_the_project_is_refused() {
+    let top = tempfile::tempdir().unwrap();
+    let outer = fs::canonicalize(top.path()).unwrap();
+    let proj = outer.join("proj");
+    let write = |relative: &str, contents: &str| {
+        let path = proj.join(relative);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, contents).unwrap();
+    };
+    write("pyproject.toml", "[project]\nname = \"p\"\n");
+    write("src/train.py", HOT_ITEM);
+    write("pkg/helper.py", "def record(x):\n    return x.item()\n");
+    std::os::unix::fs::symlink(&proj, outer.join("link")).unwrap();
+    let link = outer.join("link");
+    let synclint_tag =
+        "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by synclint.\n";
+    let cases: Vec<(&str, Vec<&str>, PathBuf, String)> = vec![
+        (
+            "",
+            vec!["--cache-dir", ".."],
+            outer.clone(),
+            format!("it contains the project root, {}", proj.display()),
+        ),
+        (
+            "src",
+            vec!["--cache-dir", "."],
+            proj.join("src"),
+            "it is the working directory".into(),
+        ),
+        (
+            "",
+            vec!["pkg", "--cache-dir", "pkg"],
+            proj.join("pkg"),
+            "it is a folder being checked".into(),
+        ),
+        (
+            "",
+            vec!["src/train.py", "--cache-dir", "src"],
+            proj.join("src"),
+            "it is a folder being checked".into(),
+        ),
+        (
+            "",
+            vec!["--cache-dir", link.to_str().unwrap()],
+            link.clone(),
+            "it is the project root".into(),
+        ),
+    ];
+    for (cwd, extra, root, reason) in cases {
+        let mut args = vec!["check", "--output-format", "concise"];
+        args.extend(extra.iter().copied());
+        let before = tree(&outer);
+        // `--no-cache` wins over the `--cache-dir` among the arguments.
+        let uncached = run_cached(&proj.join(cwd), None, &args);
+        let output = synclint().current_dir(proj.join(cwd)).args(&args).output().unwrap();
+        assert_eq!(
+            (exit_code(&output), stdout(&output)),
+            (exit_code(&uncached), stdout(&uncached)),
+            "{args:?}"
+        );
+        assert_eq!(stderr(&output), refused(&root, &reason), "{args:?}");
+        assert_eq!(tree(&outer), before, "{args:?}: something was written");
+    }
+
+    // `cache-dir = "."`, also where an earlier synclint already wrote its tag there: the project
+    // root stays synclint's to refuse. A folder of the project that an earlier synclint tagged
+    // is still refused where it holds a file being checked.
+    let config = "[project]\nname = \"p\"\n\n[tool.synclint]\ncache-dir = \".\"\n";
+    write("pyproject.toml", config);
+    for tagged in [false, true] {
+        if tagged {
+            write("CACHEDIR.TAG", synclint_tag);
+        }
+        let before = tree(&outer);
+        let output = synclint()
+            .current_dir(&proj)
+            .args(["check", "--output-format", "concise"])
+            .output()
+            .unwrap();
+        assert_eq!(exit_code(&output), 1);
+        assert_eq!(stderr(&output), refused(&proj, "it is the project root"));
+        assert_eq!(tree(&outer), before);
+    }
+    assert!(!proj.join(".gitignore").exists());
+    fs::remove_file(proj.join("CACHEDIR.TAG")).unwrap();
+    write("pyproject.toml", "[project]\nname = \"p\"\n");
+    write("pkg/CACHEDIR.TAG", synclint_tag);
+    let before = tree(&outer);
+    let output = synclint()
+        .current_dir(&proj)
+        .args(["check", "--cache-dir", "pkg"])
+        .output()
+        .unwrap();
+    assert_eq!(exit_code(&output), 1);
+    let file = proj.join("pkg/helper.py");
+    assert_eq!(
+        stderr(&output),
+        refused(
+            &proj.join("pkg"),
+            &format!("it contains {}, a file being checked", file.display())
+        )
+    );
+    assert_eq!(tree(&outer), before);
+}
+
+/// An existing folder synclint did not make is refused where it holds anything, even a
+/// CACHEDIR.TAG of another tool's; an empty one becomes the cache, and a folder synclint made
+/// is used again (an earlier version's files in it untouched).
+#[test]
+fn a_folder_synclint_did_not_make_is_refused_unless_empty_and_its_own_is_reused() {
+    let project = Project::new();
+    project
+        .write("pyproject.toml", "[project]\nname = \"p\"\n")
+        .write("train.py", HOT_ITEM);
+    let uncached = run_cached(project.path(), None, &["check"]);
+    let not_synclints = "it is not empty and synclint did not make it (it has no CACHEDIR.TAG written by synclint)";
+    let users = tempfile::tempdir().unwrap();
+    fs::write(users.path().join("project-x"), "a user's notes").unwrap();
+    fs::write(users.path().join("notes.txt"), "more notes").unwrap();
+    let other_tools = tempfile::tempdir().unwrap();
+    fs::write(
+        other_tools.path().join("CACHEDIR.TAG"),
+        "Signature: 8a477f597d28d172789f06886806bc55\n# Another tool's cache.\n",
+    )
+    .unwrap();
+    for folder in [users.path(), other_tools.path()] {
+        let before = tree(folder);
+        let output = run_cached(project.path(), Some(folder), &["check"]);
+        assert_eq!((exit_code(&output), stdout(&output)), (1, stdout(&uncached)));
+        assert_eq!(stderr(&output), refused(folder, not_synclints));
+        assert_eq!(tree(folder), before);
+    }
+
+    let empty = tempfile::tempdir().unwrap();
+    let cold = run_cached(project.path(), Some(empty.path()), &["check"]);
+    assert_eq!(shown(&cold), shown(&uncached));
+    assert!(empty.path().join("CACHEDIR.TAG").exists() && empty.path().join(".gitignore").exists());
+    let written = tree(empty.path());
+    let warm = run_cached(project.path(), Some(empty.path()), &["check"]);
+    assert_eq!(shown(&warm), shown(&uncached));
+    assert_eq!(tree(empty.path()), written, "a warm run rewrote the cache");
+
+    // A cache folder an earlier synclint version made: its tag, its .gitignore and its version
+    // folder.
+    let earlier = tempfile::tempdir().unwrap();
+    for name in ["CACHEDIR.TAG", ".gitignore"] {
+        fs::copy(empty.path().join(name), earlier.path().join(name)).unwrap();
+    }
+    fs::create_dir(earlier.path().join("0.0.1")).unwrap();
+    fs::write(
+        earlier.path().join("0.0.1/bucket-00"),
+        b"synclint-cache\0\x01an earlier format",
+    )
+    .unwrap();
+    let before = tree(earlier.path());
+    let output = run_cached(project.path(), Some(earlier.path()), &["check"]);
+    assert_eq!(shown(&output), shown(&uncached));
+    let after = tree(earlier.path());
+    assert!(before.iter().all(|file| after.contains(file)), "{after:?}");
+    assert!(after.len() > before.len());
+}
+
+/// Two runs at once on one project and one cache (pre-commit runs hooks in parallel), from a
+/// cache folder neither has made yet, then after edits, then warm: each prints what an uncached
+/// run prints, with no warning; neither removes a temporary file another run is writing; the
+/// cache they leave is complete (a warm run rewrites nothing) and holds no temporary file.
+#[test]
+fn two_runs_at_once_never_spoil_the_cache_or_remove_each_others_files() {
+    let project = python_project();
+    let outside = tempfile::tempdir().unwrap();
+    let cache = outside.path().join("shared");
+    let args: &[&str] = &["check", "--output-format", "json"];
+    let at_once = || {
+        let children: Vec<_> = (0..2)
+            .map(|_| {
+                synclint()
+                    .current_dir(project.path())
+                    .args(args)
+                    .arg("--cache-dir")
+                    .arg(&cache)
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .expect("spawn synclint")
+            })
+            .collect();
+        children
+            .into_iter()
+            .map(|child| shown(&child.wait_with_output().unwrap()))
+            .collect::<Vec<_>>()
+    };
+    let mut live = None;
+    for round in 0..4 {
+        if round > 0 {
+            write_old(
+                &project.path().join(format!("fixtures/round_{round}.py")),
+                HOT_ITEM.as_bytes(),
+            );
+        }
+        let expected = shown(&run_cached(project.path(), None, args));
+        assert_eq!(expected.2, "");
+        for got in at_once() {
+            assert_eq!(got, expected, "round {round}");
+        }
+        // A third run's file, being written (as young as a live one is).
+        let version = version_folder(&cache);
+        let path = live.get_or_insert_with(|| version.join("temp-CCCCCCCCCCCC"));
+        if round == 0 {
+            fs::write(&path, b"a live run's").unwrap();
+        }
+        assert!(path.exists(), "round {round}: a live run's temporary file was removed");
+    }
+    let files = buckets(&cache);
+    let others: Vec<&PathBuf> = files
+        .iter()
+        .filter(|f| {
+            let name = f.file_name().unwrap().to_string_lossy();
+            !(name.starts_with("bucket-") || name.starts_with("project-") || Some(*f) == live.as_ref())
+        })
+        .collect();
+    assert!(others.is_empty(), "{others:?}");
+    let written = tree(&cache);
+    let expected = shown(&run_cached(project.path(), None, args));
+    assert_eq!(shown(&run_cached(project.path(), Some(&cache), args)), expected);
+    assert_eq!(tree(&cache), written, "a warm run after runs at once rewrote the cache");
+}
+
+/// What a report says, however it is wrapped and framed: its printable ASCII but spaces.
+fn said(text: &str) -> String {
+    text.chars().filter(char::is_ascii_graphic).collect()
+}
+
+/// `project-root` must name an existing folder at or below the folder of the config that sets
+/// it: `"/"` would walk the whole file system. Otherwise the config is invalid (exit 2, nothing
+/// checked or written), naming the file, the setting and why.
+#[test]
+fn project_root_must_lie_at_or_below_its_config() {
+    let project = Project::new();
+    project
+        .write("src/helpers.py", "def record_value(x):\n    return x.item()\n")
+        .write(
+            "src/train.py",
+            "from helpers import record_value\n\n\ndef train(model, loader):\n    for x in loader:\n        record_value(model(x))\n",
+        );
+    let config = project.path().join("synclint.toml");
+    let outside = format!("is outside {}, the folder of this config", project.path().display());
+    let parent = project.path().parent().unwrap().display().to_string();
+    for (setting, reason) in [
+        ("/", format!("/ {outside}")),
+        ("..", format!("{parent} {outside}")),
+        (
+            "missing",
+            format!("{} does not exist", project.path().join("missing").display()),
+        ),
+    ] {
+        project.write("synclint.toml", format!("project-root = \"{setting}\"\n"));
+        // Walking "/" would take as long as the file system is large: a hang fails instead.
+        let output = project.run_within(Duration::from_secs(60), &["check", "src/helpers.py"]);
+        assert_eq!(exit_code(&output), 2, "{setting}: {}", stderr(&output));
+        assert_eq!(stdout(&output), "", "{setting}");
+        let expected = format!(
+            "invalid config in {}\n`project-root = \"{setting}\"`: {reason}",
+            config.display()
+        );
+        assert!(
+            said(&stderr(&output)).contains(&said(&expected)),
+            "{setting}: {}",
+            stderr(&output)
+        );
+        assert!(!project.path().join(".synclint_cache").exists());
+    }
+    // A folder below the config: the project a file named alone is checked in.
+    project.write("synclint.toml", "project-root = \"src\"\n");
+    let output = project.run(&["check", "src/helpers.py"]);
+    assert_eq!(exit_code(&output), 1, "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("hot: `record_value()` is called from the loop at src/train.py:5"),
+        "{}",
+        stdout(&output)
     );
 }

@@ -129,6 +129,10 @@ pub struct Session<'a> {
     next_request: i32,
     /// How much the client asked the server to trace (`$/logTrace`): each quick check.
     trace: TraceValue,
+    /// A document was closed since memory was last handed back: once no pass is due, what it
+    /// held is free, and the allocator is told to return it (an idle server makes no call that
+    /// would).
+    released: bool,
 }
 
 impl<'a> Session<'a> {
@@ -146,6 +150,7 @@ impl<'a> Session<'a> {
             config_errors: Vec::new(),
             next_request: 0,
             trace: TraceValue::Off,
+            released: false,
         }
     }
 
@@ -200,6 +205,10 @@ impl<'a> Session<'a> {
             self.check(&document_uri);
         }
         self.show_due();
+        if self.released && self.passes.running.is_none() && self.passes.due.is_none() {
+            self.released = false;
+            crate::arena::return_free_memory();
+        }
         Flow::Continue
     }
 
@@ -370,8 +379,11 @@ impl<'a> Session<'a> {
             DidCloseTextDocument::METHOD => {
                 let params: lsp_types::DidCloseTextDocumentParams = params(notification_params)?;
                 let uri = params.text_document.uri;
-                if self.documents.remove(&uri).is_some() && !self.client.pulls_diagnostics {
-                    self.publish(uri, Vec::new(), None);
+                if self.documents.remove(&uri).is_some() {
+                    self.released = true;
+                    if !self.client.pulls_diagnostics {
+                        self.publish(uri, Vec::new(), None);
+                    }
                 }
                 // Files that saw its unsaved text see the disk again.
                 self.schedule_pass(PASS_DELAY_AFTER_EDIT);

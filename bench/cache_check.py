@@ -63,15 +63,21 @@ def findings_of(output: Result, path: str) -> list[str]:
     return sorted(line for line in output[1].splitlines() if line.startswith(f"{path}:"))
 
 
+def shown(path: Path) -> str:
+    """The path as synclint shows it from the repository: relative below it, else absolute."""
+    path = path.resolve()
+    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
+
+
 def alone_as_in_whole(synclint: str, folders: list[str], path: Path, cache: Path) -> bool:
     """Whether `path`, named alone, gets the findings the whole run gives it."""
-    shown = os.path.relpath(path, REPO)
+    name = shown(path)
     alone = run(synclint, ["--output-format", "concise", str(path)], cache)
     whole = run(synclint, ["--output-format", "concise", *folders], cache)
-    if findings_of(alone, shown) == findings_of(whole, shown) and findings_of(alone, shown):
-        print(f"ok    {shown} alone: its {len(findings_of(alone, shown))} findings of the whole run")
+    if findings_of(alone, name) == findings_of(whole, name) and findings_of(alone, name):
+        print(f"ok    {name} alone: its {len(findings_of(alone, name))} findings of the whole run")
         return True
-    print(f"FAIL  {shown} alone: findings differ from the whole run", file=sys.stderr)
+    print(f"FAIL  {name} alone: findings differ from the whole run", file=sys.stderr)
     return False
 
 
@@ -108,7 +114,7 @@ def main() -> int:
             write_old(probe / "caller.py", HOT_CALLER)
             hot = run(args.synclint, whole, None)
             ok &= same("after an edit of its caller", run(args.synclint, whole, cache), hot)
-            helper = os.path.relpath(probe / "helper.py", REPO)
+            helper = shown(probe / "helper.py")
             if hot[1].count(f"{helper}:") <= cold[1].count(f"{helper}:"):
                 print("FAIL  the edit made no finding in the helper", file=sys.stderr)
                 ok = False

@@ -15,6 +15,8 @@ use super::window::{ELLIPSIS, Window};
 /// Lines kept before and after a label's: one more than miette shows, so that what it reads
 /// of them never reaches the ends of what it is given where the text goes on.
 const CONTEXT_ROWS: usize = 2;
+/// The most rows of a label shown.
+const LABEL_ROWS: usize = 4;
 
 /// A text that reports point into, named as they name it and indexed once for all of them.
 pub(crate) struct ReportText<'a> {
@@ -40,11 +42,19 @@ impl<'a> ReportText<'a> {
     /// it. A span past the text is taken at its end.
     pub(crate) fn around(&self, span: Range<usize>) -> (WindowedSource, Range<usize>) {
         let start = span.start.min(self.text.len());
-        let end = span.end.clamp(start, self.text.len());
         let row = |offset: usize| {
             let offset = TextSize::try_from(offset).unwrap_or(TextSize::new(u32::MAX));
             self.index.line_index(offset).to_zero_indexed()
         };
+        // A label over many rows (an unclosed string runs to the end of the file) is shown by its
+        // first ones: miette would print every row it covers.
+        let last_label_row = OneIndexed::from_zero_indexed(row(start) + LABEL_ROWS - 1);
+        let label_rows_end = if last_label_row.to_zero_indexed() < self.index.line_count() {
+            usize::from(self.index.line_end(last_label_row, self.text))
+        } else {
+            self.text.len()
+        };
+        let end = span.end.clamp(start, self.text.len()).min(label_rows_end.max(start));
         let first_row = row(start).saturating_sub(CONTEXT_ROWS);
         let last_row = (row(end) + CONTEXT_ROWS).min(self.index.line_count() - 1);
         let lines = (first_row..=last_row)
@@ -180,5 +190,20 @@ mod tests {
         );
         assert!(out.contains("│ …+a+a+a"), "{out}");
         assert!(out.len() < 2_000, "{} bytes", out.len());
+    }
+
+    /// An unclosed string's label runs to the end of the file: its first rows are shown.
+    #[test]
+    fn a_label_over_many_rows_shows_its_first() {
+        let text = format!("x = \"\"\"\n{}", "line\n".repeat(100_000));
+        let out = report("f.py", &text, 4..text.len());
+        assert!(out.contains("[f.py:1:5]"), "{out}");
+        assert!(out.lines().count() < 16, "{out}");
+        // Within the limit, all of it.
+        let text = "x = (\n1,\n2)\n";
+        assert_eq!(
+            report("f.py", text, 4..text.len() - 1),
+            plain("f.py", text, 4..text.len() - 1)
+        );
     }
 }

@@ -4,6 +4,8 @@
 //! the root is the longest common tail of the two; and which function of that file a frame's
 //! line falls in.
 
+use std::collections::BTreeSet;
+use std::ops::Bound::{Included, Unbounded};
 use std::path::{Component, Path, PathBuf};
 
 use rustc_hash::FxHashMap;
@@ -14,7 +16,7 @@ use crate::parse::{Ranged, ast, parse};
 /// `file.py(LINE): function`, as `with_stack=True` names a Python frame. The line is the
 /// function's first line (its `def`, or first decorator) for a call that began while the
 /// profiler ran, and the line it was executing for one already running when it started.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Frame<'a> {
     pub path: &'a str,
     pub line: usize,
@@ -123,30 +125,50 @@ impl ProjectFiles {
     }
 }
 
-/// Of the project files a frame matches equally well, the one nearest the files the other
-/// frames of its stack matched alone (`utils.py` from `z/train.py` is `z/utils.py`), else the
-/// first by path.
-pub(crate) fn pick(candidates: &[PathBuf], stack: &[PathBuf]) -> Option<PathBuf> {
-    let shared = |candidate: &PathBuf| {
-        stack
-            .iter()
+/// The folders of the files that a stack's other frames matched alone, for [`pick`].
+#[derive(Default)]
+pub(crate) struct Folders<'a> {
+    sorted: BTreeSet<&'a Path>,
+}
+
+impl<'a> Folders<'a> {
+    pub(crate) fn of(files: impl IntoIterator<Item = &'a Path>) -> Self {
+        Folders {
+            sorted: files.into_iter().map(|file| file.parent().unwrap_or(file)).collect(),
+        }
+    }
+
+    /// The most leading components `folder` shares with one of these folders. Paths sort by
+    /// their components, so the one sharing the most is a neighbour of `folder` in that order:
+    /// two lookups, however many folders there are.
+    fn shared(&self, folder: &Path) -> usize {
+        let before = self.sorted.range::<Path, _>((Unbounded, Included(folder))).next_back();
+        let after = self.sorted.range::<Path, _>((Included(folder), Unbounded)).next();
+        before
+            .into_iter()
+            .chain(after)
             .map(|other| {
-                let folder = other.parent().unwrap_or(other);
-                candidate.parent().map_or(0, |own| {
-                    own.components()
-                        .zip(folder.components())
-                        .take_while(|(a, b)| a == b)
-                        .count()
-                })
+                folder
+                    .components()
+                    .zip(other.components())
+                    .take_while(|(a, b)| a == b)
+                    .count()
             })
             .max()
             .unwrap_or(0)
-    };
+    }
+}
+
+/// Of the project files a frame matches equally well, the one nearest the files the other
+/// frames of its stack matched alone (`utils.py` from `z/train.py` is `z/utils.py`), else the
+/// first by path: its index in `candidates`.
+pub(crate) fn pick<'p>(candidates: impl IntoIterator<Item = &'p Path>, beside: &Folders) -> Option<usize> {
     candidates
-        .iter()
+        .into_iter()
+        .map(|candidate| candidate.parent().map_or(0, |own| beside.shared(own)))
         .enumerate()
-        .max_by_key(|(index, candidate)| (shared(candidate), std::cmp::Reverse(*index)))
-        .map(|(_, candidate)| candidate.clone())
+        .max_by_key(|&(index, shared)| (shared, std::cmp::Reverse(index)))
+        .map(|(index, _)| index)
 }
 
 /// The standard library's top-level modules (Python 3.11's `sys.stdlib_module_names`): the
@@ -497,18 +519,22 @@ pub(crate) struct FunctionLines {
     pub name: String,
     pub first: usize,
     pub last: usize,
+    /// The function it is nested in.
+    parent: Option<usize>,
 }
 
-/// Every function of a source text, outer ones before those nested in them.
+/// Every function of a source text in the order they begin (outer ones before those nested in
+/// them).
 pub(crate) fn function_lines(source: &str) -> Vec<FunctionLines> {
     let parsed = parse(source, crate::parse::SourceKind::Python);
     let lines = Lines::new(source);
     let mut functions = Vec::new();
-    collect_functions(&parsed.module().body, &lines, &mut functions);
+    collect_functions(&parsed.module().body, &lines, None, &mut functions);
     functions
 }
 
-fn collect_functions(body: &[ast::Stmt], lines: &Lines, out: &mut Vec<FunctionLines>) {
+fn collect_functions(body: &[ast::Stmt], lines: &Lines, parent: Option<usize>, out: &mut Vec<FunctionLines>) {
+    let nested = |body: &[ast::Stmt], out: &mut Vec<FunctionLines>| collect_functions(body, lines, parent, out);
     for stmt in body {
         match stmt {
             ast::Stmt::FunctionDef(function) => {
@@ -520,42 +546,40 @@ fn collect_functions(body: &[ast::Stmt], lines: &Lines, out: &mut Vec<FunctionLi
                     name: function.name.to_string(),
                     first: lines.row(start),
                     last: lines.row(function.range().end()),
+                    parent,
                 });
-                collect_functions(&function.body, lines, out);
+                collect_functions(&function.body, lines, Some(out.len() - 1), out);
             }
-            ast::Stmt::ClassDef(class) => collect_functions(&class.body, lines, out),
+            ast::Stmt::ClassDef(class) => nested(&class.body, out),
             ast::Stmt::If(node) => {
-                collect_functions(&node.body, lines, out);
+                nested(&node.body, out);
                 for clause in &node.elif_else_clauses {
-                    collect_functions(&clause.body, lines, out);
+                    nested(&clause.body, out);
                 }
             }
             ast::Stmt::Try(node) => {
-                collect_functions(&node.body, lines, out);
+                nested(&node.body, out);
                 for handler in &node.handlers {
                     let ast::ExceptHandler::ExceptHandler(handler) = handler;
-                    collect_functions(&handler.body, lines, out);
+                    nested(&handler.body, out);
                 }
-                collect_functions(&node.orelse, lines, out);
-                collect_functions(&node.finalbody, lines, out);
+                nested(&node.orelse, out);
+                nested(&node.finalbody, out);
             }
-            ast::Stmt::With(node) => collect_functions(&node.body, lines, out),
-            ast::Stmt::For(node) => collect_functions(&node.body, lines, out),
-            ast::Stmt::While(node) => collect_functions(&node.body, lines, out),
+            ast::Stmt::With(node) => nested(&node.body, out),
+            ast::Stmt::For(node) => nested(&node.body, out),
+            ast::Stmt::While(node) => nested(&node.body, out),
             _ => {}
         }
     }
 }
 
 /// The innermost function whose lines hold `line` (an index into `functions`); `None` at
-/// module level.
+/// module level. Functions nest, and come in the order they begin: the innermost one holding
+/// the line is the last to begin at or before it, or one of the functions around that one.
 pub(crate) fn function_at(functions: &[FunctionLines], line: usize) -> Option<usize> {
-    functions
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.first <= line && line <= f.last)
-        .max_by_key(|(_, f)| f.first)
-        .map(|(index, _)| index)
+    let last_begun = functions.partition_point(|f| f.first <= line).checked_sub(1)?;
+    std::iter::successors(Some(last_begun), |&index| functions[index].parent).find(|&index| line <= functions[index].last)
 }
 
 #[cfg(test)]
@@ -644,12 +668,16 @@ mod tests {
         let tied = files.resolve("utils.py").to_vec();
         assert_eq!(tied.len(), 2);
         let train = files.resolve("z/train.py").to_vec();
-        assert_eq!(pick(&tied, &train), Some(root.path().join("z/utils.py")));
+        let candidates = || tied.iter().map(PathBuf::as_path);
+        let beside = Folders::of(train.iter().map(PathBuf::as_path));
+        assert_eq!(tied[pick(candidates(), &beside).unwrap()], root.path().join("z/utils.py"));
         assert_eq!(
-            pick(&tied, &[]),
-            Some(root.path().join("d/utils.py")),
+            tied[pick(candidates(), &Folders::default()).unwrap()],
+            root.path().join("d/utils.py"),
             "else the first by path"
         );
+        let many = Folders::of(train.iter().chain(&tied).map(PathBuf::as_path));
+        assert_eq!(many.shared(&root.path().join("z/deeper")), root.path().join("z").components().count());
     }
 
     #[test]
@@ -664,5 +692,7 @@ mod tests {
             Some("inner")
         );
         assert_eq!(function_at(&functions, 1), None);
+        assert_eq!(function_at(&functions, 8), None, "between two functions");
+        assert_eq!(function_at(&functions, 7), Some(0), "after a nested function, in its parent");
     }
 }

@@ -1,0 +1,252 @@
+//! Bounds what any one JSON value in a trace can cost before serde_json reads it. serde_json
+//! holds a whole string (and a whole run of digits) in memory before handing it over, and one
+//! byte per level of a value it skips; so, as the bytes stream past, a string is cut after
+//! [`MAX_STRING`] bytes (ending in `…`), a run of digits after [`MAX_DIGITS`], and nesting
+//! deeper than [`MAX_DEPTH`] is an error. What it passes on is still valid JSON wherever the
+//! input was: a string is cut only between two characters, never inside an escape or a
+//! surrogate pair.
+
+use std::io::{self, BufRead, Read};
+
+/// Longer strings are cut to this many bytes of their text (as written, escapes counted).
+pub(crate) const MAX_STRING: usize = 64 * 1024;
+/// A number with more digits than this is beyond any double's range or precision anyway.
+pub(crate) const MAX_DIGITS: usize = 64 * 1024;
+/// A trace's events are a few levels deep; far deeper nesting is no trace.
+pub(crate) const MAX_DEPTH: usize = 1000;
+
+/// What was cut from a trace.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub(crate) struct Cuts {
+    pub strings: usize,
+    pub numbers: usize,
+}
+
+/// Where the reader is in the JSON text.
+#[derive(Clone, Copy)]
+enum State {
+    /// Between values; `digits` counts the run of digits just read.
+    Between { digits: usize },
+    /// Inside a string, `kept` bytes of its text passed on.
+    Text(Text),
+    /// After a backslash in a string: `hex` digits of a `\u` escape still to come (`None` right
+    /// after the backslash), and the escape's value so far.
+    Escape { text: Text, hex: Option<u8>, value: u16 },
+    /// Past the cut of a string, dropping bytes until it closes.
+    Dropping { escaped: bool },
+}
+
+#[derive(Clone, Copy)]
+struct Text {
+    kept: usize,
+    /// The last escape was a high surrogate, whose low half must stay with it.
+    after_high_surrogate: bool,
+}
+
+/// A reader of JSON text that cuts what would cost serde_json more than the bounds above.
+pub(crate) struct Bounded<R> {
+    inner: R,
+    lexer: Lexer,
+}
+
+/// Where the text read so far leaves off, and what was cut from it.
+struct Lexer {
+    state: State,
+    depth: usize,
+    cuts: Cuts,
+    /// Bytes to write before reading on (the mark of a cut string).
+    pending: &'static [u8],
+}
+
+const CUT_MARK: &[u8] = "…".as_bytes();
+
+impl<R: BufRead> Bounded<R> {
+    pub(crate) fn new(inner: R) -> Self {
+        Bounded {
+            inner,
+            lexer: Lexer {
+                state: State::Between { digits: 0 },
+                depth: 0,
+                cuts: Cuts::default(),
+                pending: &[],
+            },
+        }
+    }
+
+    pub(crate) fn cuts(&self) -> Cuts {
+        self.lexer.cuts
+    }
+}
+
+impl Lexer {
+    /// Passes bytes of `input` on into `out`: how many it read and how many it wrote.
+    fn pass(&mut self, input: &[u8], out: &mut [u8]) -> io::Result<(usize, usize)> {
+        let (mut read, mut written) = (0, 0);
+        while read < input.len() && written < out.len() && self.pending.is_empty() {
+            let byte = input[read];
+            match self.state {
+                // Plain text of a string below the bound goes through in one piece.
+                State::Text(text) if !matches!(byte, b'"' | b'\\') && text.kept < MAX_STRING => {
+                    let room = (MAX_STRING - text.kept).min(out.len() - written);
+                    let window = &input[read..input.len().min(read + room)];
+                    let piece = &window[..memchr::memchr2(b'"', b'\\', window).unwrap_or(window.len())];
+                    out[written..written + piece.len()].copy_from_slice(piece);
+                    self.state = State::Text(Text {
+                        kept: text.kept + piece.len(),
+                        after_high_surrogate: false,
+                    });
+                    read += piece.len();
+                    written += piece.len();
+                    continue;
+                }
+                // What follows a cut is skipped up to the next quote or backslash.
+                State::Dropping { escaped: false } if !matches!(byte, b'"' | b'\\') => {
+                    read += memchr::memchr2(b'"', b'\\', &input[read..]).unwrap_or(input.len() - read);
+                    continue;
+                }
+                _ => {}
+            }
+            read += 1;
+            if self.keep(byte)? {
+                out[written] = byte;
+                written += 1;
+            }
+        }
+        Ok((read, written))
+    }
+
+    /// Moves past one byte: whether it is passed on.
+    fn keep(&mut self, byte: u8) -> io::Result<bool> {
+        match self.state {
+            State::Between { digits } => match byte {
+                b'0'..=b'9' if digits >= MAX_DIGITS => {
+                    if digits == MAX_DIGITS {
+                        self.cuts.numbers += 1;
+                    }
+                    self.state = State::Between {
+                        digits: digits.saturating_add(1),
+                    };
+                    return Ok(false);
+                }
+                b'0'..=b'9' => self.state = State::Between { digits: digits + 1 },
+                b'"' => {
+                    self.state = State::Text(Text {
+                        kept: 0,
+                        after_high_surrogate: false,
+                    })
+                }
+                b'[' | b'{' => {
+                    self.depth += 1;
+                    if self.depth > MAX_DEPTH {
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            format!("it nests arrays and objects more than {MAX_DEPTH} levels deep"),
+                        ));
+                    }
+                    self.state = State::Between { digits: 0 };
+                }
+                b']' | b'}' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    self.state = State::Between { digits: 0 };
+                }
+                _ => self.state = State::Between { digits: 0 },
+            },
+            State::Text(text) => {
+                // A continuation byte stays with its character; past a few of them the text is
+                // not UTF-8, and serde_json says so wherever it is cut.
+                let continues = byte & 0xC0 == 0x80 && text.kept < MAX_STRING + 4;
+                if byte != b'"' && text.kept >= MAX_STRING && !text.after_high_surrogate && !continues {
+                    self.cuts.strings += 1;
+                    self.pending = CUT_MARK;
+                    self.state = State::Dropping { escaped: false };
+                    return self.keep(byte).map(|_| false);
+                }
+                let kept = text.kept + 1;
+                self.state = match byte {
+                    b'"' => State::Between { digits: 0 },
+                    b'\\' => State::Escape {
+                        text: Text {
+                            kept,
+                            after_high_surrogate: text.after_high_surrogate,
+                        },
+                        hex: None,
+                        value: 0,
+                    },
+                    _ => State::Text(Text {
+                        kept,
+                        after_high_surrogate: false,
+                    }),
+                };
+            }
+            State::Escape { text, hex, value } => {
+                let kept = text.kept + 1;
+                self.state = match hex {
+                    None if byte == b'u' => State::Escape {
+                        text: Text { kept, ..text },
+                        hex: Some(4),
+                        value: 0,
+                    },
+                    Some(left) if left > 1 => State::Escape {
+                        text: Text { kept, ..text },
+                        hex: Some(left - 1),
+                        value: value << 4 | hex_value(byte),
+                    },
+                    Some(_) => {
+                        let value = value << 4 | hex_value(byte);
+                        State::Text(Text {
+                            kept,
+                            after_high_surrogate: (0xD800..0xDC00).contains(&value),
+                        })
+                    }
+                    None => State::Text(Text {
+                        kept,
+                        after_high_surrogate: false,
+                    }),
+                };
+            }
+            State::Dropping { escaped: true } => {
+                self.state = State::Dropping { escaped: false };
+                return Ok(false);
+            }
+            State::Dropping { escaped: false } => match byte {
+                b'\\' => {
+                    self.state = State::Dropping { escaped: true };
+                    return Ok(false);
+                }
+                // The closing quote is passed on, after the mark.
+                b'"' => self.state = State::Between { digits: 0 },
+                _ => return Ok(false),
+            },
+        }
+        Ok(true)
+    }
+}
+
+/// A hex digit's value (anything else is serde_json's to reject).
+fn hex_value(byte: u8) -> u16 {
+    (byte as char).to_digit(16).map_or(0, |digit| digit as u16)
+}
+
+impl<R: BufRead> Read for Bounded<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let mut written = 0;
+        while written < out.len() {
+            let lexer = &mut self.lexer;
+            if !lexer.pending.is_empty() {
+                let count = lexer.pending.len().min(out.len() - written);
+                out[written..written + count].copy_from_slice(&lexer.pending[..count]);
+                lexer.pending = &lexer.pending[count..];
+                written += count;
+                continue;
+            }
+            let input = self.inner.fill_buf()?;
+            if input.is_empty() {
+                break;
+            }
+            let (read, wrote) = lexer.pass(input, &mut out[written..])?;
+            self.inner.consume(read);
+            written += wrote;
+        }
+        Ok(written)
+    }
+}

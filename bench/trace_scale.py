@@ -123,17 +123,19 @@ def deep(args):
     with open(os.path.join(args.outdir, "deep.py"), "w") as f:
         f.write(
             "import torch\n\n\n"
-            "def recurse(t, n):\n"
+            "def recurse(model, x, n):\n"
             "    if n:\n"
-            "        return recurse(t, n - 1)\n"
+            "        return recurse(model, x, n - 1)\n"
             "    total = 0.0\n"
-            "    for _ in range(1000):\n"
-            "        total += t.item()\n"
+            f"    for _ in range({args.syncs}):\n"
+            "        loss = model(x).sum()\n"
+            "        loss.backward()\n"
+            "        total += loss.item()\n"
             "    return total\n\n\n"
-            "recurse(torch.ones((), device='cuda'), 4000)\n"
+            f"recurse(torch.nn.Linear(4, 4).cuda(), torch.ones(4, device='cuda'), {args.depth})\n"
         )
     events = Events(args.outdir)
-    frames = ["deep.py(13): <module>"] + ["deep.py(4): recurse"] * (args.depth + 1)
+    frames = ["deep.py(15): <module>"] + ["deep.py(4): recurse"] * (args.depth + 1)
     start = nested(events, frames, 1, 0, args.syncs * 10)
     for i in range(args.syncs):
         events.item(1, start + i * 10, BUILTIN_ITEM)

@@ -1,17 +1,21 @@
 //! Bounds what any one JSON value in a trace can cost before serde_json reads it. serde_json
 //! holds a whole string (and a whole run of digits) in memory before handing it over, and one
-//! byte per level of a value it skips; so, as the bytes stream past, a string is cut after
-//! [`MAX_STRING`] bytes (ending in `…`), a run of digits after [`MAX_DIGITS`], and nesting
-//! deeper than [`MAX_DEPTH`] is an error. What it passes on is still valid JSON wherever the
-//! input was: a string is cut only between two characters, never inside an escape or a
-//! surrogate pair.
+//! byte per level of a value it skips, and refuses a whole file for one number beyond a
+//! double's range; so, as the bytes stream past, a string is cut after [`MAX_STRING`] bytes
+//! (ending in `…`), a run of digits after [`MAX_DIGITS`] and an exponent after
+//! [`MAX_EXPONENT_DIGITS`] (every number stays below 10^300), and nesting deeper than
+//! [`MAX_DEPTH`] is an error. What it passes on is still valid JSON wherever the input was: a
+//! string is cut only between two characters, never inside an escape or a surrogate pair.
 
 use std::io::{self, BufRead, Read};
 
 /// Longer strings are cut to this many bytes of their text (as written, escapes counted).
 pub(crate) const MAX_STRING: usize = 64 * 1024;
-/// A number with more digits than this is beyond any double's range or precision anyway.
-pub(crate) const MAX_DIGITS: usize = 64 * 1024;
+/// A number with more digits than this (before or after its point) is beyond any time's range
+/// or precision anyway.
+pub(crate) const MAX_DIGITS: usize = 200;
+/// An exponent of 100 or more is beyond any time's range too.
+pub(crate) const MAX_EXPONENT_DIGITS: usize = 2;
 /// A trace's events are a few levels deep; far deeper nesting is no trace.
 pub(crate) const MAX_DEPTH: usize = 1000;
 
@@ -25,8 +29,9 @@ pub(crate) struct Cuts {
 /// Where the reader is in the JSON text.
 #[derive(Clone, Copy)]
 enum State {
-    /// Between values; `digits` counts the run of digits just read.
-    Between { digits: usize },
+    /// Between values; `digits` counts the run of digits just read, `exponent` says whether
+    /// they follow an `e`.
+    Between { digits: usize, exponent: bool },
     /// Inside a string, `kept` bytes of its text passed on.
     Text(Text),
     /// After a backslash in a string: `hex` digits of a `\u` escape still to come (`None` right
@@ -65,7 +70,10 @@ impl<R: BufRead> Bounded<R> {
         Bounded {
             inner,
             lexer: Lexer {
-                state: State::Between { digits: 0 },
+                state: State::Between {
+                    digits: 0,
+                    exponent: false,
+                },
                 depth: 0,
                 cuts: Cuts::default(),
                 pending: &[],
@@ -118,17 +126,25 @@ impl Lexer {
     /// Moves past one byte: whether it is passed on.
     fn keep(&mut self, byte: u8) -> io::Result<bool> {
         match self.state {
-            State::Between { digits } => match byte {
-                b'0'..=b'9' if digits >= MAX_DIGITS => {
-                    if digits == MAX_DIGITS {
+            State::Between { digits, exponent } => match byte {
+                b'0'..=b'9' => {
+                    let bound = if exponent { MAX_EXPONENT_DIGITS } else { MAX_DIGITS };
+                    if digits == bound {
                         self.cuts.numbers += 1;
                     }
                     self.state = State::Between {
                         digits: digits.saturating_add(1),
+                        exponent,
                     };
-                    return Ok(false);
+                    return Ok(digits < bound);
                 }
-                b'0'..=b'9' => self.state = State::Between { digits: digits + 1 },
+                b'e' | b'E' => {
+                    self.state = State::Between {
+                        digits: 0,
+                        exponent: true,
+                    }
+                }
+                b'+' | b'-' => self.state = State::Between { digits: 0, exponent },
                 b'"' => {
                     self.state = State::Text(Text {
                         kept: 0,
@@ -143,13 +159,24 @@ impl Lexer {
                             format!("it nests arrays and objects more than {MAX_DEPTH} levels deep"),
                         ));
                     }
-                    self.state = State::Between { digits: 0 };
+                    self.state = State::Between {
+                        digits: 0,
+                        exponent: false,
+                    };
                 }
                 b']' | b'}' => {
                     self.depth = self.depth.saturating_sub(1);
-                    self.state = State::Between { digits: 0 };
+                    self.state = State::Between {
+                        digits: 0,
+                        exponent: false,
+                    };
                 }
-                _ => self.state = State::Between { digits: 0 },
+                _ => {
+                    self.state = State::Between {
+                        digits: 0,
+                        exponent: false,
+                    }
+                }
             },
             State::Text(text) => {
                 // A continuation byte stays with its character; past a few of them the text is
@@ -163,7 +190,10 @@ impl Lexer {
                 }
                 let kept = text.kept + 1;
                 self.state = match byte {
-                    b'"' => State::Between { digits: 0 },
+                    b'"' => State::Between {
+                        digits: 0,
+                        exponent: false,
+                    },
                     b'\\' => State::Escape {
                         text: Text {
                             kept,
@@ -214,7 +244,12 @@ impl Lexer {
                     return Ok(false);
                 }
                 // The closing quote is passed on, after the mark.
-                b'"' => self.state = State::Between { digits: 0 },
+                b'"' => {
+                    self.state = State::Between {
+                        digits: 0,
+                        exponent: false,
+                    }
+                }
                 _ => return Ok(false),
             },
         }

@@ -148,7 +148,7 @@ pub(crate) fn join(
         .iter()
         .enumerate()
         .map(|(index, (trace, waits))| {
-            let mut frames = FxHashMap::default();
+            let mut frames: FrameTable = std::iter::repeat_with(|| None).take(trace.names.len()).collect();
             waits
                 .syncs
                 .iter()
@@ -206,8 +206,9 @@ struct Resolved<'t> {
     profiler: bool,
 }
 
-/// One trace's frames by name, resolved on first use (`None`: not a Python source frame).
-type FrameTable<'t> = FxHashMap<u32, Option<Resolved<'t>>>;
+/// One trace's frames by name id, resolved on first use (`Some(None)`: not a Python source
+/// frame).
+type FrameTable<'t> = Vec<Option<Option<Resolved<'t>>>>;
 
 /// One call of a function (trace, step, thread, start), in one file, with the findings a kind
 /// of sync could go to.
@@ -364,17 +365,22 @@ impl<'p, 't> Joiner<'p, 't> {
 
     /// A stack's frames innermost first, each with the project file it names (a name two
     /// files share goes to the one beside the stack's other files).
-    fn place_frames(&mut self, trace: &'t Trace, table: &mut FrameTable<'t>, frames: &[Enclosing]) -> Vec<PlacedFrame<'t>> {
+    fn place_frames(
+        &mut self,
+        trace: &'t Trace,
+        table: &mut FrameTable<'t>,
+        frames: &[Enclosing],
+    ) -> Vec<PlacedFrame<'t>> {
         for call in frames {
-            if !table.contains_key(&call.name) {
-                let resolved = self.resolve(trace, call.name);
-                table.insert(call.name, resolved);
+            let entry = &mut table[call.name as usize];
+            if entry.is_none() {
+                *entry = Some(self.resolve(trace, call.name));
             }
         }
         let parsed: Vec<(&Resolved<'t>, Enclosing)> = frames
             .iter()
             .rev()
-            .filter_map(|call| Some((table.get(&call.name)?.as_ref()?, *call)))
+            .filter_map(|call| Some((table[call.name as usize].as_ref()?.as_ref()?, *call)))
             .collect();
         let tied = parsed.iter().any(|(resolved, _)| resolved.candidates.len() > 1);
         let beside = if tied {
@@ -391,9 +397,7 @@ impl<'p, 't> Joiner<'p, 't> {
                 let file = match resolved.candidates[..] {
                     [] => None,
                     [only] => Some(only),
-                    ref tied => {
-                        pick(tied.iter().map(|&id| self.files.path(id)), &beside).map(|index| tied[index])
-                    }
+                    ref tied => pick(tied.iter().map(|&id| self.files.path(id)), &beside).map(|index| tied[index]),
                 };
                 PlacedFrame {
                     frame: resolved.frame,
@@ -427,11 +431,21 @@ impl<'p, 't> Joiner<'p, 't> {
         // An outer frame's finding explains the sync only where its line calls the frame
         // inside it (a project helper's sync is reported at its call).
         let mut callee: Option<&'t str> = None;
+        // A frame like the one inside it (a recursion) has the same findings: none, as that
+        // one had none.
+        let mut searched = None;
         for (at, frame) in placed.iter().enumerate() {
             // A library frame's name is not what the user's line calls (`torch.unique` runs
             // `_return_output`).
             let Some(file) = frame.file else { continue };
-            let Some(source) = self.files.source(file) else { continue };
+            let Some(source) = self.files.source(file) else {
+                continue;
+            };
+            let key = Some((file, frame.frame.line, callee));
+            if searched == key {
+                continue;
+            }
+            searched = key;
             let in_function = self.findings_at(file, source, frame.frame.line, callee);
             let innermost = callee.is_none();
             callee = Some(frame.frame.function);
@@ -505,15 +519,24 @@ impl<'p, 't> Joiner<'p, 't> {
     /// `callee` (a hot call reported for the sync of the helper it reaches): the same sync
     /// confirms them, counted once, in the helper's row.
     fn confirm_calls_reaching(&mut self, outer: &[PlacedFrame<'t>], mut callee: &'t str, rule: Rule) {
+        // The frames of a recursion confirm the same findings as the first of them.
+        let mut confirmed = None;
         for frame in outer {
             let Some(file) = frame.file else { continue };
-            let Some(source) = self.files.source(file) else { continue };
-            for &index in self.findings_at(file, source, frame.frame.line, Some(callee)).iter() {
+            let Some(source) = self.files.source(file) else {
+                continue;
+            };
+            let key = Some((file, frame.frame.line, callee));
+            let called = std::mem::replace(&mut callee, frame.frame.function);
+            if confirmed == key {
+                continue;
+            }
+            confirmed = key;
+            for &index in self.findings_at(file, source, frame.frame.line, Some(called)).iter() {
                 if source.findings[index].rule == rule {
                     self.confirmed.insert((file, index));
                 }
             }
-            callee = frame.frame.function;
         }
     }
 
@@ -709,6 +732,72 @@ impl Row {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::sources::function_lines;
+    use crate::trace::waits::tests::deep_trace;
+
+    const DEEP: &str = "import torch\n\n\ndef recurse(model, x, n):\n    if n:\n        return recurse(model, x, n - 1)\n    total = 0.0\n    for _ in range(1000):\n        loss = model(x).sum()\n        loss.backward()\n        total += loss.item()\n    return total\n\n\nrecurse(model, x, 4000)\n";
+
+    /// Joins a trace of `frames` around `syncs` `.item()` calls with deep.py (above), whose
+    /// `.item()` on line 11 synclint reports.
+    fn join_deep(frames: &[String], syncs: usize) -> Joined {
+        let root = tempfile::tempdir().unwrap();
+        let path = root.path().join("deep.py");
+        std::fs::write(&path, DEEP).unwrap();
+        let functions = function_lines(DEEP);
+        let finding = StaticFinding {
+            row: 11,
+            column: 18,
+            rule: Rule::Item,
+            message: "`loss.item()` waits".to_string(),
+            line: DEEP.lines().nth(10).unwrap().to_string(),
+            function: function_at(&functions, 11),
+        };
+        let source = SourceFile {
+            display: "deep.py".to_string(),
+            functions,
+            findings: vec![finding],
+        };
+        let files = FxHashMap::from_iter([(path, source)]);
+        let mut project = ProjectFiles::new(root.path());
+        join(&[deep_trace(frames, syncs)], &mut project, &files)
+    }
+
+    #[test]
+    fn a_deep_recursion_reads_each_distinct_frame_once() {
+        let mut frames = vec!["deep.py(15): <module>".to_string()];
+        frames.extend(std::iter::repeat_n("deep.py(4): recurse".to_string(), 4001));
+        let joined = join_deep(&frames, 1000);
+        // `<module>`, `recurse` and the builtin `item`, for 1,000 stacks of 4,003 frames.
+        assert_eq!(joined.resolutions, 3);
+        assert_eq!(joined.rows.len(), 1);
+        let row = &joined.rows[0];
+        assert_eq!((row.status, row.row, row.syncs), (Status::Confirmed, Some(11), 1000));
+        assert_eq!(joined.labels, ["aten::item > aten::_local_scalar_dense"]);
+    }
+
+    #[test]
+    fn a_deep_stack_of_distinct_frames_reads_each_once() {
+        let mut frames = vec!["deep.py(15): <module>".to_string(), "deep.py(4): recurse".to_string()];
+        frames.extend((0..4000).map(|k| format!("lib/level{k}.py({k}): level{k}")));
+        let joined = join_deep(&frames, 200);
+        assert_eq!(joined.resolutions, 4003);
+        // The innermost frames are a library's: the user's line is the call into it.
+        assert_eq!(joined.rows[0].status, Status::Confirmed);
+        assert_eq!(joined.rows[0].syncs, 200);
+    }
+
+    #[test]
+    fn a_long_chain_of_operators_is_shortened() {
+        let names: Vec<String> = (0..20).map(|k| format!("op{k}")).collect();
+        let chain: Vec<&str> = names.iter().map(String::as_str).collect();
+        assert_eq!(
+            chain_label(&chain),
+            "op0 > op1 > op2 > op3 > (12 more) > op16 > op17 > op18 > op19"
+        );
+        assert_eq!(chain_label(&chain[..3]), "op0 > op1 > op2");
+        let long = "x".repeat(1000);
+        assert_eq!(chain_label(&[&long]).chars().count(), MAX_OP_CHARS + 1);
+    }
 
     #[test]
     fn a_line_names_a_call_by_name_or_by_the_syntax_that_makes_it() {

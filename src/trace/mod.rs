@@ -228,7 +228,11 @@ fn warnings(traces: &[(Trace, Waits)], project: &mut ProjectFiles, root: &Path, 
     let mut warnings = Vec::new();
     for (trace, waits) in traces {
         let path = display_path(&trace.path, cwd);
-        warnings.extend(read_warnings(trace).into_iter().map(|warning| format!("{path}: {warning}")));
+        warnings.extend(
+            read_warnings(trace)
+                .into_iter()
+                .map(|warning| format!("{path}: {warning}")),
+        );
         if trace.spans.is_empty() {
             warnings.push(format!("{path}: no host events: the profiler recorded nothing in it"));
             continue;
@@ -277,7 +281,7 @@ fn read_warnings(trace: &Trace) -> Vec<String> {
     }
     if trace.cuts.numbers > 0 {
         warnings.push(format!(
-            "{} of more than {} digits shortened to that many",
+            "{} beyond any time's range (over {} digits, or an exponent of 100 or more) shortened",
             count(trace.cuts.numbers, "number", "numbers"),
             bounded::MAX_DIGITS
         ));

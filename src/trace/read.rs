@@ -850,4 +850,133 @@ mod tests {
         let empty = parse("").err().unwrap();
         assert_eq!(empty.to_string(), "the file is empty");
     }
+
+    /// One complete operator event named `name` (raw JSON text, quotes included).
+    fn named(name: &str) -> String {
+        format!(r#"[{{"ph": "X", "cat": "cpu_op", "name": {name}, "pid": 1, "tid": 1, "ts": 1, "dur": 1}}]"#)
+    }
+
+    #[test]
+    fn a_huge_string_is_cut_between_characters() {
+        let bound = crate::trace::bounded::MAX_STRING;
+        // Plain text, a multi-byte character across the bound, escapes across it, and a
+        // surrogate pair whose halves the bound falls between.
+        for (fill, tail) in [
+            ("a".repeat(bound + 10), ""),
+            ("a".repeat(bound - 1), "é€😀 and more"),
+            ("a".repeat(bound - 3), "\\n\\\"\\u00e9 and more"),
+            ("a".repeat(bound - 6), "\\ud83d\\ude00 and more"),
+        ] {
+            let trace = parse(&named(&format!("\"{fill}{tail}\""))).unwrap();
+            let name = &trace.names[trace.spans[0].name as usize];
+            assert!(name.ends_with('…'), "{:?}", &name[name.len() - 20..]);
+            assert!(name.len() <= bound + 8, "{}", name.len());
+            assert!(name.starts_with(&fill[..100]));
+            assert_eq!(trace.cuts.strings, 1);
+        }
+        let short = parse(&named(&format!("\"{}\"", "a".repeat(bound - 1)))).unwrap();
+        assert_eq!(short.cuts.strings, 0);
+        assert_eq!(short.names[0].len(), bound - 1);
+    }
+
+    #[test]
+    fn a_cut_string_keeps_the_rest_of_the_trace() {
+        // A huge key, a huge skipped value and a huge name, each followed by what matters.
+        let huge = "x".repeat(300_000);
+        let text = format!(
+            r#"{{"{huge}": 1, "other": "{huge}", "traceEvents": [
+              {{"ph": "X", "cat": "cpu_op", "name": "{huge}\"quoted\\", "args": {{"{huge}": "{huge}"}},
+               "pid": 1, "tid": 1, "ts": 1, "dur": 1}},
+              {{"ph": "X", "cat": "cpu_op", "name": "aten::item", "pid": 1, "tid": 1, "ts": 5, "dur": 1}}
+            ]}}"#
+        );
+        let trace = parse(&text).unwrap();
+        assert_eq!(trace.spans.len(), 2);
+        assert_eq!(trace.names[trace.spans[1].name as usize], "aten::item");
+        assert_eq!(trace.cuts.strings, 5);
+    }
+
+    #[test]
+    fn a_huge_number_is_shortened_and_deep_nesting_refused() {
+        let digits = "7".repeat(200_000);
+        let trace = parse(&format!(
+            r#"[{{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "x": 0.{digits}}},
+                {{"ph": "X", "cat": "cpu_op", "name": "b", "pid": 1, "tid": 1, "ts": 1{digits}, "dur": 1}},
+                {{"ph": "X", "cat": "cpu_op", "name": "c", "pid": 1, "tid": 1, "ts": 9{digits}e+999, "dur": 1}},
+                {{"ph": "X", "cat": "cpu_op", "name": "d", "pid": 1, "tid": 1, "ts": 2, "dur": 1e-99999}}]"#
+        ))
+        .unwrap();
+        assert_eq!(trace.cuts.numbers, 5);
+        let names: Vec<&str> = trace
+            .spans
+            .iter()
+            .map(|s| trace.names[s.name as usize].as_str())
+            .collect();
+        assert_eq!(names, ["a", "d"], "the events past 10^200 µs are left out");
+        assert_eq!(trace.absurd.timestamps, 2);
+        // Deeper than serde_json's recursion limit where events are read, and than the
+        // reader's bound where a value is skipped: errors, not a stack overflow.
+        let deep = 100_000;
+        let nested = |inner: &str| format!("{}{inner}{}", "[".repeat(deep), "]".repeat(deep));
+        for text in [
+            nested("1"),
+            format!(r#"{{"traceEvents": [{}]}}"#, nested("1")),
+            format!(r#"{{"traceEvents": [], "other": {}}}"#, nested("1")),
+            format!(r#"[{{"ph": "X", "args": {}}}]"#, nested("{}")),
+        ] {
+            let error = parse(&text).err().expect("refused");
+            let message = error.to_string();
+            assert!(
+                message.contains("recursion limit") || message.contains("levels deep"),
+                "{message}"
+            );
+        }
+    }
+
+    #[test]
+    fn absurd_times_are_left_out_or_clamped_and_counted() {
+        let trace = parse(
+            r#"[{"ph": "X", "cat": "cpu_op", "name": "negative", "pid": 1, "tid": 1, "ts": -5, "dur": 1},
+                {"ph": "X", "cat": "cpu_op", "name": "far", "pid": 1, "tid": 1, "ts": 1e300, "dur": 1},
+                {"ph": "X", "cat": "cpu_op", "name": "backwards", "pid": 1, "tid": 1, "ts": 10, "dur": -3},
+                {"ph": "X", "cat": "cpu_op", "name": "long", "pid": 1, "tid": 1, "ts": 10, "dur": 1e200},
+                {"ph": "s", "cat": "fwdbwd", "id": 1, "pid": 1, "tid": 1, "ts": -1e-3},
+                {"ph": "X", "cat": "cpu_op", "name": "fine", "pid": 1, "tid": 1, "ts": 4611686018427387.0, "dur": 0}]"#,
+        )
+        .unwrap();
+        let names: Vec<&str> = trace
+            .spans
+            .iter()
+            .map(|s| trace.names[s.name as usize].as_str())
+            .collect();
+        assert_eq!(names, ["backwards", "long", "fine"]);
+        assert_eq!(trace.spans[0].end, trace.spans[0].start, "ends where it starts");
+        assert_eq!(trace.spans[1].end - trace.spans[1].start, LONGEST);
+        assert!(trace.flows.is_empty());
+        assert_eq!(
+            trace.absurd,
+            Absurd {
+                timestamps: 3,
+                durations: 2
+            }
+        );
+    }
+
+    #[test]
+    fn broken_bytes_are_errors() {
+        let invalid = parse_trace(Path::new("t.json"), &b"[{\"name\": \"\xff\xfe\"}]"[..])
+            .err()
+            .unwrap();
+        assert!(invalid.to_string().contains("not valid JSON"), "{invalid}");
+        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut gzip, named("\"aten::item\"").repeat(50).as_bytes()).unwrap();
+        let gzip = gzip.finish().unwrap();
+        let cut = read_stream(Path::new("t.json.gz"), &gzip[..gzip.len() / 2])
+            .err()
+            .unwrap();
+        assert!(cut.to_string().contains("truncated"), "{cut}");
+        let mut corrupt = gzip.clone();
+        corrupt[20] ^= 0xff;
+        assert!(read_stream(Path::new("t.json.gz"), &corrupt[..]).is_err());
+    }
 }

@@ -579,7 +579,8 @@ fn collect_functions(body: &[ast::Stmt], lines: &Lines, parent: Option<usize>, o
 /// the line is the last to begin at or before it, or one of the functions around that one.
 pub(crate) fn function_at(functions: &[FunctionLines], line: usize) -> Option<usize> {
     let last_begun = functions.partition_point(|f| f.first <= line).checked_sub(1)?;
-    std::iter::successors(Some(last_begun), |&index| functions[index].parent).find(|&index| line <= functions[index].last)
+    std::iter::successors(Some(last_begun), |&index| functions[index].parent)
+        .find(|&index| line <= functions[index].last)
 }
 
 #[cfg(test)]
@@ -670,14 +671,20 @@ mod tests {
         let train = files.resolve("z/train.py").to_vec();
         let candidates = || tied.iter().map(PathBuf::as_path);
         let beside = Folders::of(train.iter().map(PathBuf::as_path));
-        assert_eq!(tied[pick(candidates(), &beside).unwrap()], root.path().join("z/utils.py"));
+        assert_eq!(
+            tied[pick(candidates(), &beside).unwrap()],
+            root.path().join("z/utils.py")
+        );
         assert_eq!(
             tied[pick(candidates(), &Folders::default()).unwrap()],
             root.path().join("d/utils.py"),
             "else the first by path"
         );
         let many = Folders::of(train.iter().chain(&tied).map(PathBuf::as_path));
-        assert_eq!(many.shared(&root.path().join("z/deeper")), root.path().join("z").components().count());
+        assert_eq!(
+            many.shared(&root.path().join("z/deeper")),
+            root.path().join("z").components().count()
+        );
     }
 
     #[test]
@@ -693,6 +700,10 @@ mod tests {
         );
         assert_eq!(function_at(&functions, 1), None);
         assert_eq!(function_at(&functions, 8), None, "between two functions");
-        assert_eq!(function_at(&functions, 7), Some(0), "after a nested function, in its parent");
+        assert_eq!(
+            function_at(&functions, 7),
+            Some(0),
+            "after a nested function, in its parent"
+        );
     }
 }

@@ -108,7 +108,11 @@ fn lay_out((trace, waits): &(Trace, Waits), places: &[SyncPlace], joined: &Joine
                 start_ns: sync.start,
                 end_ns: sync.end,
                 kind: BlockKind::Stall,
-                label: stall_label(&joined.rows[place.row], &joined.labels[place.label as usize], sync.stall),
+                label: stall_label(
+                    &joined.rows[place.row],
+                    &joined.labels[place.label as usize],
+                    sync.stall,
+                ),
             });
         }
     }

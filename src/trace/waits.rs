@@ -477,7 +477,7 @@ fn idle_around(busy: &[(Nanos, Nanos)], at: Nanos) -> Nanos {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::trace::read::parse_trace;
     use std::path::Path;
@@ -486,6 +486,87 @@ mod tests {
         let trace = parse_trace(Path::new("t.json"), format!("[{events}]").as_bytes()).unwrap();
         let waits = find_waits(&trace);
         (trace, waits)
+    }
+
+    /// A stack of `frames` (outermost first, each inside the one before) around `syncs`
+    /// `.item()` calls, each under the builtin frame Python records for it.
+    pub(crate) fn deep_trace(frames: &[String], syncs: usize) -> (Trace, Waits) {
+        let span = |cat: &str, name: &str, ts: f64, dur: f64| {
+            format!(r#"{{"ph":"X","cat":"{cat}","name":"{name}","pid":1,"tid":1,"ts":{ts:.3},"dur":{dur:.3}}}"#)
+        };
+        let inner = syncs as f64 * 10.0;
+        let depth = frames.len() as f64;
+        let mut events: Vec<String> = frames
+            .iter()
+            .enumerate()
+            .map(|(at, name)| {
+                span(
+                    "python_function",
+                    name,
+                    at as f64 * 0.01,
+                    inner + 2.0 * (depth - at as f64) * 0.01,
+                )
+            })
+            .collect();
+        for sync in 0..syncs {
+            let ts = depth * 0.01 + sync as f64 * 10.0;
+            events.push(span(
+                "python_function",
+                "<built-in method item of Tensor object at 0x7f>",
+                ts,
+                9.5,
+            ));
+            events.push(span("cpu_op", "aten::item", ts + 0.1, 9.0));
+            events.push(span("cpu_op", "aten::_local_scalar_dense", ts + 0.2, 8.5));
+            events.push(span("cuda_runtime", "cudaStreamSynchronize", ts + 2.0, 6.0));
+        }
+        waits(&events.join(","))
+    }
+
+    #[test]
+    fn the_syncs_of_a_deep_stack_share_it() {
+        let mut frames = vec!["deep.py(15): <module>".to_string()];
+        frames.extend(std::iter::repeat_n("deep.py(4): recurse".to_string(), 2001));
+        let (trace, waits) = deep_trace(&frames, 500);
+        assert_eq!(waits.syncs.len(), 500);
+        // One node for each span, however many syncs lie under the 2,002 frames.
+        assert_eq!(waits.stacks.nodes.len(), trace.spans.len());
+        let last = waits.syncs.last().unwrap();
+        assert_eq!(waits.stacks.frames(&trace, last.stack).len(), 2003);
+        let distinct = waits
+            .stacks
+            .distinct_frames(&trace, waits.syncs.iter().map(|sync| sync.stack));
+        let distinct: Vec<&str> = distinct
+            .iter()
+            .map(|&name| trace.names[name as usize].as_str())
+            .collect();
+        assert_eq!(
+            distinct,
+            [
+                "deep.py(15): <module>",
+                "deep.py(4): recurse",
+                "<built-in method item of Tensor object at 0x7f>"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_sync_is_in_the_first_step_that_holds_it() {
+        let steps = [(0, 10), (5, 30), (12, 20), (40, 50)].map(|(start, end)| Step { number: 0, start, end });
+        let index = StepIndex::new(&steps);
+        let found: Vec<Option<usize>> = [0, 7, 10, 15, 25, 30, 35, 45, 60]
+            .iter()
+            .map(|&at| index.first_holding(&steps, at))
+            .collect();
+        let scanned: Vec<Option<usize>> = [0, 7, 10, 15, 25, 30, 35, 45, 60]
+            .iter()
+            .map(|&at| steps.iter().position(|s| s.start <= at && at < s.end))
+            .collect();
+        assert_eq!(found, scanned);
+        assert_eq!(
+            found,
+            [Some(0), Some(0), Some(1), Some(1), Some(1), None, None, Some(3), None]
+        );
     }
 
     fn names(trace: &Trace, spans: &[Enclosing]) -> Vec<String> {
@@ -552,7 +633,10 @@ mod tests {
         );
         let forward = waits.syncs[0].forward.as_ref().expect("linked to its forward op");
         assert_eq!(trace.names[forward.op.name as usize], "aten::index");
-        assert_eq!(names(&trace, &forward.frames(&trace, &waits.stacks)), ["loss.py(9): masked"]);
+        assert_eq!(
+            names(&trace, &forward.frames(&trace, &waits.stacks)),
+            ["loss.py(9): masked"]
+        );
         assert_eq!(names(&trace, &forward.ops(&trace, &waits.stacks)), ["aten::index"]);
         assert!(waits.stacks.frames(&trace, waits.syncs[0].stack).is_empty());
     }

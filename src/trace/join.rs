@@ -210,6 +210,9 @@ struct Resolved<'t> {
 /// frame).
 type FrameTable<'t> = Vec<Option<Option<Resolved<'t>>>>;
 
+/// A function of a file (`None`: its module level) and the callee its lines must call.
+type FunctionCallee<'t> = (FileId, Option<usize>, Option<&'t str>);
+
 /// One call of a function (trace, step, thread, start), in one file, with the findings a kind
 /// of sync could go to.
 type FunctionCall = (usize, Option<usize>, u32, Nanos, FileId, Vec<usize>);
@@ -234,7 +237,7 @@ struct Joiner<'p, 't> {
     /// The function of each (file, line) a frame named.
     functions: FxHashMap<(FileId, usize), Option<usize>>,
     /// The findings of one function of a file, on lines that call `callee` where one is given.
-    findings_in: FxHashMap<(FileId, Option<usize>, Option<&'t str>), Rc<[usize]>>,
+    findings_in: FxHashMap<FunctionCallee<'t>, Rc<[usize]>>,
     /// How many frame names were resolved: each distinct one once.
     #[cfg(test)]
     resolutions: usize,

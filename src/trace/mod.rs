@@ -7,6 +7,8 @@
 mod bounded;
 mod families;
 mod join;
+#[cfg(test)]
+mod mutations;
 mod read;
 mod report;
 mod sources;

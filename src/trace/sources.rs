@@ -37,36 +37,74 @@ pub(crate) fn is_profiler_frame(path: &str) -> bool {
     path.contains("torch/profiler/") || path.ends_with("torch/autograd/profiler.py")
 }
 
-/// The project's Python files, by file name, for matching frames.
+/// The project's Python files, as a tree of their paths read from the file name up, for
+/// matching frames: a frame's path is walked down it once, however many project files share its
+/// file name.
 pub(crate) struct ProjectFiles {
     root: PathBuf,
-    by_name: FxHashMap<String, Vec<Vec<String>>>,
+    tails: Vec<Tail>,
+    /// The tree's first level: a file name's node.
+    by_name: FxHashMap<String, usize>,
     resolved: FxHashMap<String, Vec<PathBuf>>,
     /// Whether the root itself lies inside an installed-packages folder.
     root_in_packages: bool,
 }
 
+/// A node of [`ProjectFiles`]' tree: the tail of one or more project paths.
+#[derive(Default)]
+struct Tail {
+    /// The folder before this tail, to the node of the longer tail.
+    longer: FxHashMap<String, usize>,
+    /// The project file whose whole path this tail is (its path under the root).
+    whole: Option<PathBuf>,
+}
+
 impl ProjectFiles {
     pub(crate) fn new(root: &Path) -> Self {
-        let mut by_name: FxHashMap<String, Vec<Vec<String>>> = FxHashMap::default();
+        let mut files = ProjectFiles {
+            root: root.to_path_buf(),
+            tails: Vec::new(),
+            by_name: FxHashMap::default(),
+            resolved: FxHashMap::default(),
+            root_in_packages: is_in_packages(&root.to_string_lossy()),
+        };
         for entry in ignore::WalkBuilder::new(root).build().flatten() {
             let path = entry.path();
             if entry.file_type().is_some_and(|t| t.is_file()) && path.extension().is_some_and(|e| e == "py") {
                 let Ok(relative) = path.strip_prefix(root) else {
                     continue;
                 };
-                let parts = components(&relative.to_string_lossy());
-                if let Some(name) = parts.last() {
-                    by_name.entry(name.clone()).or_default().push(parts);
-                }
+                files.add(components(&relative.to_string_lossy()));
             }
         }
-        ProjectFiles {
-            root: root.to_path_buf(),
-            by_name,
-            resolved: FxHashMap::default(),
-            root_in_packages: is_in_packages(&root.to_string_lossy()),
+        files
+    }
+
+    fn add(&mut self, parts: Vec<String>) {
+        let Some((name, folders)) = parts.split_last() else {
+            return;
+        };
+        let mut node = match self.by_name.get(name) {
+            Some(&node) => node,
+            None => {
+                self.tails.push(Tail::default());
+                self.by_name.insert(name.clone(), self.tails.len() - 1);
+                self.tails.len() - 1
+            }
+        };
+        for folder in folders.iter().rev() {
+            node = match self.tails[node].longer.get(folder) {
+                Some(&longer) => longer,
+                None => {
+                    self.tails.push(Tail::default());
+                    let longer = self.tails.len() - 1;
+                    self.tails[node].longer.insert(folder.clone(), longer);
+                    longer
+                }
+            };
         }
+        let whole = parts.iter().fold(self.root.clone(), |path, part| path.join(part));
+        self.tails[node].whole = Some(whole);
     }
 
     /// The project files a frame's path names: none, one, or several that match it equally well
@@ -84,42 +122,50 @@ impl ProjectFiles {
             return Vec::new();
         }
         let frame = components(frame_path);
-        let absolute = is_absolute(frame_path);
-        let Some(candidates) = frame.last().and_then(|name| self.by_name.get(name)) else {
+        let Some((name, folders)) = frame.split_last() else {
             return Vec::new();
         };
+        let Some(&first) = self.by_name.get(name) else {
+            return Vec::new();
+        };
+        // Down the tree along the frame's folders, from the nearest: the deepest node reached
+        // is the longest tail the frame shares with a project path.
+        let mut node = first;
+        let mut longest_whole = self.tails[node].whole.as_ref();
+        let mut shared = 1;
+        for folder in folders.iter().rev() {
+            let Some(&longer) = self.tails[node].longer.get(folder) else {
+                break;
+            };
+            node = longer;
+            shared += 1;
+            longest_whole = self.tails[node].whole.as_ref().or(longest_whole);
+        }
+        // A project path must be wholly the tail of an absolute frame path (a clone elsewhere):
+        // the longest such wins.
+        if is_absolute(frame_path) {
+            return longest_whole.into_iter().cloned().collect();
+        }
         // A relative frame path (the script's folder, or the library folder for a library)
         // must be wholly the tail of the project path, and a standard library module's only
-        // where it is the whole of it (`contextlib.py` is not `pkg/contextlib.py`); a project
-        // path must be wholly the tail of an absolute frame path (a clone elsewhere).
-        // The longest common tail wins, then a path that is all of the project's (the frame
-        // `train.py` is the root's `train.py`, not `pkg/train.py`).
-        let matches: Vec<((usize, bool), &Vec<String>)> = candidates
-            .iter()
-            .filter_map(|project| {
-                let common = project
-                    .iter()
-                    .rev()
-                    .zip(frame.iter().rev())
-                    .take_while(|(a, b)| a == b)
-                    .count();
-                let exact = common == project.len();
-                let whole = if absolute {
-                    exact
-                } else {
-                    common == frame.len() && (exact || !is_standard_library(&frame))
-                };
-                whole.then_some(((common, exact), project))
-            })
-            .collect();
-        let Some(best) = matches.iter().map(|(score, _)| *score).max() else {
+        // where it is the whole of it (`contextlib.py` is not `pkg/contextlib.py`); a path that
+        // is all of the project's wins (the frame `train.py` is the root's `train.py`, not
+        // `pkg/train.py`), else every project path it is the tail of ties.
+        if shared < frame.len() {
             return Vec::new();
-        };
-        let mut found: Vec<PathBuf> = matches
-            .into_iter()
-            .filter(|(score, _)| *score == best)
-            .map(|(_, project)| project.iter().fold(self.root.clone(), |path, part| path.join(part)))
-            .collect();
+        }
+        if let Some(whole) = &self.tails[node].whole {
+            return vec![whole.clone()];
+        }
+        if is_standard_library(&frame) {
+            return Vec::new();
+        }
+        let mut found = Vec::new();
+        let mut open = vec![node];
+        while let Some(node) = open.pop() {
+            found.extend(self.tails[node].whole.iter().cloned());
+            open.extend(self.tails[node].longer.values());
+        }
         found.sort();
         found
     }
@@ -655,6 +701,25 @@ mod tests {
             Some("pkg/train.py")
         );
         assert_eq!(resolved(&mut files, "/usr/lib/python3/site-packages/utils.py"), None);
+    }
+
+    #[test]
+    fn many_files_of_one_name_are_told_apart_by_their_folders() {
+        let root = tempfile::tempdir().unwrap();
+        for k in 0..300 {
+            let path = root.path().join(format!("d{k}/utils.py"));
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x = 1\n").unwrap();
+        }
+        let mut files = ProjectFiles::new(root.path());
+        assert_eq!(files.resolve("utils.py").len(), 300, "a bare name ties them all");
+        assert_eq!(files.resolve("d7/utils.py"), [root.path().join("d7/utils.py")]);
+        assert_eq!(
+            files.resolve("/elsewhere/d299/utils.py"),
+            [root.path().join("d299/utils.py")]
+        );
+        assert!(files.resolve("/elsewhere/utils.py").is_empty());
+        assert!(files.resolve("e7/utils.py").is_empty());
     }
 
     #[test]

@@ -91,29 +91,23 @@ impl Lexer {
     fn pass(&mut self, input: &[u8], out: &mut [u8]) -> io::Result<(usize, usize)> {
         let (mut read, mut written) = (0, 0);
         while read < input.len() && written < out.len() && self.pending.is_empty() {
-            let byte = input[read];
-            match self.state {
-                // Plain text of a string below the bound goes through in one piece.
-                State::Text(text) if !matches!(byte, b'"' | b'\\') && text.kept < MAX_STRING => {
-                    let room = (MAX_STRING - text.kept).min(out.len() - written);
-                    let window = &input[read..input.len().min(read + room)];
-                    let piece = &window[..memchr::memchr2(b'"', b'\\', window).unwrap_or(window.len())];
-                    out[written..written + piece.len()].copy_from_slice(piece);
-                    self.state = State::Text(Text {
-                        kept: text.kept + piece.len(),
-                        after_high_surrogate: false,
-                    });
-                    read += piece.len();
-                    written += piece.len();
+            // What follows a cut is skipped up to the next quote or backslash.
+            if let State::Dropping { escaped: false } = self.state {
+                let skipped = memchr::memchr2(b'"', b'\\', &input[read..]).unwrap_or(input.len() - read);
+                read += skipped;
+                if skipped > 0 {
                     continue;
                 }
-                // What follows a cut is skipped up to the next quote or backslash.
-                State::Dropping { escaped: false } if !matches!(byte, b'"' | b'\\') => {
-                    read += memchr::memchr2(b'"', b'\\', &input[read..]).unwrap_or(input.len() - read);
-                    continue;
-                }
-                _ => {}
             }
+            let room = (input.len() - read).min(out.len() - written);
+            let run = self.plain_run(&input[read..read + room]);
+            if run > 0 {
+                out[written..written + run].copy_from_slice(&input[read..read + run]);
+                read += run;
+                written += run;
+                continue;
+            }
+            let byte = input[read];
             read += 1;
             if self.keep(byte)? {
                 out[written] = byte;
@@ -121,6 +115,41 @@ impl Lexer {
             }
         }
         Ok((read, written))
+    }
+
+    /// How many of `bytes` pass on as they are, the state moved past them: up to the first byte
+    /// that [`keep`](Self::keep) must look at (a quote, a bracket, an escape, a digit or a
+    /// string's byte past the bound).
+    fn plain_run(&mut self, bytes: &[u8]) -> usize {
+        match &mut self.state {
+            State::Between { digits, exponent } => {
+                for (at, &byte) in bytes.iter().enumerate() {
+                    match byte {
+                        b'0'..=b'9' if *digits >= if *exponent { MAX_EXPONENT_DIGITS } else { MAX_DIGITS } => {
+                            return at;
+                        }
+                        b'0'..=b'9' => *digits += 1,
+                        b'e' | b'E' => (*digits, *exponent) = (0, true),
+                        b'+' | b'-' => *digits = 0,
+                        b'"' | b'[' | b'{' | b']' | b'}' => return at,
+                        _ => (*digits, *exponent) = (0, false),
+                    }
+                }
+                bytes.len()
+            }
+            State::Text(text) => {
+                let window = &bytes[..bytes.len().min(MAX_STRING.saturating_sub(text.kept))];
+                let run = memchr::memchr2(b'"', b'\\', window).unwrap_or(window.len());
+                if run > 0 {
+                    *text = Text {
+                        kept: text.kept + run,
+                        after_high_surrogate: false,
+                    };
+                }
+                run
+            }
+            _ => 0,
+        }
     }
 
     /// Moves past one byte: whether it is passed on.

@@ -118,38 +118,61 @@ impl Lexer {
     }
 
     /// How many of `bytes` pass on as they are, the state moved past them: up to the first byte
-    /// that [`keep`](Self::keep) must look at (a quote, a bracket, an escape, a digit or a
-    /// string's byte past the bound).
+    /// that [`keep`](Self::keep) must look at (an escape, a string's byte past the bound, a
+    /// digit past the bound, a bracket past the deepest level). One tight loop, since every byte
+    /// of the trace goes through it.
     fn plain_run(&mut self, bytes: &[u8]) -> usize {
-        match &mut self.state {
-            State::Between { digits, exponent } => {
-                for (at, &byte) in bytes.iter().enumerate() {
-                    match byte {
-                        b'0'..=b'9' if *digits >= if *exponent { MAX_EXPONENT_DIGITS } else { MAX_DIGITS } => {
-                            return at;
+        let (mut state, mut depth) = (self.state, self.depth);
+        let mut at = 0;
+        while at < bytes.len() {
+            let byte = bytes[at];
+            match &mut state {
+                State::Between { digits, exponent } => match byte {
+                    b'0'..=b'9' => {
+                        if *digits >= if *exponent { MAX_EXPONENT_DIGITS } else { MAX_DIGITS } {
+                            break;
                         }
-                        b'0'..=b'9' => *digits += 1,
-                        b'e' | b'E' => (*digits, *exponent) = (0, true),
-                        b'+' | b'-' => *digits = 0,
-                        b'"' | b'[' | b'{' | b']' | b'}' => return at,
-                        _ => (*digits, *exponent) = (0, false),
+                        *digits += 1;
                     }
-                }
-                bytes.len()
+                    b'"' => {
+                        state = State::Text(Text {
+                            kept: 0,
+                            after_high_surrogate: false,
+                        })
+                    }
+                    b'[' | b'{' if depth == MAX_DEPTH => break,
+                    b'[' | b'{' => {
+                        depth += 1;
+                        (*digits, *exponent) = (0, false);
+                    }
+                    b']' | b'}' => {
+                        depth = depth.saturating_sub(1);
+                        (*digits, *exponent) = (0, false);
+                    }
+                    b'e' | b'E' => (*digits, *exponent) = (0, true),
+                    b'+' | b'-' => *digits = 0,
+                    _ => (*digits, *exponent) = (0, false),
+                },
+                State::Text(text) => match byte {
+                    b'"' => {
+                        state = State::Between {
+                            digits: 0,
+                            exponent: false,
+                        }
+                    }
+                    b'\\' => break,
+                    _ if text.kept >= MAX_STRING => break,
+                    _ => {
+                        text.kept += 1;
+                        text.after_high_surrogate = false;
+                    }
+                },
+                State::Escape { .. } | State::Dropping { .. } => break,
             }
-            State::Text(text) => {
-                let window = &bytes[..bytes.len().min(MAX_STRING.saturating_sub(text.kept))];
-                let run = memchr::memchr2(b'"', b'\\', window).unwrap_or(window.len());
-                if run > 0 {
-                    *text = Text {
-                        kept: text.kept + run,
-                        after_high_surrogate: false,
-                    };
-                }
-                run
-            }
-            _ => 0,
+            at += 1;
         }
+        (self.state, self.depth) = (state, depth);
+        at
     }
 
     /// Moves past one byte: whether it is passed on.

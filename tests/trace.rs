@@ -388,6 +388,10 @@ fn a_huge_string_is_cut_without_being_held() {
     write!(file, r#""}},{}]"#, item_events(5.0).join(",")).unwrap();
     file.into_inner().unwrap().sync_all().unwrap();
     let out = project.path().join("out.txt");
+    #[allow(
+        clippy::zombie_processes,
+        reason = "reaped below by wait4, which gives its resource usage"
+    )]
     let child = common::synclint()
         .current_dir(project.path())
         .args(["trace", "--no-cache", "huge.json"])

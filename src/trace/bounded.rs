@@ -129,7 +129,7 @@ impl Lexer {
             match &mut state {
                 State::Between { digits, exponent } => match byte {
                     b'0'..=b'9' => {
-                        if *digits >= if *exponent { MAX_EXPONENT_DIGITS } else { MAX_DIGITS } {
+                        if *digits >= digit_bound(*exponent) {
                             break;
                         }
                         *digits += 1;
@@ -175,89 +175,53 @@ impl Lexer {
         at
     }
 
-    /// Moves past one byte: whether it is passed on.
+    /// Moves past one byte where a plain run stopped: whether it is passed on. It sees a digit
+    /// past its run's bound, a bracket past the deepest level, a backslash or a byte past the
+    /// bound in a string, and every byte of an escape and of a cut string's rest.
     fn keep(&mut self, byte: u8) -> io::Result<bool> {
         match self.state {
-            State::Between { digits, exponent } => match byte {
-                b'0'..=b'9' => {
-                    let bound = if exponent { MAX_EXPONENT_DIGITS } else { MAX_DIGITS };
-                    if digits == bound {
-                        self.cuts.numbers += 1;
-                    }
-                    self.state = State::Between {
-                        digits: digits.saturating_add(1),
-                        exponent,
-                    };
-                    return Ok(digits < bound);
+            State::Between { digits, exponent } if byte.is_ascii_digit() => {
+                if digits == digit_bound(exponent) {
+                    self.cuts.numbers += 1;
                 }
-                b'e' | b'E' => {
-                    self.state = State::Between {
-                        digits: 0,
-                        exponent: true,
-                    }
-                }
-                b'+' | b'-' => self.state = State::Between { digits: 0, exponent },
-                b'"' => {
-                    self.state = State::Text(Text {
-                        kept: 0,
-                        after_high_surrogate: false,
-                    })
-                }
-                b'[' | b'{' => {
-                    self.depth += 1;
-                    if self.depth > MAX_DEPTH {
-                        return Err(io::Error::new(
-                            io::ErrorKind::InvalidData,
-                            format!("it nests arrays and objects more than {MAX_DEPTH} levels deep"),
-                        ));
-                    }
-                    self.state = State::Between {
-                        digits: 0,
-                        exponent: false,
-                    };
-                }
-                b']' | b'}' => {
-                    self.depth = self.depth.saturating_sub(1);
-                    self.state = State::Between {
-                        digits: 0,
-                        exponent: false,
-                    };
-                }
-                _ => {
-                    self.state = State::Between {
-                        digits: 0,
-                        exponent: false,
-                    }
-                }
-            },
+                self.state = State::Between {
+                    digits: digits.saturating_add(1),
+                    exponent,
+                };
+                return Ok(false);
+            }
+            // Between values, only a bracket opening past the deepest level stops a run.
+            State::Between { .. } => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("it nests arrays and objects more than {MAX_DEPTH} levels deep"),
+                ));
+            }
             State::Text(text) => {
                 // A continuation byte stays with its character; past a few of them the text is
                 // not UTF-8, and serde_json says so wherever it is cut.
                 let continues = byte & 0xC0 == 0x80 && text.kept < MAX_STRING + 4;
-                if byte != b'"' && text.kept >= MAX_STRING && !text.after_high_surrogate && !continues {
+                if text.kept >= MAX_STRING && !text.after_high_surrogate && !continues {
                     self.cuts.strings += 1;
                     self.pending = CUT_MARK;
                     self.state = State::Dropping { escaped: false };
                     return self.keep(byte).map(|_| false);
                 }
-                let kept = text.kept + 1;
-                self.state = match byte {
-                    b'"' => State::Between {
-                        digits: 0,
-                        exponent: false,
-                    },
-                    b'\\' => State::Escape {
-                        text: Text {
-                            kept,
-                            after_high_surrogate: text.after_high_surrogate,
-                        },
+                let text = Text {
+                    kept: text.kept + 1,
+                    ..text
+                };
+                self.state = if byte == b'\\' {
+                    State::Escape {
+                        text,
                         hex: None,
                         value: 0,
-                    },
-                    _ => State::Text(Text {
-                        kept,
+                    }
+                } else {
+                    State::Text(Text {
                         after_high_surrogate: false,
-                    }),
+                        ..text
+                    })
                 };
             }
             State::Escape { text, hex, value } => {
@@ -309,6 +273,11 @@ impl Lexer {
     }
 }
 
+/// The most digits a run keeps: of an exponent, or of the rest of a number.
+fn digit_bound(exponent: bool) -> usize {
+    if exponent { MAX_EXPONENT_DIGITS } else { MAX_DIGITS }
+}
+
 /// A hex digit's value (anything else is serde_json's to reject).
 fn hex_value(byte: u8) -> u16 {
     (byte as char).to_digit(16).map_or(0, |digit| digit as u16)
@@ -335,5 +304,59 @@ impl<R: BufRead> Read for Bounded<R> {
             written += wrote;
         }
         Ok(written)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::BufReader;
+
+    /// `input` through the lexer, read `chunk` bytes at a time from a buffer that small.
+    fn through(input: &[u8], chunk: usize) -> (Vec<u8>, Cuts) {
+        let mut bounded = Bounded::new(BufReader::with_capacity(chunk, input));
+        let (mut out, mut buffer) = (Vec::new(), vec![0; chunk]);
+        loop {
+            let read = bounded.read(&mut buffer).expect("in memory");
+            if read == 0 {
+                return (out, bounded.cuts());
+            }
+            out.extend_from_slice(&buffer[..read]);
+        }
+    }
+
+    #[test]
+    fn a_trace_within_the_bounds_passes_unchanged() {
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut real = Vec::new();
+        let file = std::fs::File::open(repo.join("fixtures/trace/train_step.pt.trace.json.gz")).unwrap();
+        flate2::read::GzDecoder::new(file).read_to_end(&mut real).unwrap();
+        let synthetic = std::fs::read(repo.join("fixtures/trace/synthetic/three_step.json")).unwrap();
+        for text in [&real, &synthetic] {
+            for chunk in [1, 7, 1 << 16] {
+                let (out, cuts) = through(text, chunk);
+                assert!(out == *text, "chunks of {chunk}");
+                assert_eq!(cuts, Cuts::default());
+            }
+        }
+    }
+
+    #[test]
+    fn a_cut_is_the_same_whatever_the_chunks() {
+        let text = format!(
+            r#"{{"a": "{}é\u00e9\ud83d\ude00\"{}", "b": 1{}e-12345, "c": "short"}}"#,
+            "x".repeat(MAX_STRING - 2),
+            "y".repeat(10_000),
+            "9".repeat(300)
+        );
+        let (whole, cuts) = through(text.as_bytes(), 1 << 16);
+        assert_eq!(cuts, Cuts { strings: 1, numbers: 2 });
+        let value: serde_json::Value = serde_json::from_slice(&whole).expect("still JSON");
+        let a = value["a"].as_str().unwrap();
+        assert!(a.ends_with("xxé…"), "{}", &a[a.len() - 10..]);
+        assert_eq!(value["c"], "short");
+        for chunk in [1, 2, 3, 5, 4096] {
+            assert!(through(text.as_bytes(), chunk).0 == whole, "chunks of {chunk}");
+        }
     }
 }

@@ -301,3 +301,184 @@ fn two_ddp_ranks_confirm_the_all_reduced_metric() {
         "{ddp}"
     );
 }
+
+/// A Python frame (`X` event of `python_function`), as JSON.
+fn frame_event(name: &str, ts: f64, dur: f64) -> String {
+    format!(r#"{{"ph":"X","cat":"python_function","name":"{name}","pid":1,"tid":1,"ts":{ts:.3},"dur":{dur:.3}}}"#)
+}
+
+/// `.item()` as the profiler records it: its builtin frame, operators and synchronize.
+fn item_events(ts: f64) -> [String; 4] {
+    let op = |name: &str, at: f64, dur: f64| {
+        format!(r#"{{"ph":"X","cat":"cpu_op","name":"{name}","pid":1,"tid":1,"ts":{at:.3},"dur":{dur:.3}}}"#)
+    };
+    [
+        frame_event("<built-in method item of Tensor object at 0x7f>", ts, 9.5),
+        op("aten::item", ts + 0.1, 9.0),
+        op("aten::_local_scalar_dense", ts + 0.2, 8.5),
+        format!(
+            r#"{{"ph":"X","cat":"cuda_runtime","name":"cudaStreamSynchronize","pid":1,"tid":1,"ts":{:.3},"dur":6}}"#,
+            ts + 2.0
+        ),
+    ]
+}
+
+const DEEP: &str = "import torch
+
+
+def recurse(model, x, n):
+    if n:
+        return recurse(model, x, n - 1)
+    total = 0.0
+    for _ in range(1000):
+        loss = model(x).sum()
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+recurse(torch.nn.Linear(4, 4).cuda(), torch.ones(4, device='cuda'), 4000)
+";
+
+#[test]
+fn a_deep_recursion_with_many_syncs_is_joined() {
+    // The recursion 4,000 deep, its innermost call syncing 1,000 times: each sync's stack is
+    // 4,003 frames (the join reads each distinct frame once: src/trace/join.rs counts it).
+    let project = Project::new();
+    project.write("deep.py", DEEP);
+    let (depth, syncs) = (4002, 1000);
+    let mut events = vec![frame_event("deep.py(15): <module>", 0.0, syncs as f64 * 10.0 + 100.0)];
+    events
+        .extend((1..depth).map(|at| frame_event("deep.py(4): recurse", at as f64 * 0.01, syncs as f64 * 10.0 + 50.0)));
+    let start = depth as f64 * 0.01;
+    events.extend((0..syncs).flat_map(|sync| item_events(start + sync as f64 * 10.0)));
+    project.write("deep.json", format!("[{}]", events.join(",\n")));
+    let output = project.run_within(
+        std::time::Duration::from_secs(600),
+        &["trace", "--no-cache", "--output-format", "json", "deep.json"],
+    );
+    assert_eq!(exit_code(&output), 0, "{}", stderr(&output));
+    let rows = json(&output).as_array().unwrap().clone();
+    assert_eq!(
+        by_place(&rows),
+        BTreeMap::from([(place("confirmed", 11, "SYNC101"), (1000, 0))])
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_huge_string_is_cut_without_being_held() {
+    use std::io::Write;
+    use std::os::unix::process::ExitStatusExt;
+    // A 64 MiB operator name, written in pieces: if any copy of it were held, the process would
+    // hold at least that much.
+    let project = Project::new();
+    let path = project.path().join("huge.json");
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let size = 64 << 20;
+    write!(
+        file,
+        r#"[{{"ph":"X","cat":"cpu_op","pid":1,"tid":1,"ts":1,"dur":1,"name":""#
+    )
+    .unwrap();
+    let piece = vec![b'a'; 1 << 20];
+    for _ in 0..size / piece.len() {
+        file.write_all(&piece).unwrap();
+    }
+    write!(file, r#""}},{}]"#, item_events(5.0).join(",")).unwrap();
+    file.into_inner().unwrap().sync_all().unwrap();
+    let out = project.path().join("out.txt");
+    #[allow(
+        clippy::zombie_processes,
+        reason = "reaped below by wait4, which gives its resource usage"
+    )]
+    let child = common::synclint()
+        .current_dir(project.path())
+        .args(["trace", "--no-cache", "huge.json"])
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The child's own peak resident memory, from the kernel, as it is reaped.
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let reaped = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, child.id() as libc::pid_t);
+    assert_eq!(std::process::ExitStatus::from_raw(status).code(), Some(0));
+    let peak = usage.ru_maxrss as usize * 1024;
+    assert!(
+        peak < size,
+        "peak resident memory {peak} bytes for a {size}-byte string"
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.len() < 4096, "the report is short: {} bytes", text.len());
+    assert!(
+        text.contains("warning: huge.json: 1 string longer than 64 KiB cut to its first 64 KiB"),
+        "{text}"
+    );
+    assert!(text.starts_with("1 host sync in 1 trace"), "{text}");
+}
+
+#[test]
+fn absurd_times_are_warned_about_and_kept_out_of_the_report() {
+    let project = Project::new();
+    let mut events: Vec<String> = item_events(10.0).into();
+    // A sync before the clock began, one past any clock, and one that ends before it starts.
+    events.push(
+        r#"{"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":1,"tid":1,"ts":-40,"dur":5}"#.into(),
+    );
+    events.push(
+        r#"{"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":1,"tid":1,"ts":1e19,"dur":5}"#.into(),
+    );
+    events.push(
+        r#"{"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":1,"tid":1,"ts":30,"dur":-1e12}"#.into(),
+    );
+    events.push(r#"{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":20,"dur":1e300}"#.into());
+    project.write("absurd.json", format!("[{}]", events.join(",")));
+    let svg = project.path().join("absurd.svg");
+    let output = project.run(&["trace", "--no-cache", "absurd.json", "--svg", svg.to_str().unwrap()]);
+    assert_eq!(exit_code(&output), 0, "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.starts_with("2 host syncs in 1 trace (0 profiler steps): 0.006 ms"),
+        "{text}"
+    );
+    assert!(
+        text.contains("absurd.json: 2 events with a timestamp no profiler writes (negative, or past 2^62 ns) left out"),
+        "{text}"
+    );
+    assert!(text.contains("absurd.json: 2 durations out of range"), "{text}");
+    // The drawing spans the events believed, not the year 300,000.
+    let drawing = std::fs::read_to_string(&svg).unwrap();
+    assert!(drawing.contains("the whole of absurd.json"), "{drawing}");
+    assert!(roxmltree::Document::parse(&drawing).is_ok());
+    assert!(!drawing.contains(">1e") && !drawing.contains("NaN"), "{drawing}");
+}
+
+#[test]
+fn hostile_json_is_an_error_and_never_a_crash() {
+    let project = Project::new();
+    let deep = 100_000;
+    project.write("nested.json", format!("{}{}", "[".repeat(deep), "]".repeat(deep)));
+    project.write(
+        "nested_args.json",
+        format!(r#"[{{"ph":"X","args":{}1{}}}]"#, "[".repeat(deep), "]".repeat(deep)),
+    );
+    project.write("latin1.json", b"[{\"ph\":\"X\",\"name\":\"caf\xe9\"}]");
+    let gzipped = {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut encoder, format!("[{}]", item_events(1.0).join(",")).as_bytes()).unwrap();
+        encoder.finish().unwrap()
+    };
+    project.write("cut.json.gz", &gzipped[..gzipped.len() - 9]);
+    for (name, reason) in [
+        ("nested.json", "nests arrays and objects"),
+        ("nested_args.json", "nests arrays and objects"),
+        ("latin1.json", "not valid JSON"),
+        ("cut.json.gz", "truncated"),
+    ] {
+        let output = project.run(&["trace", "--no-cache", name]);
+        assert_eq!(exit_code(&output), 2, "{name}: {}", stderr(&output));
+        assert!(stderr(&output).contains(reason), "{name}: {}", stderr(&output));
+    }
+}

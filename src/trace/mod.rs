@@ -4,8 +4,11 @@
 //! synced. Data flows one way: read the traces, find the waits, check the files their frames
 //! name, join, render.
 
+mod bounded;
 mod families;
 mod join;
+#[cfg(test)]
+mod mutations;
 mod read;
 mod report;
 mod sources;
@@ -227,6 +230,11 @@ fn warnings(traces: &[(Trace, Waits)], project: &mut ProjectFiles, root: &Path, 
     let mut warnings = Vec::new();
     for (trace, waits) in traces {
         let path = display_path(&trace.path, cwd);
+        warnings.extend(
+            read_warnings(trace)
+                .into_iter()
+                .map(|warning| format!("{path}: {warning}")),
+        );
         if trace.spans.is_empty() {
             warnings.push(format!("{path}: no host events: the profiler recorded nothing in it"));
             continue;
@@ -239,10 +247,10 @@ fn warnings(traces: &[(Trace, Waits)], project: &mut ProjectFiles, root: &Path, 
             continue;
         }
         let frames: Vec<_> = waits
-            .syncs
-            .iter()
-            .flat_map(|sync| &sync.frames)
-            .filter_map(|frame| parse_frame(&trace.names[frame.name as usize]))
+            .stacks
+            .distinct_frames(trace, waits.syncs.iter().map(|sync| sync.stack))
+            .into_iter()
+            .filter_map(|name| parse_frame(&trace.names[name as usize]))
             .collect();
         if !frames.is_empty() && frames.iter().all(|frame| project.resolve(frame.path).is_empty()) {
             // The outermost frame is the script that was run (`<string>` for a spawned worker).
@@ -256,6 +264,41 @@ fn warnings(traces: &[(Trace, Waits)], project: &mut ProjectFiles, root: &Path, 
                 script.path
             ));
         }
+    }
+    warnings
+}
+
+/// What the reader cut or left out of a trace, one warning for each kind.
+fn read_warnings(trace: &Trace) -> Vec<String> {
+    let count = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut warnings = Vec::new();
+    if trace.cuts.strings > 0 {
+        let strings = trace.cuts.strings;
+        warnings.push(format!(
+            "{} longer than {kib} KiB cut to {} first {kib} KiB (ending in `…`)",
+            count(strings, "string", "strings"),
+            if strings == 1 { "its" } else { "their" },
+            kib = bounded::MAX_STRING / 1024
+        ));
+    }
+    if trace.cuts.numbers > 0 {
+        warnings.push(format!(
+            "{} beyond any time's range (over {} digits, or an exponent of 100 or more) shortened",
+            count(trace.cuts.numbers, "number", "numbers"),
+            bounded::MAX_DIGITS
+        ));
+    }
+    if trace.absurd.timestamps > 0 {
+        warnings.push(format!(
+            "{} with a timestamp no profiler writes (negative, or past 2^62 ns) left out",
+            count(trace.absurd.timestamps, "event", "events")
+        ));
+    }
+    if trace.absurd.durations > 0 {
+        warnings.push(format!(
+            "{} out of range (negative: the event ends before it starts, or over a day) clamped",
+            count(trace.absurd.durations, "duration", "durations")
+        ));
     }
     warnings
 }

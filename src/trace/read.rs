@@ -1,17 +1,22 @@
 //! Reads a Chrome trace as `torch.profiler` writes it (`export_chrome_trace`, or one
 //! `*.pt.trace.json[.gz]` per worker from `tensorboard_trace_handler`) into the few kinds of
 //! events the join needs. Events are deserialized one at a time from the file's bytes and kept
-//! only when they matter: no tree of the whole document is ever built.
+//! only when they matter: no tree of the whole document is ever built, and no one string,
+//! number or nesting costs more than the bounds of [`bounded`](super::bounded). Timestamps no
+//! profiler writes leave their event out, and absurd durations are clamped, each counted for
+//! the trace's warnings.
 
 use std::borrow::Cow;
 use std::fmt;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use super::bounded::{Bounded, Cuts};
 
 /// The `visit_*` methods of a visitor for every JSON scalar it does not read: each gives
 /// `$value` (the visitor's own `visit_str`, where it reads text, comes first and wins).
@@ -38,6 +43,13 @@ macro_rules! other_scalars_are {
 /// Nanoseconds on the trace's clock (the file has microseconds with three decimals).
 pub(crate) type Nanos = i64;
 
+/// The latest timestamp believed: 2^62 ns, past the year 2116 on an epoch clock. Every sum of
+/// a believed timestamp and a believed duration fits in a `Nanos`.
+pub(crate) const LATEST: Nanos = 1 << 62;
+/// The longest duration believed: a day (the profiler keeps every event of its window in
+/// memory; its windows last seconds).
+pub(crate) const LONGEST: Nanos = 24 * 3600 * 1_000_000_000;
+
 /// One trace file's events of interest.
 pub(crate) struct Trace {
     pub path: PathBuf,
@@ -51,6 +63,20 @@ pub(crate) struct Trace {
     pub names: Vec<String>,
     /// Each thread's (or GPU stream's) `pid`/`tid` as the file spells them.
     pub threads: Vec<ThreadId>,
+    /// Strings and numbers cut to the reader's bounds.
+    pub cuts: Cuts,
+    /// Events left out, and durations clamped, for times no profiler writes.
+    pub absurd: Absurd,
+}
+
+/// How many of a trace's times were beyond belief.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub(crate) struct Absurd {
+    /// Events whose timestamp is negative or past [`LATEST`], left out.
+    pub timestamps: usize,
+    /// Durations that were negative (the event ends before it starts) or over [`LONGEST`],
+    /// clamped to that range.
+    pub durations: usize,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug, PartialOrd, Ord)]
@@ -144,20 +170,27 @@ impl fmt::Display for ReadError {
 /// Reads the trace at `path`, gzip-compressed or not, as a stream: memory holds the events kept,
 /// not the file.
 pub(crate) fn read_trace(path: &Path) -> Result<Trace, ReadError> {
-    let mut file = BufReader::with_capacity(1 << 16, File::open(path).map_err(ReadError::Io)?);
-    let gzip = file.fill_buf().map_err(ReadError::Io)?.starts_with(&[0x1f, 0x8b]);
+    let file = File::open(path).map_err(ReadError::Io)?;
+    read_stream(path, BufReader::with_capacity(1 << 16, file))
+}
+
+/// Reads the trace that `bytes` hold, gzip-compressed or not, for `path`.
+pub(crate) fn read_stream(path: &Path, mut bytes: impl BufRead) -> Result<Trace, ReadError> {
+    let gzip = bytes.fill_buf().map_err(ReadError::Io)?.starts_with(&[0x1f, 0x8b]);
     if gzip {
-        let plain = BufReader::with_capacity(1 << 16, flate2::bufread::MultiGzDecoder::new(file));
+        let plain = BufReader::with_capacity(1 << 16, flate2::bufread::MultiGzDecoder::new(bytes));
         parse_trace(path, plain)
     } else {
-        parse_trace(path, file)
+        parse_trace(path, bytes)
     }
 }
 
 /// Reads trace events from JSON text: an object with `traceEvents` or a bare array of events.
-pub(crate) fn parse_trace(path: &Path, text: impl Read) -> Result<Trace, ReadError> {
+pub(crate) fn parse_trace(path: &Path, text: impl BufRead) -> Result<Trace, ReadError> {
     let mut builder = Builder::default();
-    let mut deserializer = serde_json::Deserializer::from_reader(text);
+    let mut bounded = Bounded::new(text);
+    // serde_json reads a byte at a time: it reads them from a buffer.
+    let mut deserializer = serde_json::Deserializer::from_reader(BufReader::with_capacity(1 << 16, &mut bounded));
     let found = TraceDocument { builder: &mut builder }
         .deserialize(&mut deserializer)
         .map_err(json_error)?;
@@ -165,7 +198,7 @@ pub(crate) fn parse_trace(path: &Path, text: impl Read) -> Result<Trace, ReadErr
     if !found {
         return Err(ReadError::NotATrace);
     }
-    Ok(builder.finish(path))
+    Ok(builder.finish(path, bounded.cuts()))
 }
 
 /// A read error met while parsing (a truncated gzip stream, say) is an I/O error, not bad JSON.
@@ -187,6 +220,7 @@ struct Builder {
     threads: Vec<ThreadId>,
     thread_ids: FxHashMap<(LabelKey, LabelKey), u32>,
     last_thread: Option<(LabelKey, LabelKey, u32)>,
+    absurd: Absurd,
 }
 
 impl Builder {
@@ -232,29 +266,35 @@ impl Builder {
         let Some(ts) = event.ts.as_ref().and_then(Loose::number) else {
             return;
         };
-        let (pid, tid) = (label_of(&event.pid), label_of(&event.tid));
         let start = nanos(ts);
+        if !(0..=LATEST).contains(&start) {
+            self.absurd.timestamps += 1;
+            return;
+        }
+        let (pid, tid) = (label_of(&event.pid), label_of(&event.tid));
         let name = event.name.as_ref().and_then(Loose::text).unwrap_or("");
         match (ph, cat) {
             (Phase::Complete, Category::Host(kind)) => {
                 let (name, thread) = (self.name(name), self.thread(pid, tid));
+                let end = self.end_of(start, &event);
                 self.spans.push(Span {
                     kind,
                     name,
                     thread,
                     start,
-                    end: end_of(start, &event),
+                    end,
                     correlation: event.args.and_then(|args| args.correlation),
                 });
             }
             (Phase::Complete, Category::Device(kind)) => {
                 let (name, stream) = (self.name(name), self.thread(pid, tid));
+                let end = self.end_of(start, &event);
                 self.gpu.push(GpuSpan {
                     kind,
                     name,
                     stream,
                     start,
-                    end: end_of(start, &event),
+                    end,
                     correlation: event.args.and_then(|args| args.correlation),
                 });
             }
@@ -273,7 +313,18 @@ impl Builder {
         }
     }
 
-    fn finish(self, path: &Path) -> Trace {
+    /// Where a complete event ends: its start plus its duration (none where it has no usable
+    /// one), the duration clamped to what a profiler can record.
+    fn end_of(&mut self, start: Nanos, event: &RawEvent) -> Nanos {
+        let dur = event.dur.as_ref().and_then(Loose::number).map_or(0, nanos);
+        let clamped = dur.clamp(0, LONGEST);
+        if clamped != dur {
+            self.absurd.durations += 1;
+        }
+        start + clamped
+    }
+
+    fn finish(self, path: &Path, cuts: Cuts) -> Trace {
         Trace {
             path: path.to_path_buf(),
             spans: self.spans,
@@ -281,6 +332,8 @@ impl Builder {
             flows: self.flows,
             names: self.names,
             threads: self.threads,
+            cuts,
+            absurd: self.absurd,
         }
     }
 }
@@ -289,19 +342,9 @@ fn label_of<'v>(value: &'v Option<Loose>) -> Label<'v> {
     value.as_ref().map_or(Label::Text(""), Loose::label)
 }
 
-/// Where a complete event ends: its start plus its duration (none where it has no usable one).
-fn end_of(start: Nanos, event: &RawEvent) -> Nanos {
-    let dur = event.dur.as_ref().and_then(Loose::number).unwrap_or(0.0);
-    start.saturating_add(nanos(dur).max(0))
-}
-
-/// Microseconds (as written) to whole nanoseconds.
+/// Microseconds (as written) to whole nanoseconds, saturating (JSON numbers are finite).
 fn nanos(micros: f64) -> Nanos {
-    if micros.is_finite() {
-        (micros * 1000.0).round() as Nanos
-    } else {
-        0
-    }
+    (micros * 1000.0).round() as Nanos
 }
 
 /// One event's fields the join reads. Everything is read loosely: a field of an unexpected
@@ -806,5 +849,134 @@ mod tests {
         assert!(shape.to_string().starts_with("not a Chrome trace"), "{shape}");
         let empty = parse("").err().unwrap();
         assert_eq!(empty.to_string(), "the file is empty");
+    }
+
+    /// One complete operator event named `name` (raw JSON text, quotes included).
+    fn named(name: &str) -> String {
+        format!(r#"[{{"ph": "X", "cat": "cpu_op", "name": {name}, "pid": 1, "tid": 1, "ts": 1, "dur": 1}}]"#)
+    }
+
+    #[test]
+    fn a_huge_string_is_cut_between_characters() {
+        let bound = crate::trace::bounded::MAX_STRING;
+        // Plain text, a multi-byte character across the bound, escapes across it, and a
+        // surrogate pair whose halves the bound falls between.
+        for (fill, tail) in [
+            ("a".repeat(bound + 10), ""),
+            ("a".repeat(bound - 1), "é€😀 and more"),
+            ("a".repeat(bound - 3), "\\n\\\"\\u00e9 and more"),
+            ("a".repeat(bound - 6), "\\ud83d\\ude00 and more"),
+        ] {
+            let trace = parse(&named(&format!("\"{fill}{tail}\""))).unwrap();
+            let name = &trace.names[trace.spans[0].name as usize];
+            assert!(name.ends_with('…'), "{:?}", &name[name.len() - 20..]);
+            assert!(name.len() <= bound + 8, "{}", name.len());
+            assert!(name.starts_with(&fill[..100]));
+            assert_eq!(trace.cuts.strings, 1);
+        }
+        let short = parse(&named(&format!("\"{}\"", "a".repeat(bound - 1)))).unwrap();
+        assert_eq!(short.cuts.strings, 0);
+        assert_eq!(short.names[0].len(), bound - 1);
+    }
+
+    #[test]
+    fn a_cut_string_keeps_the_rest_of_the_trace() {
+        // A huge key, a huge skipped value and a huge name, each followed by what matters.
+        let huge = "x".repeat(300_000);
+        let text = format!(
+            r#"{{"{huge}": 1, "other": "{huge}", "traceEvents": [
+              {{"ph": "X", "cat": "cpu_op", "name": "{huge}\"quoted\\", "args": {{"{huge}": "{huge}"}},
+               "pid": 1, "tid": 1, "ts": 1, "dur": 1}},
+              {{"ph": "X", "cat": "cpu_op", "name": "aten::item", "pid": 1, "tid": 1, "ts": 5, "dur": 1}}
+            ]}}"#
+        );
+        let trace = parse(&text).unwrap();
+        assert_eq!(trace.spans.len(), 2);
+        assert_eq!(trace.names[trace.spans[1].name as usize], "aten::item");
+        assert_eq!(trace.cuts.strings, 5);
+    }
+
+    #[test]
+    fn a_huge_number_is_shortened_and_deep_nesting_refused() {
+        let digits = "7".repeat(200_000);
+        let trace = parse(&format!(
+            r#"[{{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "x": 0.{digits}}},
+                {{"ph": "X", "cat": "cpu_op", "name": "b", "pid": 1, "tid": 1, "ts": 1{digits}, "dur": 1}},
+                {{"ph": "X", "cat": "cpu_op", "name": "c", "pid": 1, "tid": 1, "ts": 9{digits}e+999, "dur": 1}},
+                {{"ph": "X", "cat": "cpu_op", "name": "d", "pid": 1, "tid": 1, "ts": 2, "dur": 1e-99999}}]"#
+        ))
+        .unwrap();
+        assert_eq!(trace.cuts.numbers, 5);
+        let names: Vec<&str> = trace
+            .spans
+            .iter()
+            .map(|s| trace.names[s.name as usize].as_str())
+            .collect();
+        assert_eq!(names, ["a", "d"], "the events past 10^200 µs are left out");
+        assert_eq!(trace.absurd.timestamps, 2);
+        // Deeper than serde_json's recursion limit where events are read, and than the
+        // reader's bound where a value is skipped: errors, not a stack overflow.
+        let deep = 100_000;
+        let nested = |inner: &str| format!("{}{inner}{}", "[".repeat(deep), "]".repeat(deep));
+        for text in [
+            nested("1"),
+            format!(r#"{{"traceEvents": [{}]}}"#, nested("1")),
+            format!(r#"{{"traceEvents": [], "other": {}}}"#, nested("1")),
+            format!(r#"[{{"ph": "X", "args": {}}}]"#, nested("{}")),
+        ] {
+            let error = parse(&text).err().expect("refused");
+            let message = error.to_string();
+            assert!(
+                message.contains("recursion limit") || message.contains("levels deep"),
+                "{message}"
+            );
+        }
+    }
+
+    #[test]
+    fn absurd_times_are_left_out_or_clamped_and_counted() {
+        let trace = parse(
+            r#"[{"ph": "X", "cat": "cpu_op", "name": "negative", "pid": 1, "tid": 1, "ts": -5, "dur": 1},
+                {"ph": "X", "cat": "cpu_op", "name": "far", "pid": 1, "tid": 1, "ts": 1e300, "dur": 1},
+                {"ph": "X", "cat": "cpu_op", "name": "backwards", "pid": 1, "tid": 1, "ts": 10, "dur": -3},
+                {"ph": "X", "cat": "cpu_op", "name": "long", "pid": 1, "tid": 1, "ts": 10, "dur": 1e200},
+                {"ph": "s", "cat": "fwdbwd", "id": 1, "pid": 1, "tid": 1, "ts": -1e-3},
+                {"ph": "X", "cat": "cpu_op", "name": "fine", "pid": 1, "tid": 1, "ts": 4611686018427387.0, "dur": 0}]"#,
+        )
+        .unwrap();
+        let names: Vec<&str> = trace
+            .spans
+            .iter()
+            .map(|s| trace.names[s.name as usize].as_str())
+            .collect();
+        assert_eq!(names, ["backwards", "long", "fine"]);
+        assert_eq!(trace.spans[0].end, trace.spans[0].start, "ends where it starts");
+        assert_eq!(trace.spans[1].end - trace.spans[1].start, LONGEST);
+        assert!(trace.flows.is_empty());
+        assert_eq!(
+            trace.absurd,
+            Absurd {
+                timestamps: 3,
+                durations: 2
+            }
+        );
+    }
+
+    #[test]
+    fn broken_bytes_are_errors() {
+        let invalid = parse_trace(Path::new("t.json"), &b"[{\"name\": \"\xff\xfe\"}]"[..])
+            .err()
+            .unwrap();
+        assert!(invalid.to_string().contains("not valid JSON"), "{invalid}");
+        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut gzip, named("\"aten::item\"").repeat(50).as_bytes()).unwrap();
+        let gzip = gzip.finish().unwrap();
+        let cut = read_stream(Path::new("t.json.gz"), &gzip[..gzip.len() / 2])
+            .err()
+            .unwrap();
+        assert!(cut.to_string().contains("truncated"), "{cut}");
+        let mut corrupt = gzip.clone();
+        corrupt[20] ^= 0xff;
+        assert!(read_stream(Path::new("t.json.gz"), &corrupt[..]).is_err());
     }
 }

@@ -4,6 +4,8 @@
 //! the root is the longest common tail of the two; and which function of that file a frame's
 //! line falls in.
 
+use std::collections::BTreeSet;
+use std::ops::Bound::{Included, Unbounded};
 use std::path::{Component, Path, PathBuf};
 
 use rustc_hash::FxHashMap;
@@ -14,7 +16,7 @@ use crate::parse::{Ranged, ast, parse};
 /// `file.py(LINE): function`, as `with_stack=True` names a Python frame. The line is the
 /// function's first line (its `def`, or first decorator) for a call that began while the
 /// profiler ran, and the line it was executing for one already running when it started.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Frame<'a> {
     pub path: &'a str,
     pub line: usize,
@@ -35,36 +37,74 @@ pub(crate) fn is_profiler_frame(path: &str) -> bool {
     path.contains("torch/profiler/") || path.ends_with("torch/autograd/profiler.py")
 }
 
-/// The project's Python files, by file name, for matching frames.
+/// The project's Python files, as a tree of their paths read from the file name up, for
+/// matching frames: a frame's path is walked down it once, however many project files share its
+/// file name.
 pub(crate) struct ProjectFiles {
     root: PathBuf,
-    by_name: FxHashMap<String, Vec<Vec<String>>>,
+    tails: Vec<Tail>,
+    /// The tree's first level: a file name's node.
+    by_name: FxHashMap<String, usize>,
     resolved: FxHashMap<String, Vec<PathBuf>>,
     /// Whether the root itself lies inside an installed-packages folder.
     root_in_packages: bool,
 }
 
+/// A node of [`ProjectFiles`]' tree: the tail of one or more project paths.
+#[derive(Default)]
+struct Tail {
+    /// The folder before this tail, to the node of the longer tail.
+    longer: FxHashMap<String, usize>,
+    /// The project file whose whole path this tail is (its path under the root).
+    whole: Option<PathBuf>,
+}
+
 impl ProjectFiles {
     pub(crate) fn new(root: &Path) -> Self {
-        let mut by_name: FxHashMap<String, Vec<Vec<String>>> = FxHashMap::default();
+        let mut files = ProjectFiles {
+            root: root.to_path_buf(),
+            tails: Vec::new(),
+            by_name: FxHashMap::default(),
+            resolved: FxHashMap::default(),
+            root_in_packages: is_in_packages(&root.to_string_lossy()),
+        };
         for entry in ignore::WalkBuilder::new(root).build().flatten() {
             let path = entry.path();
             if entry.file_type().is_some_and(|t| t.is_file()) && path.extension().is_some_and(|e| e == "py") {
                 let Ok(relative) = path.strip_prefix(root) else {
                     continue;
                 };
-                let parts = components(&relative.to_string_lossy());
-                if let Some(name) = parts.last() {
-                    by_name.entry(name.clone()).or_default().push(parts);
-                }
+                files.add(components(&relative.to_string_lossy()));
             }
         }
-        ProjectFiles {
-            root: root.to_path_buf(),
-            by_name,
-            resolved: FxHashMap::default(),
-            root_in_packages: is_in_packages(&root.to_string_lossy()),
+        files
+    }
+
+    fn add(&mut self, parts: Vec<String>) {
+        let Some((name, folders)) = parts.split_last() else {
+            return;
+        };
+        let mut node = match self.by_name.get(name) {
+            Some(&node) => node,
+            None => {
+                self.tails.push(Tail::default());
+                self.by_name.insert(name.clone(), self.tails.len() - 1);
+                self.tails.len() - 1
+            }
+        };
+        for folder in folders.iter().rev() {
+            node = match self.tails[node].longer.get(folder) {
+                Some(&longer) => longer,
+                None => {
+                    self.tails.push(Tail::default());
+                    let longer = self.tails.len() - 1;
+                    self.tails[node].longer.insert(folder.clone(), longer);
+                    longer
+                }
+            };
         }
+        let whole = parts.iter().fold(self.root.clone(), |path, part| path.join(part));
+        self.tails[node].whole = Some(whole);
     }
 
     /// The project files a frame's path names: none, one, or several that match it equally well
@@ -82,71 +122,99 @@ impl ProjectFiles {
             return Vec::new();
         }
         let frame = components(frame_path);
-        let absolute = is_absolute(frame_path);
-        let Some(candidates) = frame.last().and_then(|name| self.by_name.get(name)) else {
+        let Some((name, folders)) = frame.split_last() else {
             return Vec::new();
         };
+        let Some(&first) = self.by_name.get(name) else {
+            return Vec::new();
+        };
+        // Down the tree along the frame's folders, from the nearest: the deepest node reached
+        // is the longest tail the frame shares with a project path.
+        let mut node = first;
+        let mut longest_whole = self.tails[node].whole.as_ref();
+        let mut shared = 1;
+        for folder in folders.iter().rev() {
+            let Some(&longer) = self.tails[node].longer.get(folder) else {
+                break;
+            };
+            node = longer;
+            shared += 1;
+            longest_whole = self.tails[node].whole.as_ref().or(longest_whole);
+        }
+        // A project path must be wholly the tail of an absolute frame path (a clone elsewhere):
+        // the longest such wins.
+        if is_absolute(frame_path) {
+            return longest_whole.into_iter().cloned().collect();
+        }
         // A relative frame path (the script's folder, or the library folder for a library)
         // must be wholly the tail of the project path, and a standard library module's only
-        // where it is the whole of it (`contextlib.py` is not `pkg/contextlib.py`); a project
-        // path must be wholly the tail of an absolute frame path (a clone elsewhere).
-        // The longest common tail wins, then a path that is all of the project's (the frame
-        // `train.py` is the root's `train.py`, not `pkg/train.py`).
-        let matches: Vec<((usize, bool), &Vec<String>)> = candidates
-            .iter()
-            .filter_map(|project| {
-                let common = project
-                    .iter()
-                    .rev()
-                    .zip(frame.iter().rev())
-                    .take_while(|(a, b)| a == b)
-                    .count();
-                let exact = common == project.len();
-                let whole = if absolute {
-                    exact
-                } else {
-                    common == frame.len() && (exact || !is_standard_library(&frame))
-                };
-                whole.then_some(((common, exact), project))
-            })
-            .collect();
-        let Some(best) = matches.iter().map(|(score, _)| *score).max() else {
+        // where it is the whole of it (`contextlib.py` is not `pkg/contextlib.py`); a path that
+        // is all of the project's wins (the frame `train.py` is the root's `train.py`, not
+        // `pkg/train.py`), else every project path it is the tail of ties.
+        if shared < frame.len() {
             return Vec::new();
-        };
-        let mut found: Vec<PathBuf> = matches
-            .into_iter()
-            .filter(|(score, _)| *score == best)
-            .map(|(_, project)| project.iter().fold(self.root.clone(), |path, part| path.join(part)))
-            .collect();
+        }
+        if let Some(whole) = &self.tails[node].whole {
+            return vec![whole.clone()];
+        }
+        if is_standard_library(&frame) {
+            return Vec::new();
+        }
+        let mut found = Vec::new();
+        let mut open = vec![node];
+        while let Some(node) = open.pop() {
+            found.extend(self.tails[node].whole.iter().cloned());
+            open.extend(self.tails[node].longer.values());
+        }
         found.sort();
         found
     }
 }
 
-/// Of the project files a frame matches equally well, the one nearest the files the other
-/// frames of its stack matched alone (`utils.py` from `z/train.py` is `z/utils.py`), else the
-/// first by path.
-pub(crate) fn pick(candidates: &[PathBuf], stack: &[PathBuf]) -> Option<PathBuf> {
-    let shared = |candidate: &PathBuf| {
-        stack
-            .iter()
+/// The folders of the files that a stack's other frames matched alone, for [`pick`].
+#[derive(Default)]
+pub(crate) struct Folders<'a> {
+    sorted: BTreeSet<&'a Path>,
+}
+
+impl<'a> Folders<'a> {
+    pub(crate) fn of(files: impl IntoIterator<Item = &'a Path>) -> Self {
+        Folders {
+            sorted: files.into_iter().map(|file| file.parent().unwrap_or(file)).collect(),
+        }
+    }
+
+    /// The most leading components `folder` shares with one of these folders. Paths sort by
+    /// their components, so the one sharing the most is a neighbour of `folder` in that order:
+    /// two lookups, however many folders there are.
+    fn shared(&self, folder: &Path) -> usize {
+        let before = self.sorted.range::<Path, _>((Unbounded, Included(folder))).next_back();
+        let after = self.sorted.range::<Path, _>((Included(folder), Unbounded)).next();
+        before
+            .into_iter()
+            .chain(after)
             .map(|other| {
-                let folder = other.parent().unwrap_or(other);
-                candidate.parent().map_or(0, |own| {
-                    own.components()
-                        .zip(folder.components())
-                        .take_while(|(a, b)| a == b)
-                        .count()
-                })
+                folder
+                    .components()
+                    .zip(other.components())
+                    .take_while(|(a, b)| a == b)
+                    .count()
             })
             .max()
             .unwrap_or(0)
-    };
+    }
+}
+
+/// Of the project files a frame matches equally well, the one nearest the files the other
+/// frames of its stack matched alone (`utils.py` from `z/train.py` is `z/utils.py`), else the
+/// first by path: its index in `candidates`.
+pub(crate) fn pick<'p>(candidates: impl IntoIterator<Item = &'p Path>, beside: &Folders) -> Option<usize> {
     candidates
-        .iter()
+        .into_iter()
+        .map(|candidate| candidate.parent().map_or(0, |own| beside.shared(own)))
         .enumerate()
-        .max_by_key(|(index, candidate)| (shared(candidate), std::cmp::Reverse(*index)))
-        .map(|(_, candidate)| candidate.clone())
+        .max_by_key(|&(index, shared)| (shared, std::cmp::Reverse(index)))
+        .map(|(index, _)| index)
 }
 
 /// The standard library's top-level modules (Python 3.11's `sys.stdlib_module_names`): the
@@ -497,18 +565,22 @@ pub(crate) struct FunctionLines {
     pub name: String,
     pub first: usize,
     pub last: usize,
+    /// The function it is nested in.
+    parent: Option<usize>,
 }
 
-/// Every function of a source text, outer ones before those nested in them.
+/// Every function of a source text in the order they begin (outer ones before those nested in
+/// them).
 pub(crate) fn function_lines(source: &str) -> Vec<FunctionLines> {
     let parsed = parse(source, crate::parse::SourceKind::Python);
     let lines = Lines::new(source);
     let mut functions = Vec::new();
-    collect_functions(&parsed.module().body, &lines, &mut functions);
+    collect_functions(&parsed.module().body, &lines, None, &mut functions);
     functions
 }
 
-fn collect_functions(body: &[ast::Stmt], lines: &Lines, out: &mut Vec<FunctionLines>) {
+fn collect_functions(body: &[ast::Stmt], lines: &Lines, parent: Option<usize>, out: &mut Vec<FunctionLines>) {
+    let nested = |body: &[ast::Stmt], out: &mut Vec<FunctionLines>| collect_functions(body, lines, parent, out);
     for stmt in body {
         match stmt {
             ast::Stmt::FunctionDef(function) => {
@@ -520,42 +592,41 @@ fn collect_functions(body: &[ast::Stmt], lines: &Lines, out: &mut Vec<FunctionLi
                     name: function.name.to_string(),
                     first: lines.row(start),
                     last: lines.row(function.range().end()),
+                    parent,
                 });
-                collect_functions(&function.body, lines, out);
+                collect_functions(&function.body, lines, Some(out.len() - 1), out);
             }
-            ast::Stmt::ClassDef(class) => collect_functions(&class.body, lines, out),
+            ast::Stmt::ClassDef(class) => nested(&class.body, out),
             ast::Stmt::If(node) => {
-                collect_functions(&node.body, lines, out);
+                nested(&node.body, out);
                 for clause in &node.elif_else_clauses {
-                    collect_functions(&clause.body, lines, out);
+                    nested(&clause.body, out);
                 }
             }
             ast::Stmt::Try(node) => {
-                collect_functions(&node.body, lines, out);
+                nested(&node.body, out);
                 for handler in &node.handlers {
                     let ast::ExceptHandler::ExceptHandler(handler) = handler;
-                    collect_functions(&handler.body, lines, out);
+                    nested(&handler.body, out);
                 }
-                collect_functions(&node.orelse, lines, out);
-                collect_functions(&node.finalbody, lines, out);
+                nested(&node.orelse, out);
+                nested(&node.finalbody, out);
             }
-            ast::Stmt::With(node) => collect_functions(&node.body, lines, out),
-            ast::Stmt::For(node) => collect_functions(&node.body, lines, out),
-            ast::Stmt::While(node) => collect_functions(&node.body, lines, out),
+            ast::Stmt::With(node) => nested(&node.body, out),
+            ast::Stmt::For(node) => nested(&node.body, out),
+            ast::Stmt::While(node) => nested(&node.body, out),
             _ => {}
         }
     }
 }
 
 /// The innermost function whose lines hold `line` (an index into `functions`); `None` at
-/// module level.
+/// module level. Functions nest, and come in the order they begin: the innermost one holding
+/// the line is the last to begin at or before it, or one of the functions around that one.
 pub(crate) fn function_at(functions: &[FunctionLines], line: usize) -> Option<usize> {
-    functions
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.first <= line && line <= f.last)
-        .max_by_key(|(_, f)| f.first)
-        .map(|(index, _)| index)
+    let last_begun = functions.partition_point(|f| f.first <= line).checked_sub(1)?;
+    std::iter::successors(Some(last_begun), |&index| functions[index].parent)
+        .find(|&index| line <= functions[index].last)
 }
 
 #[cfg(test)]
@@ -633,6 +704,25 @@ mod tests {
     }
 
     #[test]
+    fn many_files_of_one_name_are_told_apart_by_their_folders() {
+        let root = tempfile::tempdir().unwrap();
+        for k in 0..300 {
+            let path = root.path().join(format!("d{k}/utils.py"));
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x = 1\n").unwrap();
+        }
+        let mut files = ProjectFiles::new(root.path());
+        assert_eq!(files.resolve("utils.py").len(), 300, "a bare name ties them all");
+        assert_eq!(files.resolve("d7/utils.py"), [root.path().join("d7/utils.py")]);
+        assert_eq!(
+            files.resolve("/elsewhere/d299/utils.py"),
+            [root.path().join("d299/utils.py")]
+        );
+        assert!(files.resolve("/elsewhere/utils.py").is_empty());
+        assert!(files.resolve("e7/utils.py").is_empty());
+    }
+
+    #[test]
     fn a_tie_goes_to_the_file_beside_the_rest_of_the_stack() {
         let root = tempfile::tempdir().unwrap();
         for file in ["d/utils.py", "z/utils.py", "z/train.py"] {
@@ -644,11 +734,21 @@ mod tests {
         let tied = files.resolve("utils.py").to_vec();
         assert_eq!(tied.len(), 2);
         let train = files.resolve("z/train.py").to_vec();
-        assert_eq!(pick(&tied, &train), Some(root.path().join("z/utils.py")));
+        let candidates = || tied.iter().map(PathBuf::as_path);
+        let beside = Folders::of(train.iter().map(PathBuf::as_path));
         assert_eq!(
-            pick(&tied, &[]),
-            Some(root.path().join("d/utils.py")),
+            tied[pick(candidates(), &beside).unwrap()],
+            root.path().join("z/utils.py")
+        );
+        assert_eq!(
+            tied[pick(candidates(), &Folders::default()).unwrap()],
+            root.path().join("d/utils.py"),
             "else the first by path"
+        );
+        let many = Folders::of(train.iter().chain(&tied).map(PathBuf::as_path));
+        assert_eq!(
+            many.shared(&root.path().join("z/deeper")),
+            root.path().join("z").components().count()
         );
     }
 
@@ -664,5 +764,11 @@ mod tests {
             Some("inner")
         );
         assert_eq!(function_at(&functions, 1), None);
+        assert_eq!(function_at(&functions, 8), None, "between two functions");
+        assert_eq!(
+            function_at(&functions, 7),
+            Some(0),
+            "after a nested function, in its parent"
+        );
     }
 }

@@ -78,6 +78,9 @@ const LABEL_GAP: f64 = 8.0;
 const MAX_LABEL_CHARS: usize = 64;
 const MAX_LANE_LABEL_CHARS: usize = 30;
 const MAX_TITLE_CHARS: usize = 160;
+/// Hover text is cut too, well above real names (a templated kernel's can be 5,000 characters)
+/// but below what a trace may hold (64 KiB), since the drawing has a rectangle for each block.
+const MAX_HOVER_CHARS: usize = 16 * 1024;
 /// A 5 µs stall in a 100 ms window must still show.
 const MIN_BLOCK_PX: f64 = 1.0;
 /// Float pixel edges of a widened block differ from exactly one pixel by rounding only.
@@ -574,7 +577,7 @@ impl Svg {
             )),
             Some(hover) => self.push(format_args!(
                 "<rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\" fill=\"{fill}\"><title>{}</title></rect>\n",
-                escape(hover)
+                escape(&truncate(hover, MAX_HOVER_CHARS))
             )),
         }
     }
@@ -590,7 +593,7 @@ impl Svg {
     fn text(&mut self, x: f64, y: f64, style: &str, content: &str, hover: Option<&str>) {
         let (x, y, content) = (Num(x), Num(y), escape(content));
         let hover = hover
-            .map(|hover| format!("<title>{}</title>", escape(hover)))
+            .map(|hover| format!("<title>{}</title>", escape(&truncate(hover, MAX_HOVER_CHARS))))
             .unwrap_or_default();
         self.push(format_args!(
             "<text x=\"{x}\" y=\"{y}\" {style}>{hover}{content}</text>\n"
@@ -988,6 +991,19 @@ mod tests {
             );
         }
         assert!(doc.contains(">host thread 515 (autograd)</text>"));
+    }
+
+    #[test]
+    fn hover_text_is_cut() {
+        let name = "k".repeat(64 * 1024);
+        let doc = render(&timeline(
+            0,
+            MS,
+            vec![lane(&name, vec![block(0, MS / 2, BlockKind::Kernel, &name)])],
+        ));
+        assert_well_formed(&doc);
+        assert!(doc.len() < 3 * MAX_HOVER_CHARS, "{} bytes", doc.len());
+        assert!(doc.contains(&format!("<title>{}…</title>", "k".repeat(MAX_HOVER_CHARS - 1))));
     }
 
     #[test]

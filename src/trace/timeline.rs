@@ -47,14 +47,24 @@ pub(super) fn busiest_step(traces: &[(Trace, Waits)], joined: &Joined) -> Timeli
             title: format!("ProfilerStep#{} of {file}", step.number),
         }));
     }
-    let stall_in = |window: &Window| -> Nanos {
-        traces[window.trace]
-            .1
-            .syncs
-            .iter()
-            .filter(|s| window.start <= s.start && s.start < window.end)
-            .map(|s| s.stall)
-            .sum()
+    // Each trace's syncs are in time order: the stall of those starting in a window is the
+    // difference of two running totals, found by binary search.
+    let totals: Vec<Vec<i128>> = traces
+        .iter()
+        .map(|(_, waits)| {
+            std::iter::once(0)
+                .chain(waits.syncs.iter().scan(0, |total: &mut i128, sync| {
+                    *total += i128::from(sync.stall);
+                    Some(*total)
+                }))
+                .collect()
+        })
+        .collect();
+    let stall_in = |window: &Window| -> i128 {
+        let syncs = &traces[window.trace].1.syncs;
+        let from = syncs.partition_point(|s| s.start < window.start);
+        let to = syncs.partition_point(|s| s.start < window.end).max(from);
+        totals[window.trace][to] - totals[window.trace][from]
     };
     match windows
         .into_iter()
@@ -98,7 +108,11 @@ fn lay_out((trace, waits): &(Trace, Waits), places: &[SyncPlace], joined: &Joine
                 start_ns: sync.start,
                 end_ns: sync.end,
                 kind: BlockKind::Stall,
-                label: stall_label(&joined.rows[place.row], &place.ops, sync.stall),
+                label: stall_label(
+                    &joined.rows[place.row],
+                    &joined.labels[place.label as usize],
+                    sync.stall,
+                ),
             });
         }
     }

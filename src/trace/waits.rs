@@ -2,9 +2,11 @@
 //! grouped by the operator call that made them (one `.item()` is a copy and a stream
 //! synchronize: one sync), each with the operators and Python frames around it, its profiler
 //! step, the GPU idle time around its return and, for a sync in the backward pass, the
-//! forward operator whose autograd node ran it.
+//! forward operator whose autograd node ran it. What encloses a sync is kept as one node of
+//! a tree shared by all the trace's syncs ([`Stacks`]): memory grows with the spans, not with
+//! syncs times depth.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::read::{GpuKind, Nanos, Span, SpanKind, Trace};
 
@@ -24,6 +26,76 @@ pub(crate) struct Enclosing {
     pub thread: u32,
 }
 
+/// A node of [`Stacks`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(crate) struct NodeId(u32);
+
+/// The enclosing spans of a trace's syncs as a tree: each node is a span with the node of the
+/// span around it, so a stack is the node of its innermost span.
+#[derive(Default)]
+pub(crate) struct Stacks {
+    /// (index into the trace's spans, the node of the span enclosing it).
+    nodes: Vec<(u32, Option<NodeId>)>,
+}
+
+impl Stacks {
+    fn push(&mut self, span: usize, parent: Option<NodeId>) -> NodeId {
+        self.nodes.push((span as u32, parent));
+        NodeId(self.nodes.len() as u32 - 1)
+    }
+
+    /// The spans of the stack `top` that `keep` keeps, outermost first.
+    pub(crate) fn spans(&self, trace: &Trace, top: Option<NodeId>, keep: impl Fn(&Span) -> bool) -> Vec<Enclosing> {
+        let mut spans: Vec<Enclosing> = std::iter::successors(top, |node| self.nodes[node.0 as usize].1)
+            .map(|node| &trace.spans[self.nodes[node.0 as usize].0 as usize])
+            .filter(|span| keep(span))
+            .map(as_enclosing)
+            .collect();
+        spans.reverse();
+        spans
+    }
+
+    /// Operators and annotations (profiler steps aside), outermost first.
+    pub(crate) fn ops(&self, trace: &Trace, top: Option<NodeId>) -> Vec<Enclosing> {
+        self.spans(trace, top, |s| {
+            matches!(s.kind, SpanKind::Op | SpanKind::Annotation)
+                && !trace.names[s.name as usize].starts_with(STEP_PREFIX)
+        })
+    }
+
+    /// Python frames, outermost first (none without `with_stack=True`).
+    pub(crate) fn frames(&self, trace: &Trace, top: Option<NodeId>) -> Vec<Enclosing> {
+        self.spans(trace, top, |s| s.kind == SpanKind::Python)
+    }
+
+    /// The names of the Python frames of the stacks `tops`, each once, in the order that walking
+    /// each stack in turn, outermost first, meets them. Each node is visited once, however many
+    /// stacks share it: what is new in a stack is the part inside what earlier stacks held.
+    pub(crate) fn distinct_frames(&self, trace: &Trace, tops: impl IntoIterator<Item = Option<NodeId>>) -> Vec<u32> {
+        let mut visited = vec![false; self.nodes.len()];
+        let mut seen = FxHashSet::default();
+        let (mut names, mut fresh) = (Vec::new(), Vec::new());
+        for top in tops {
+            fresh.clear();
+            let mut node = top;
+            while let Some(id) = node
+                && !visited[id.0 as usize]
+            {
+                visited[id.0 as usize] = true;
+                fresh.push(id.0 as usize);
+                node = self.nodes[id.0 as usize].1;
+            }
+            for &id in fresh.iter().rev() {
+                let span = &trace.spans[self.nodes[id].0 as usize];
+                if span.kind == SpanKind::Python && seen.insert(span.name) {
+                    names.push(span.name);
+                }
+            }
+        }
+        names
+    }
+}
+
 /// One host wait: a call that blocked until the GPU caught up.
 pub(crate) struct HostSync {
     /// The host thread that waited.
@@ -35,10 +107,8 @@ pub(crate) struct HostSync {
     /// The first blocking runtime call (`cudaStreamSynchronize`, `cudaMemcpyAsync`, ...).
     pub runtime: u32,
     pub copy: Option<CopyDirection>,
-    /// Operators and annotations, outermost first.
-    pub ops: Vec<Enclosing>,
-    /// Python frames, outermost first (empty without `with_stack=True`).
-    pub frames: Vec<Enclosing>,
+    /// What enclosed the blocking call: its operators, annotations and Python frames.
+    pub stack: Option<NodeId>,
     /// Index into [`Waits::steps`].
     pub step: Option<usize>,
     /// The GPU's idle stretch around the moment the host got control back.
@@ -48,11 +118,22 @@ pub(crate) struct HostSync {
 }
 
 /// A forward operator, with what enclosed it when it ran.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct ForwardOp {
     pub op: Enclosing,
-    pub ops: Vec<Enclosing>,
-    pub frames: Vec<Enclosing>,
+    /// The operator's own node: its stack and itself.
+    pub stack: NodeId,
+}
+
+impl ForwardOp {
+    /// The operators from the outermost to this one (annotations aside).
+    pub(crate) fn ops(&self, trace: &Trace, stacks: &Stacks) -> Vec<Enclosing> {
+        stacks.spans(trace, Some(self.stack), |s| s.kind == SpanKind::Op)
+    }
+
+    pub(crate) fn frames(&self, trace: &Trace, stacks: &Stacks) -> Vec<Enclosing> {
+        stacks.frames(trace, Some(self.stack))
+    }
 }
 
 /// A `ProfilerStep#N` annotation.
@@ -66,6 +147,8 @@ pub(crate) struct Step {
 pub(crate) struct Waits {
     pub syncs: Vec<HostSync>,
     pub steps: Vec<Step>,
+    /// What encloses each sync and forward operator.
+    pub stacks: Stacks,
     /// Whether the trace has Python frames (profiled `with_stack=True`).
     pub with_stack: bool,
 }
@@ -92,6 +175,7 @@ pub(crate) fn find_waits(trace: &Trace) -> Waits {
         copies: &copies,
         flows: &flows,
         syncs: Vec::new(),
+        stacks: Stacks::default(),
         forward_ops: FxHashMap::default(),
         backward_links: Vec::new(),
     };
@@ -105,27 +189,55 @@ pub(crate) fn find_waits(trace: &Trace) -> Waits {
     }
     let Walk {
         mut syncs,
+        stacks,
         forward_ops,
         backward_links,
         ..
     } = walk;
     for (sync, flow) in backward_links {
-        syncs[sync].forward = forward_ops.get(&flow).cloned();
+        syncs[sync].forward = forward_ops.get(&flow).copied();
     }
     syncs.sort_by_key(|sync| sync.start);
     let steps = steps(trace);
+    let step_at = StepIndex::new(&steps);
     let busy = busy_intervals(trace);
     for sync in &mut syncs {
-        sync.step = steps
-            .iter()
-            .position(|step| step.start <= sync.start && sync.start < step.end);
+        sync.step = step_at.first_holding(&steps, sync.start);
         sync.gpu_idle = idle_around(&busy, sync.end);
     }
     let with_stack = trace.spans.iter().any(|span| span.kind == SpanKind::Python);
     Waits {
         syncs,
         steps,
+        stacks,
         with_stack,
+    }
+}
+
+/// Finds the step a moment is in, in logarithmic time: steps are sorted by start, and where
+/// they overlap (no profiler writes that) the first that holds the moment wins.
+struct StepIndex {
+    /// The latest end of the steps up to each one.
+    ends_so_far: Vec<Nanos>,
+}
+
+impl StepIndex {
+    fn new(steps: &[Step]) -> Self {
+        let ends_so_far = steps
+            .iter()
+            .scan(Nanos::MIN, |latest, step| {
+                *latest = (*latest).max(step.end);
+                Some(*latest)
+            })
+            .collect();
+        StepIndex { ends_so_far }
+    }
+
+    fn first_holding(&self, steps: &[Step], at: Nanos) -> Option<usize> {
+        // Every step before `first` ends by `at`, and `first` itself ends after it.
+        let first = self.ends_so_far.partition_point(|&end| end <= at);
+        let begun = steps.partition_point(|step| step.start <= at);
+        (first < begun).then_some(first)
     }
 }
 
@@ -134,6 +246,7 @@ struct Walk<'t> {
     copies: &'t FxHashMap<u64, (CopyDirection, bool)>,
     flows: &'t FxHashMap<(u32, Nanos, bool), u64>,
     syncs: Vec<HostSync>,
+    stacks: Stacks,
     /// Flow id -> the forward operator where it starts.
     forward_ops: FxHashMap<u64, ForwardOp>,
     /// (sync index, flow id) for syncs inside a backward node.
@@ -143,7 +256,7 @@ struct Walk<'t> {
 impl Walk<'_> {
     /// Walks one thread's spans (sorted parents first) with a stack of what encloses each.
     fn thread(&mut self, spans: &[usize]) {
-        let mut stack: Vec<&Span> = Vec::new();
+        let mut stack: Vec<Open> = Vec::new();
         // The operator call the last sync belongs to, to merge its further waits into it.
         let mut open: Option<(Nanos, usize)> = None;
         // The last non-blocking copy's operator call and direction.
@@ -152,25 +265,24 @@ impl Walk<'_> {
             let span = &self.trace.spans[index];
             while stack
                 .last()
-                .is_some_and(|top| top.end.saturating_add(NESTING_SLACK) < span.end)
+                .is_some_and(|top| top.span.end.saturating_add(NESTING_SLACK) < span.end)
             {
                 stack.pop();
             }
+            let around = stack.last().map(|top| top.node);
+            let node = self.stacks.push(index, around);
+            let innermost_op = stack.last().and_then(|top| top.innermost_op);
             match span.kind {
                 SpanKind::Op => {
                     if let Some(&flow) = self.flows.get(&(span.thread, span.start, true)) {
-                        let mut ops = enclosing(&stack, SpanKind::Op);
-                        ops.push(as_enclosing(span));
                         let forward = ForwardOp {
                             op: as_enclosing(span),
-                            ops,
-                            frames: enclosing(&stack, SpanKind::Python),
+                            stack: node,
                         };
                         self.forward_ops.insert(flow, forward);
                     }
                 }
                 SpanKind::Runtime => {
-                    let innermost_op = stack.iter().rev().find(|s| s.kind == SpanKind::Op).map(|s| s.start);
                     if let Some(copy) = self.blocking(span) {
                         match (innermost_op, open) {
                             (Some(op), Some((open_op, sync))) if op == open_op => {
@@ -181,7 +293,7 @@ impl Walk<'_> {
                             }
                             _ => {
                                 let earlier = copied.filter(|(op, _)| innermost_op == Some(*op)).map(|(_, d)| d);
-                                let sync = self.new_sync(span, copy.or(earlier), &stack);
+                                let sync = self.new_sync(span, copy.or(earlier), around);
                                 open = innermost_op.map(|op| (op, sync));
                             }
                         }
@@ -201,20 +313,24 @@ impl Walk<'_> {
                 }
                 SpanKind::Annotation | SpanKind::Python => {}
             }
-            stack.push(span);
+            stack.push(Open {
+                span,
+                node,
+                innermost_op: if span.kind == SpanKind::Op {
+                    Some(span.start)
+                } else {
+                    innermost_op
+                },
+            });
         }
     }
 
-    fn new_sync(&mut self, span: &Span, copy: Option<CopyDirection>, stack: &[&Span]) -> usize {
-        let ops: Vec<Enclosing> = stack
+    fn new_sync(&mut self, span: &Span, copy: Option<CopyDirection>, around: Option<NodeId>) -> usize {
+        // The outermost operator that a backward node's flow ends on.
+        let backward_flow = self
+            .stacks
+            .spans(self.trace, around, |s| s.kind == SpanKind::Op)
             .iter()
-            .filter(|s| matches!(s.kind, SpanKind::Op | SpanKind::Annotation))
-            .filter(|s| !self.trace.names[s.name as usize].starts_with(STEP_PREFIX))
-            .map(|s| as_enclosing(s))
-            .collect();
-        let backward_flow = stack
-            .iter()
-            .filter(|s| s.kind == SpanKind::Op)
             .find_map(|s| self.flows.get(&(s.thread, s.start, false)).copied());
         let index = self.syncs.len();
         if let Some(flow) = backward_flow {
@@ -227,8 +343,7 @@ impl Walk<'_> {
             stall: span.end - span.start,
             runtime: span.name,
             copy,
-            ops,
-            frames: enclosing(stack, SpanKind::Python),
+            stack: around,
             step: None,
             gpu_idle: 0,
             forward: None,
@@ -268,20 +383,20 @@ impl Walk<'_> {
     }
 }
 
+/// A span on the walk's stack.
+struct Open<'t> {
+    span: &'t Span,
+    node: NodeId,
+    /// The start of the innermost operator at or around it.
+    innermost_op: Option<Nanos>,
+}
+
 fn as_enclosing(span: &Span) -> Enclosing {
     Enclosing {
         name: span.name,
         start: span.start,
         thread: span.thread,
     }
-}
-
-fn enclosing(stack: &[&Span], kind: SpanKind) -> Vec<Enclosing> {
-    stack
-        .iter()
-        .filter(|s| s.kind == kind)
-        .map(|s| as_enclosing(s))
-        .collect()
 }
 
 /// Correlation id -> (direction, whether host memory is pageable) of each GPU copy.
@@ -362,7 +477,7 @@ fn idle_around(busy: &[(Nanos, Nanos)], at: Nanos) -> Nanos {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::trace::read::parse_trace;
     use std::path::Path;
@@ -371,6 +486,87 @@ mod tests {
         let trace = parse_trace(Path::new("t.json"), format!("[{events}]").as_bytes()).unwrap();
         let waits = find_waits(&trace);
         (trace, waits)
+    }
+
+    /// A stack of `frames` (outermost first, each inside the one before) around `syncs`
+    /// `.item()` calls, each under the builtin frame Python records for it.
+    pub(crate) fn deep_trace(frames: &[String], syncs: usize) -> (Trace, Waits) {
+        let span = |cat: &str, name: &str, ts: f64, dur: f64| {
+            format!(r#"{{"ph":"X","cat":"{cat}","name":"{name}","pid":1,"tid":1,"ts":{ts:.3},"dur":{dur:.3}}}"#)
+        };
+        let inner = syncs as f64 * 10.0;
+        let depth = frames.len() as f64;
+        let mut events: Vec<String> = frames
+            .iter()
+            .enumerate()
+            .map(|(at, name)| {
+                span(
+                    "python_function",
+                    name,
+                    at as f64 * 0.01,
+                    inner + 2.0 * (depth - at as f64) * 0.01,
+                )
+            })
+            .collect();
+        for sync in 0..syncs {
+            let ts = depth * 0.01 + sync as f64 * 10.0;
+            events.push(span(
+                "python_function",
+                "<built-in method item of Tensor object at 0x7f>",
+                ts,
+                9.5,
+            ));
+            events.push(span("cpu_op", "aten::item", ts + 0.1, 9.0));
+            events.push(span("cpu_op", "aten::_local_scalar_dense", ts + 0.2, 8.5));
+            events.push(span("cuda_runtime", "cudaStreamSynchronize", ts + 2.0, 6.0));
+        }
+        waits(&events.join(","))
+    }
+
+    #[test]
+    fn the_syncs_of_a_deep_stack_share_it() {
+        let mut frames = vec!["deep.py(15): <module>".to_string()];
+        frames.extend(std::iter::repeat_n("deep.py(4): recurse".to_string(), 2001));
+        let (trace, waits) = deep_trace(&frames, 500);
+        assert_eq!(waits.syncs.len(), 500);
+        // One node for each span, however many syncs lie under the 2,002 frames.
+        assert_eq!(waits.stacks.nodes.len(), trace.spans.len());
+        let last = waits.syncs.last().unwrap();
+        assert_eq!(waits.stacks.frames(&trace, last.stack).len(), 2003);
+        let distinct = waits
+            .stacks
+            .distinct_frames(&trace, waits.syncs.iter().map(|sync| sync.stack));
+        let distinct: Vec<&str> = distinct
+            .iter()
+            .map(|&name| trace.names[name as usize].as_str())
+            .collect();
+        assert_eq!(
+            distinct,
+            [
+                "deep.py(15): <module>",
+                "deep.py(4): recurse",
+                "<built-in method item of Tensor object at 0x7f>"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_sync_is_in_the_first_step_that_holds_it() {
+        let steps = [(0, 10), (5, 30), (12, 20), (40, 50)].map(|(start, end)| Step { number: 0, start, end });
+        let index = StepIndex::new(&steps);
+        let found: Vec<Option<usize>> = [0, 7, 10, 15, 25, 30, 35, 45, 60]
+            .iter()
+            .map(|&at| index.first_holding(&steps, at))
+            .collect();
+        let scanned: Vec<Option<usize>> = [0, 7, 10, 15, 25, 30, 35, 45, 60]
+            .iter()
+            .map(|&at| steps.iter().position(|s| s.start <= at && at < s.end))
+            .collect();
+        assert_eq!(found, scanned);
+        assert_eq!(
+            found,
+            [Some(0), Some(0), Some(1), Some(1), Some(1), None, None, Some(3), None]
+        );
     }
 
     fn names(trace: &Trace, spans: &[Enclosing]) -> Vec<String> {
@@ -393,8 +589,14 @@ mod tests {
         assert_eq!(waits.syncs.len(), 1);
         let sync = &waits.syncs[0];
         assert_eq!(sync.stall, 10_000);
-        assert_eq!(names(&trace, &sync.ops), ["aten::item", "aten::_local_scalar_dense"]);
-        assert_eq!(names(&trace, &sync.frames), ["train.py(3): train"]);
+        assert_eq!(
+            names(&trace, &waits.stacks.ops(&trace, sync.stack)),
+            ["aten::item", "aten::_local_scalar_dense"]
+        );
+        assert_eq!(
+            names(&trace, &waits.stacks.frames(&trace, sync.stack)),
+            ["train.py(3): train"]
+        );
         assert_eq!(sync.step, Some(0));
         assert_eq!(waits.steps[0].number, 4);
         // The GPU went idle at 21 µs and got work again at 40 µs.
@@ -431,8 +633,12 @@ mod tests {
         );
         let forward = waits.syncs[0].forward.as_ref().expect("linked to its forward op");
         assert_eq!(trace.names[forward.op.name as usize], "aten::index");
-        assert_eq!(names(&trace, &forward.frames), ["loss.py(9): masked"]);
-        assert!(waits.syncs[0].frames.is_empty());
+        assert_eq!(
+            names(&trace, &forward.frames(&trace, &waits.stacks)),
+            ["loss.py(9): masked"]
+        );
+        assert_eq!(names(&trace, &forward.ops(&trace, &waits.stacks)), ["aten::index"]);
+        assert!(waits.stacks.frames(&trace, waits.syncs[0].stack).is_empty());
     }
 
     #[test]

@@ -50,8 +50,8 @@ pub(crate) struct StaticFinding {
     pub column: usize,
     pub rule: Rule,
     pub message: String,
-    /// The text of its line.
-    pub line: String,
+    /// The text of its line, shared with the other findings on it.
+    pub line: Rc<str>,
     /// Index into the file's functions; `None` at module level.
     pub function: Option<usize>,
 }
@@ -752,7 +752,7 @@ mod tests {
             column: 18,
             rule: Rule::Item,
             message: "`loss.item()` waits".to_string(),
-            line: DEEP.lines().nth(10).unwrap().to_string(),
+            line: DEEP.lines().nth(10).unwrap().into(),
             function: function_at(&functions, 11),
         };
         let source = SourceFile {

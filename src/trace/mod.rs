@@ -17,6 +17,7 @@ mod timeline;
 mod waits;
 
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::Arc;
 
 use miette::{Report, miette};
@@ -189,6 +190,9 @@ fn check_files(
         };
         let functions = function_lines(&text);
         let lines: Vec<&str> = text.lines().collect();
+        // One copy of each line with findings, shared by its findings: a long line may hold
+        // thousands.
+        let mut shared: FxHashMap<usize, Rc<str>> = FxHashMap::default();
         let findings = by_path
             .get(display.as_str())
             .into_iter()
@@ -199,11 +203,10 @@ fn check_files(
                     column: finding.start.column,
                     rule: finding.rule?,
                     message: finding.message.clone(),
-                    line: lines
-                        .get(finding.start.row - 1)
-                        .copied()
-                        .unwrap_or_default()
-                        .to_string(),
+                    line: shared
+                        .entry(finding.start.row)
+                        .or_insert_with(|| lines.get(finding.start.row - 1).copied().unwrap_or_default().into())
+                        .clone(),
                     function: function_at(&functions, finding.start.row),
                 })
             })

@@ -436,7 +436,7 @@ fn is_pyproject(path: &Path) -> bool {
 /// Whether a pyproject.toml configures synclint; one that cannot be read or parsed is said to,
 /// so that loading it reports why.
 fn has_synclint_table(path: &Path) -> bool {
-    let Ok(text) = std::fs::read_to_string(path) else {
+    let Some(text) = read_text(path).ok() else {
         return true;
     };
     match text.parse::<toml::Table>() {
@@ -461,9 +461,16 @@ pub(crate) fn absolute(path: &Path, cwd: &Path) -> PathBuf {
     result
 }
 
+/// A config file's text, read only where it is a regular file (a FIFO named `synclint.toml`
+/// would block the run forever).
+fn read_text(path: &Path) -> std::io::Result<String> {
+    let bytes = crate::discovery::read_regular_file(path)?;
+    String::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}
+
 /// Reads a config file: `Ok(None)` for a pyproject.toml without `[tool.synclint]`.
 pub fn load(path: &Path) -> Result<Option<Options>, Report> {
-    let text = std::fs::read_to_string(path).map_err(|e| miette!("cannot read config {}: {e}", path.display()))?;
+    let text = read_text(path).map_err(|e| miette!("cannot read config {}: {e}", path.display()))?;
     // The lines around a span of the text, long ones cut: miette is never given a whole long line.
     let source_around = |span| ReportText::new(path.display().to_string(), &text).around(span);
     let parsed = if is_pyproject(path) {

@@ -1576,6 +1576,36 @@ fn a_fifo_socket_or_device_is_not_a_regular_file() {
     }
 }
 
+/// A config file that is a FIFO is reported, never opened to wait for a writer: named with
+/// `--config`, or as a folder's `pyproject.toml` or `synclint.toml` (not taken for a config).
+#[cfg(unix)]
+#[test]
+fn a_fifo_config_is_refused_without_waiting() {
+    let project = Project::new();
+    project.write("a.py", ONE_FINDING).write("sub/b.py", ONE_FINDING);
+    for fifo in ["given.toml", "synclint.toml", "sub/pyproject.toml"] {
+        let made = std::process::Command::new("mkfifo")
+            .arg(project.path().join(fifo))
+            .status()
+            .expect("mkfifo runs");
+        assert!(made.success());
+    }
+    let concise = ["check", "--no-cache", "--output-format", "concise"];
+    let output = project.run_within(
+        Duration::from_secs(60),
+        &[&concise[..], &["--config", "given.toml", "a.py"]].concat(),
+    );
+    assert_eq!(exit_code(&output), 2, "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("cannot read config given.toml: not a regular file"),
+        "{}",
+        stderr(&output)
+    );
+    let output = project.run_within(Duration::from_secs(60), &[&concise[..], &["."]].concat());
+    assert_eq!(exit_code(&output), 1, "{}", stderr(&output));
+    assert_eq!(stdout(&output).matches("SYNC101").count(), 2, "{}", stdout(&output));
+}
+
 /// `--add-noqa` writes as `--fix` does: not through a link out of the folder linted (reported),
 /// once through a link inside it, and in place where the file has another hard link.
 #[cfg(unix)]

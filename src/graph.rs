@@ -38,8 +38,12 @@ pub fn render(
     }
 }
 
+/// The deepest level of the hot tree shown by its indent.
+const MAX_INDENT: usize = 32;
+
 /// Each chain's start (a loop, a function hot by itself), then the functions its calls make
-/// hot, indented under the function that calls them.
+/// hot, indented under the function that calls them (deeper than [`MAX_INDENT`] levels, with
+/// the level in brackets).
 fn hot_tree(out: &mut dyn Write, modules: &[ModuleInfo], project: &Project, hot: &HotFunctions) -> io::Result<()> {
     let reached = hot.reached();
     if reached.is_empty() {
@@ -70,7 +74,13 @@ fn hot_tree(out: &mut dyn Write, modules: &[ModuleInfo], project: &Project, hot:
         writeln!(out, "{root}")?;
         let mut stack: Vec<(Node, usize)> = nodes.iter().rev().map(|&node| (node, 1)).collect();
         while let Some((node, depth)) = stack.pop() {
-            writeln!(out, "{}{}", "  ".repeat(depth), describe(node))?;
+            // Past a few dozen levels the indent stops growing and the level is spelled out:
+            // a chain of 60,000 calls would otherwise print gigabytes of spaces.
+            if depth > MAX_INDENT {
+                writeln!(out, "{}[{depth}] {}", "  ".repeat(MAX_INDENT), describe(node))?;
+            } else {
+                writeln!(out, "{}{}", "  ".repeat(depth), describe(node))?;
+            }
             if printed.insert(node) {
                 for &child in children.get(&node).into_iter().flatten().rev() {
                     stack.push((child, depth + 1));

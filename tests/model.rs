@@ -258,6 +258,37 @@ fn package_file_alone_has_no_callers() {
     );
 }
 
+/// A hot chain thousands of calls long prints a line per function: the indent stops growing
+/// past 32 levels and the level is spelled out instead (it used to grow quadratically: 64 MB
+/// for 8,000 functions).
+#[test]
+fn a_long_hot_chain_prints_in_linear_space() {
+    let project = common::Project::new();
+    let n = 5_000;
+    let mut source = String::from("import torch\n");
+    for i in 0..n {
+        source.push_str(&format!("def f{i}(x):\n    return f{}(x)\n", i + 1));
+    }
+    source.push_str(&format!("def f{n}(x):\n    return x.item()\n"));
+    source.push_str("for b in loader:\n    f0(model(b))\n");
+    project.write("chain.py", source);
+    let output = project.run(&["graph", "--no-cache", "chain.py"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains("\n    chain.f1  (chain.py:4)\n"),
+        "{}",
+        &text[..500.min(text.len())]
+    );
+    assert!(
+        text.contains(&format!("[{}] chain.f{n}  (chain.py:", n + 1)),
+        "{}",
+        &text[text.len() - 500..]
+    );
+    assert!(text.lines().all(|line| line.len() < 120));
+    assert!(text.lines().count() < n + 10, "{} lines", text.lines().count());
+}
+
 /// `synclint graph`: PyCG's JSON names every function and module, with the edges the model
 /// resolves (an instance held in an attribute, an override, a method called through its class);
 /// the text tree hangs each hot function under the loop that reaches it; DOT draws it.

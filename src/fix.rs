@@ -90,16 +90,20 @@ pub fn apply_edits(source: &str, edits: &[&Edit], boundaries: &[TextSize]) -> (S
         last = edit.range.end();
     }
     output.push_str(&source[last.to_usize()..]);
+    // One sweep over both (sorted; the edits, not overlapping, end in order too): a boundary
+    // moves by what the edits before it added or removed.
+    let (mut added, mut removed, mut next) = (0, 0, 0);
     let boundaries = boundaries
         .iter()
         .map(|&boundary| {
-            let before = edits.iter().filter(|edit| {
+            while let Some(edit) = edits.get(next).filter(|edit| {
                 edit.range.end() <= boundary && !(edit.range.is_empty() && edit.range.start() == boundary)
-            });
+            }) {
+                added += edit.content.len();
+                removed += edit.range.len().to_usize();
+                next += 1;
+            }
             // The edits before it replace no more than the text before it.
-            let (added, removed) = before.fold((0, 0), |(added, removed), edit| {
-                (added + edit.content.len(), removed + edit.range.len().to_usize())
-            });
             TextSize::try_from(boundary.to_usize() + added - removed).unwrap_or(boundary)
         })
         .collect();

@@ -7,7 +7,10 @@ mod common;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use common::{Project, exit_code, json, json_findings, json_locations, repo, run, run_stdin, stderr, stdout, synclint};
+use common::{
+    ALL_FORMATS, Project, exit_code, json, json_findings, json_locations, repo, run, run_stdin, stderr, stdout,
+    synclint,
+};
 use synclint::registry::Rule;
 
 /// A hot loop with one finding: SYNC101 at 2:5.
@@ -15,22 +18,6 @@ const ONE_FINDING: &str = "for b in loader:\n    model(b).item()\n";
 
 /// A hot loop with two findings: SYNC101 at 2:5 and SYNC103 at 3:5.
 const TWO_FINDINGS: &str = "for b in loader:\n    model(b).item()\n    model(b).cpu()\n";
-
-/// Every `--output-format`.
-const ALL_FORMATS: [&str; 12] = [
-    "full",
-    "concise",
-    "grouped",
-    "json",
-    "json-lines",
-    "junit",
-    "github",
-    "gitlab",
-    "pylint",
-    "rdjson",
-    "azure",
-    "sarif",
-];
 
 /// Nothing to report: the same calls at module level are cold.
 const CLEAN: &str = "import torch\n\nx = torch.ones(3, device=\"cuda\").item()\n";

@@ -1148,6 +1148,17 @@ fn spawn_in(dir: &Path, args: &[&str]) -> std::process::Child {
         .unwrap()
 }
 
+/// `--fix` over the package the concurrent-edit and kill tests make.
+const FIX_PKG: [&str; 7] = [
+    "check",
+    "--isolated",
+    "--no-cache",
+    "--fix",
+    "--quiet",
+    "--exit-zero",
+    "pkg",
+];
+
 /// The measurement, as a test: while a project-wide `--fix` runs, every third file is
 /// edited over and over, saved as editors save (a new file renamed over it) or rewritten in
 /// place, in turn. No edit is lost: before each edit, and at the end, each edited file holds
@@ -1158,15 +1169,7 @@ fn edits_made_while_fix_runs_are_never_lost() {
     const FILES: usize = 200;
     let dir = temp_dir();
     let paths = modules(dir.path(), FILES);
-    let args = [
-        "check",
-        "--isolated",
-        "--no-cache",
-        "--fix",
-        "--quiet",
-        "--exit-zero",
-        "pkg",
-    ];
+    let args = FIX_PKG;
     let mut child = spawn_in(dir.path(), &args);
     // The version each file was last given.
     let mut last: Vec<usize> = (0..FILES).collect();
@@ -1231,15 +1234,7 @@ fn a_killed_fix_leaves_every_file_whole_and_the_next_run_cleans_up() {
     const FILES: usize = 200;
     /// A process id no process has: above Linux's largest (2^22).
     const DEAD: u32 = 4_194_400;
-    let args = [
-        "check",
-        "--isolated",
-        "--no-cache",
-        "--fix",
-        "--quiet",
-        "--exit-zero",
-        "pkg",
-    ];
+    let args = FIX_PKG;
     let mut killed_while_writing = 0;
     for delay in [0, 10, 100] {
         let dir = temp_dir();

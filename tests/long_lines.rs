@@ -31,49 +31,10 @@ fn syntax_error_past_column_65535() -> String {
     format!("x = {}a )\n", "a+".repeat(40_000))
 }
 
-/// Runs synclint with `args` in `dir`: its output, and its peak resident memory in bytes (that
-/// child's own high-water mark, from `wait4`).
+/// Runs synclint with `args` in `dir`: its output, and its peak resident memory in bytes.
 #[cfg(target_os = "linux")]
-#[expect(
-    clippy::zombie_processes,
-    reason = "the child is reaped by `wait4`, which gives its memory too"
-)]
 fn run_measuring_memory(dir: &Path, args: &[&str]) -> (Output, u64) {
-    use std::io::Read;
-    use std::os::unix::process::ExitStatusExt;
-    use std::process::{ExitStatus, Stdio};
-
-    let mut child = synclint()
-        .current_dir(dir)
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn synclint");
-    let drain = |mut pipe: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            pipe.read_to_end(&mut bytes)
-                .map(|_| bytes)
-                .expect("read the child's output")
-        })
-    };
-    let stdout = drain(Box::new(child.stdout.take().expect("stdout")));
-    let stderr = drain(Box::new(child.stderr.take().expect("stderr")));
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: `rusage` is plain data, for which all zeroes is a valid value.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our child, not yet waited for; both pointers are to live locals.
-    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
-    let output = Output {
-        status: ExitStatus::from_raw(status),
-        stdout: stdout.join().expect("stdout thread"),
-        stderr: stderr.join().expect("stderr thread"),
-    };
-    // Linux counts `ru_maxrss` in KiB.
-    (output, usage.ru_maxrss as u64 * 1024)
+    common::run_measuring_memory(synclint().current_dir(dir).args(args))
 }
 
 /// Every output format, on 8,000 findings of one 72 KB line: each finding copied its line, so
@@ -87,20 +48,7 @@ fn thousands_of_findings_on_one_long_line_take_memory_for_the_findings_only() {
     let source = many_findings_on_one_line();
     assert!(source.len() > 72_000);
     project.write("gen.py", &source);
-    for format in [
-        "full",
-        "concise",
-        "json",
-        "json-lines",
-        "junit",
-        "grouped",
-        "github",
-        "gitlab",
-        "pylint",
-        "rdjson",
-        "azure",
-        "sarif",
-    ] {
+    for format in ALL_FORMATS {
         let args = ["check", "--isolated", "--no-cache", "--output-format", format, "gen.py"];
         let (output, peak) = run_measuring_memory(project.path(), &args);
         assert_eq!(exit_code(&output), 1, "{format}: {}", stderr(&output));

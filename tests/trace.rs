@@ -369,7 +369,6 @@ fn a_deep_recursion_with_many_syncs_is_joined() {
 #[test]
 fn a_huge_string_is_cut_without_being_held() {
     use std::io::Write;
-    use std::os::unix::process::ExitStatusExt;
     // A 64 MiB operator name, written in pieces: if any copy of it were held, the process would
     // hold at least that much.
     let project = Project::new();
@@ -387,30 +386,18 @@ fn a_huge_string_is_cut_without_being_held() {
     }
     write!(file, r#""}},{}]"#, item_events(5.0).join(",")).unwrap();
     file.into_inner().unwrap().sync_all().unwrap();
-    let out = project.path().join("out.txt");
-    #[allow(
-        clippy::zombie_processes,
-        reason = "reaped below by wait4, which gives its resource usage"
-    )]
-    let child = common::synclint()
-        .current_dir(project.path())
-        .args(["trace", "--no-cache", "huge.json"])
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    // The child's own peak resident memory, from the kernel, as it is reaped.
-    let mut status = 0;
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let reaped = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
-    assert_eq!(reaped, child.id() as libc::pid_t);
-    assert_eq!(std::process::ExitStatus::from_raw(status).code(), Some(0));
-    let peak = usage.ru_maxrss as usize * 1024;
+    let (output, peak) = common::run_measuring_memory(common::synclint().current_dir(project.path()).args([
+        "trace",
+        "--no-cache",
+        "huge.json",
+    ]));
+    assert_eq!(output.status.code(), Some(0));
+    let peak = peak as usize;
     assert!(
         peak < size,
         "peak resident memory {peak} bytes for a {size}-byte string"
     );
-    let text = std::fs::read_to_string(&out).unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.len() < 4096, "the report is short: {} bytes", text.len());
     assert!(
         text.contains("warning: huge.json: 1 string longer than 64 KiB cut to its first 64 KiB"),

@@ -130,6 +130,64 @@ impl Project {
     }
 }
 
+/// Every `--output-format`.
+pub const ALL_FORMATS: [&str; 12] = [
+    "full",
+    "concise",
+    "grouped",
+    "json",
+    "json-lines",
+    "junit",
+    "github",
+    "gitlab",
+    "pylint",
+    "rdjson",
+    "azure",
+    "sarif",
+];
+
+/// Runs `command` to its end: its output, and its peak resident memory in bytes (the child's
+/// own high-water mark, from `wait4` as it is reaped).
+#[cfg(target_os = "linux")]
+#[expect(
+    clippy::zombie_processes,
+    reason = "the child is reaped by `wait4`, which gives its memory too"
+)]
+pub fn run_measuring_memory(command: &mut Command) -> (Output, u64) {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::ExitStatus;
+
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn synclint");
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            pipe.read_to_end(&mut bytes)
+                .map(|_| bytes)
+                .expect("read the child's output")
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("stdout")));
+    let stderr = drain(Box::new(child.stderr.take().expect("stderr")));
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: `rusage` is plain data, for which all zeroes is a valid value.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our child, not yet waited for; both pointers are to live locals.
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
+    let output = Output {
+        status: ExitStatus::from_raw(status),
+        stdout: stdout.join().expect("stdout thread"),
+        stderr: stderr.join().expect("stderr thread"),
+    };
+    // Linux counts `ru_maxrss` in KiB.
+    (output, usage.ru_maxrss as u64 * 1024)
+}
+
 /// Runs `command`, killing it and failing the test when it outlives `limit` (a hang must not
 /// hang the test suite). Output is read while it runs, so a full pipe cannot stall it.
 pub fn run_within(command: &mut Command, limit: Duration) -> Output {

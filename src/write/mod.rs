@@ -8,6 +8,11 @@
 //! Then it is written in place with a journal beside it ([`in_place`]). What a killed run
 //! leaves beside a file is named so that later runs recognise it ([`leftovers`]).
 
+// A file's identity (device and inode), its link count and owner come from Unix metadata; no
+// stable API gives them on Windows.
+#[cfg(not(unix))]
+compile_error!("synclint writes fixes through Unix file metadata: it builds on Linux and macOS");
+
 mod in_place;
 mod leftovers;
 mod replace;

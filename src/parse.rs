@@ -9,7 +9,7 @@ use ruff_text_size::TextRange;
 use std::mem::ManuallyDrop;
 
 use crate::arena::{Lease, in_arena};
-use crate::nesting::{MAX_NESTING, dismantle, first_too_deep, with_thousands};
+use crate::nesting::{MAX_NESTING, dismantle, first_too_deep, may_nest_deeper_than, with_thousands};
 
 pub use ruff_python_ast as ast;
 pub use ruff_text_size::{Ranged, TextLen, TextSize};
@@ -158,7 +158,10 @@ pub fn parse(source: &str, kind: SourceKind) -> ParsedModule {
             message: error.error.to_string(),
         })
         .collect();
-    let Some(too_deep) = first_too_deep(parsed.syntax(), MAX_NESTING) else {
+    let too_deep = may_nest_deeper_than(parsed.tokens(), MAX_NESTING)
+        .then(|| first_too_deep(parsed.syntax(), MAX_NESTING))
+        .flatten();
+    let Some(too_deep) = too_deep else {
         return ParsedModule {
             tree: Tree::Kept {
                 parsed: ManuallyDrop::new(parsed),

@@ -119,8 +119,11 @@ fn bump(layout: Layout) -> Option<*mut u8> {
     REGION
         .try_with(|cell| {
             let mut region = cell.get();
-            // Without a region, `in_arena` marked the scope spilled as it began.
-            if region.depth == 0 || region.start == 0 {
+            // Without a region, `in_arena` marked the scope spilled as it began. A panic's
+            // allocations (its message, the hook's backtrace cache, which lives for the rest
+            // of the process) must outlive the region, so they go to mimalloc; they are not
+            // the tree's, so the scope is not marked spilled for them.
+            if region.depth == 0 || region.start == 0 || std::thread::panicking() {
                 return None;
             }
             let at = region.next.checked_add(layout.align() - 1)? & !(layout.align() - 1);
@@ -472,6 +475,23 @@ mod tests {
         assert!(lease.holds_all() && region_block(&*block));
         let outside = Box::new(1u8);
         assert!(!region_block(&*outside), "the unwound scope closed");
+    }
+
+    #[test]
+    fn what_a_panic_allocates_outlives_the_region() {
+        let bug = 7;
+        let unwound = std::panic::catch_unwind(|| in_arena(|| -> Vec<u8> { panic!("parser bug {bug}") }));
+        // Another scope bumps over where the unwound one allocated, and its lease's end
+        // overwrites the region (in debug builds).
+        let (block, lease) = in_arena(|| vec![0xAAu8; 4096]);
+        drop(block);
+        drop(lease);
+        let Err(message) = unwound else {
+            panic!("the closure panicked")
+        };
+        let text = message.downcast_ref::<String>().expect("a formatted message");
+        assert!(!region_block(text) && !region_block(&text.as_bytes()[0]));
+        assert_eq!(text, "parser bug 7");
     }
 
     #[test]

@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap;
 
 use crate::config::Settings;
 use crate::diagnostic::{Applicability, Diagnostic};
-use crate::fix::{FixFailure, FixTarget, fix_in_passes};
+use crate::fix::{FixFailure, FixTarget, Moves, fix_in_passes};
 use crate::lines::Lines;
 use crate::linter::lint_source;
 use crate::notebook::Notebook;
@@ -303,17 +303,13 @@ pub(crate) fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<
     output.not_fixed_for_syntax = fixable.is_some() && !syntax_errors.is_empty();
     if let Some(minimum) = fixable.filter(|_| syntax_errors.is_empty()) {
         let rules = settings.rules_for(&file.path);
-        let relint = |source: &str, boundaries: &[TextSize]| {
+        // The project's facts about calls are keyed by where the call is: each pass moves them
+        // with the text, so that a call after a fix still finds what the project said of it.
+        let mut facts = file.facts.clone();
+        let relint = |source: &str, boundaries: &[TextSize], moves: &Moves| {
+            facts = facts.with_calls_moved(|at| Some(moves.offset(at.into())?.into()));
             let test_code = crate::linter::is_test_path(&file.path);
-            let mut lint = lint_source(
-                source,
-                kind,
-                rules,
-                &settings.hot_functions,
-                &file.facts,
-                false,
-                test_code,
-            );
+            let mut lint = lint_source(source, kind, rules, &settings.hot_functions, &facts, false, test_code);
             if let Some(notebook) = notebook {
                 lint.semantics.cell_rows = notebook.cell_rows(source, boundaries);
             }

@@ -408,3 +408,39 @@ fn mutants_that_parse_fix_validly() {
         failures.join("\n")
     );
 }
+
+/// The files of a project, from (path, text) pairs.
+fn project_files(files: &[(&str, &str)]) -> Files {
+    files
+        .iter()
+        .map(|(name, text)| (name.to_string(), text.as_bytes().to_vec()))
+        .collect()
+}
+
+/// A call that gives another file's helper a GPU tensor it syncs on is reported at the call
+/// (SYNC101, from what the project found of the helper, kept by the call's offset). A fix
+/// above the call moves it: the fix run checked the fixed text with the facts at the old
+/// offsets, lost the finding and counted one fewer remaining than a fresh check finds
+/// (fixtures/: "643 remaining", where `check` then found 647).
+#[test]
+fn a_fix_above_a_call_keeps_what_the_project_found_of_the_call() {
+    let files = project_files(&[
+        ("helpers.py", "def log_scalar(t):\n    print(t.item())\n"),
+        (
+            "train.py",
+            "import torch\n\nfrom helpers import log_scalar\n\n\ndef train(model, loader, optimizer):\n    for batch in loader:\n        loss = model(batch.cuda()).mean()\n        loss.backward()\n        optimizer.step()\n        log_scalar(loss)\n",
+        ),
+    ]);
+    let project = Project::new();
+    for (name, bytes) in &files {
+        project.write(name, bytes);
+    }
+    let fixed = project.run(&["check", "--isolated", "--fix", "--output-format", "concise", "."]);
+    let (remaining, counts) = listed(&stdout(&fixed));
+    assert_eq!(counts, (1, 2), "{}", stdout(&fixed));
+    assert!(
+        remaining.contains(&("train.py".to_string(), "SYNC101".to_string(), 11, 9)),
+        "{remaining:?}"
+    );
+    assert_eq!(validate(&files), Vec::new());
+}

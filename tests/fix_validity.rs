@@ -444,3 +444,23 @@ fn a_fix_above_a_call_keeps_what_the_project_found_of_the_call() {
     );
     assert_eq!(validate(&files), Vec::new());
 }
+
+/// SYNC301's fix passes the unmasked tensors to the loss. The masked read it leaves in place
+/// (its local is read elsewhere too) still waits: it was not reported before the fix, as if the
+/// fix removed it, and appeared after it as a new SYNC203 (fixtures/SYNC207.py:48).
+#[test]
+fn a_masked_read_the_loss_fix_leaves_is_reported_before_the_fix_too() {
+    let source = "import torch.nn.functional as F\n\n\ndef train(model, loader, opt):\n    for xb, yb in loader:\n        out = model(xb.to(\"cuda\", non_blocking=True))\n        yb = yb.to(\"cuda\", non_blocking=True)\n        valid = yb >= 0\n        kept = out[valid]\n        count = kept.shape[0]\n        loss = F.cross_entropy(kept, yb[valid]) / count\n        opt.zero_grad()\n        loss.backward()\n        opt.step()\n";
+    let files = project_files(&[("train.py", source)]);
+    let project = Project::new();
+    project.write("train.py", source);
+    let before = project.run(&["check", "--isolated", "--output-format", "json", "."]);
+    let codes: Vec<(String, usize)> = json_findings(&before);
+    assert_eq!(
+        codes,
+        vec![("SYNC203".to_string(), 9), ("SYNC301".to_string(), 11)],
+        "{}",
+        stdout(&before)
+    );
+    assert_eq!(validate(&files), Vec::new());
+}

@@ -369,10 +369,35 @@ pub(crate) fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<
     output
 }
 
+/// The unified diff of `before` and `after`, headed `path`. Lines end at `\n` alone, as `patch`
+/// and `git apply` read them: `similar` also ends a line at a lone `\r` and prints it with no
+/// newline after, so the diff of a file with CR line ends ran its lines together where no tool
+/// could read them.
 fn unified_diff(path: &str, before: &str, after: &str) -> String {
-    similar::TextDiff::from_lines(before, after)
-        .unified_diff()
-        .context_radius(3)
-        .header(path, path)
-        .to_string()
+    use std::fmt::Write;
+
+    let old: Vec<&str> = before.split_inclusive('\n').collect();
+    let new: Vec<&str> = after.split_inclusive('\n').collect();
+    let diff = similar::TextDiff::configure().diff_slices(&old, &new);
+    let mut out = String::new();
+    for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
+        if out.is_empty() {
+            let _ = writeln!(out, "--- {path}\n+++ {path}");
+        }
+        let _ = writeln!(out, "{}", hunk.header());
+        for change in hunk.iter_changes() {
+            let sign = match change.tag() {
+                similar::ChangeTag::Equal => ' ',
+                similar::ChangeTag::Delete => '-',
+                similar::ChangeTag::Insert => '+',
+            };
+            let line = change.value();
+            out.push(sign);
+            out.push_str(line);
+            if !line.ends_with('\n') {
+                out.push_str("\n\\ No newline at end of file\n");
+            }
+        }
+    }
+    out
 }

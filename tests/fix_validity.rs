@@ -464,3 +464,22 @@ fn a_masked_read_the_loss_fix_leaves_is_reported_before_the_fix_too() {
     );
     assert_eq!(validate(&files), Vec::new());
 }
+
+/// With CR line ends a file is one line to `patch` and `git apply`, and so it is in the diff.
+/// `similar` ended a line at each `\r` and printed it with no newline after, running the whole
+/// diff together.
+#[test]
+fn the_diff_of_a_file_with_cr_line_ends_is_one_line() {
+    let source = "for batch in loader:\r    loss = model(batch.cuda())\r    loss.backward()";
+    let project = Project::new();
+    project.write("a.py", source);
+    let diff = project.run(&["check", "--isolated", "--diff", "a.py"]);
+    let fixed = source.replace("batch.cuda()", "batch.cuda(non_blocking=True)");
+    assert_eq!(
+        stdout(&diff),
+        format!(
+            "--- a.py\n+++ a.py\n@@ -1 +1 @@\n-{source}\n\\ No newline at end of file\n+{fixed}\n\\ No newline at end of file\n"
+        )
+    );
+    assert_eq!(validate(&project_files(&[("a.py", source)])), Vec::new());
+}

@@ -72,9 +72,12 @@ fn found(output: &Output) -> Vec<Found> {
         .collect()
 }
 
-/// What `--output-format concise` lists: (place, code, row, column) of each finding, and the
-/// summary's fixed and remaining counts (`Found 9 findings (2 fixed, 7 remaining).`).
-fn listed(out: &str) -> (Vec<(String, String, u64, u64)>, (usize, usize)) {
+/// Where a finding is and what: (place, code, row, column).
+type Located = (String, String, u64, u64);
+
+/// What `--output-format concise` lists: each finding, and the summary's fixed and remaining
+/// counts (`Found 9 findings (2 fixed, 7 remaining).`).
+fn listed(out: &str) -> (Vec<Located>, (usize, usize)) {
     let mut findings = Vec::new();
     let mut counts = None;
     for line in out.lines() {
@@ -253,7 +256,7 @@ fn validate(files: &Files) -> Vec<(String, String)> {
     }
 
     // What the fix run said is left is what a fresh check finds.
-    let mut fresh: Vec<(String, String, u64, u64)> = after
+    let mut fresh: Vec<Located> = after
         .iter()
         .map(|f| (f.place.clone(), f.code.clone(), f.row, f.column))
         .collect();

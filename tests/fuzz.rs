@@ -245,10 +245,14 @@ fn judge(output: &Output, args: &[&str], names: &[String]) -> Result<(), String>
     if !(0..=2).contains(&code) {
         return Err(format!("exit code {code}\nstderr: {err}"));
     }
-    if ["panicked", "internal error", "overflow", "RUST_BACKTRACE"]
-        .iter()
-        .any(|word| err.contains(word))
-    {
+    // A panic caught per file is an internal error; one that is not prints `thread '...'
+    // panicked at` (or `has overflowed its stack`) on a line of its own. Source lines in the
+    // errors shown may say anything, but they are indented.
+    let panicked = err.lines().any(|line| {
+        line.contains("internal error while checking")
+            || (line.starts_with("thread '") && (line.contains("panicked at") || line.contains("overflowed its stack")))
+    });
+    if panicked {
         return Err(format!("stderr: {err}"));
     }
     let named = |path: &str| {

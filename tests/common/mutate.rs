@@ -228,6 +228,9 @@ fn mutate_cells(rng: &mut Rng, bytes: &mut Vec<u8>, seeds: &[Seed]) -> String {
     format!("in cell {}: {described}", index + 1)
 }
 
+/// IPython's escapes, some of which start a notebook's cell.
+const MAGICS: [&str; 3] = ["%matplotlib inline\n", "!pip install torch\n", "%%time\n"];
+
 /// A Python source as a notebook: a markdown cell, then its code in cells split where two
 /// blank lines part top-level code; some cells start with a magic.
 fn as_notebook(rng: &mut Rng, bytes: &[u8]) -> Vec<u8> {
@@ -240,10 +243,8 @@ fn as_notebook(rng: &mut Rng, bytes: &[u8]) -> Vec<u8> {
     for part in code.split("\n\n\n") {
         let mut text = part.to_string();
         if rng.chance(10) {
-            text.insert_str(
-                0,
-                *rng.pick(&["%matplotlib inline\n", "!pip install torch\n", "%%time\n"]),
-            );
+            let magic = *rng.pick(&MAGICS);
+            text.insert_str(0, magic);
         }
         let lines: Vec<&str> = text.split_inclusive('\n').collect();
         cells.push(serde_json::json!({
@@ -659,7 +660,8 @@ fn nest_block(rng: &mut Rng, bytes: &mut Vec<u8>) -> String {
         "class C:",
         "async def g():",
     ]);
-    let unit: &[u8] = *rng.pick(&[&b" "[..], b"    ", b"\t"]);
+    let units: [&[u8]; 3] = [b" ", b"    ", b"\t"];
+    let unit = *rng.pick(&units);
     let depth = *rng.pick(&[1, 2, 5, 20, 99, 101, 500, 1_000]);
     let mut block = Vec::new();
     for level in 0..depth {

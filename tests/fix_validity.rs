@@ -382,6 +382,8 @@ fn mutants_that_parse_fix_validly() {
         })
         .collect();
     assert!(!mutants.is_empty(), "no mutant of {:?} parses", config.cases);
+    // Seen with `--nocapture`: how much a run covered.
+    eprintln!("{} of {} mutants parse", mutants.len(), config.cases.end - config.cases.start);
     let mut failures = Vec::new();
     for batch in mutants.chunks(BATCH) {
         let files: Files = batch

@@ -11,7 +11,7 @@ use ruff_python_ast::name::Name;
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange, TextSize};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::diagnostic::Diagnostic;
 use crate::lines::Lines;
@@ -1643,12 +1643,15 @@ impl<'a> Checker<'a> {
         let Some(iterated) = loop_iterables(body) else {
             return false;
         };
+        // Inside a step, a loop that runs backward splits it; elsewhere it is a step loop.
+        if !in_step && runs_backward_in_a_loop(body) {
+            return true;
+        }
         let mut finder = StepLoopFinder {
             checker: self,
             found: false,
             iterated,
             batch_names: Vec::new(),
-            in_step,
         };
         finder.visit_body(body);
         finder.found
@@ -2478,34 +2481,31 @@ impl<'a> Checker<'a> {
 
     /// Is this statement, or one it holds (outside nested definitions), a decoding loop (see
     /// [`Checker::decodes`])? A network runs where a call's name says so, or where it calls an
-    /// attribute holding a module (`self.prior(x)` of a pipeline's registered prior).
+    /// attribute holding a module (`self.prior(x)` of a pipeline's registered prior). A loop
+    /// decodes where its body does a step's work without training: the statement is walked
+    /// once, each loop's body telling the loop around it what it calls (asking each loop's body
+    /// in turn walked the innermost loop once for every loop around it).
     fn holds_a_decoding_loop(&self, stmt: &Stmt) -> bool {
-        let decodes = |body: &[Stmt]| !trains(body) && (self.does_step_work(body) || self.calls_a_held_module(body));
-        let any = |body: &[Stmt]| body.iter().any(|stmt| self.holds_a_decoding_loop(stmt));
-        match stmt {
-            Stmt::For(for_stmt) => {
-                ((names_steps(&for_stmt.target) || iterates_steps(&for_stmt.iter)) && decodes(&for_stmt.body))
-                    || any(&for_stmt.body)
-                    || any(&for_stmt.orelse)
-            }
-            Stmt::While(while_stmt) => decodes(&while_stmt.body) || any(&while_stmt.body),
-            Stmt::If(if_stmt) => any(&if_stmt.body) || if_stmt.elif_else_clauses.iter().any(|clause| any(&clause.body)),
-            Stmt::With(with_stmt) => any(&with_stmt.body),
-            Stmt::Try(try_stmt) => any(&try_stmt.body),
-            _ => false,
-        }
+        let mut scan = DecodeScan {
+            checker: self,
+            calls: LoopCalls::default(),
+        };
+        scan.visit_stmt(stmt);
+        scan.calls.decoding_loop
     }
 
-    /// Does this code call an attribute of `self` that holds a module (`self.prior(x)`)?
-    fn calls_a_held_module(&self, body: &[Stmt]) -> bool {
-        let Some(class) = self.model.flow.class else {
-            return false;
-        };
-        any_expr(body, |expr| {
-            matches!(expr, Expr::Call(call) if matches!(call.func.as_ref(), Expr::Attribute(attribute)
+    /// Does this call run a network or train (see [`Checker::holds_a_decoding_loop`])?
+    fn call_in_a_decode(&self, call: &ast::ExprCall) -> LoopCalls {
+        let held_module = self.model.flow.class.is_some_and(|class| {
+            matches!(call.func.as_ref(), Expr::Attribute(attribute)
                 if on_self(attribute)
-                    && matches!(self.model.local_class_attribute(class, attribute.attr.as_str()), Some(Kind::Module(..) | Kind::Object(_)))))
-        })
+                    && matches!(self.model.local_class_attribute(class, attribute.attr.as_str()), Some(Kind::Module(..) | Kind::Object(_))))
+        });
+        LoopCalls {
+            trains: call_matches(call, is_training_call),
+            works: held_module || self.is_step_call(call),
+            decoding_loop: false,
+        }
     }
 
     /// Does this code do a step's work (see [`is_step_call`])? Calls of host libraries (numpy,
@@ -3656,9 +3656,7 @@ struct StepLoopFinder<'c, 'a> {
     batch_names: Vec<Name>,
     /// The names a loop of the body iterates over (alone or inside `enumerate(...)` and the
     /// like): only what they are bound to can make a loop a step loop.
-    iterated: Vec<Name>,
-    /// Inside a loop over batches: a loop that runs backward is a micro-batch loop.
-    in_step: bool,
+    iterated: FxHashSet<Name>,
 }
 
 impl StepLoopFinder<'_, '_> {
@@ -3704,27 +3702,74 @@ impl<'b> Visitor<'b> for StepLoopFinder<'_, '_> {
                 visitor::walk_stmt(self, stmt);
             }
             Stmt::For(for_stmt) if self.iterates_batches(&for_stmt.iter) => self.found = true,
-            // A loop over `range(...)` that runs backward splits one step (truncated BPTT
-            // chunks, accumulation by index), as does one inside a loop over batches: not a
-            // step loop of its own.
-            Stmt::For(ast::StmtFor { iter, body, .. })
-                if !self.in_step && !is_range_call(iter) && runs_backward(body) =>
-            {
-                self.found = true;
-            }
-            Stmt::While(ast::StmtWhile { body, .. }) if !self.in_step && runs_backward(body) => self.found = true,
             _ => visitor::walk_stmt(self, stmt),
         }
     }
 }
 
+/// Does a loop of `body` (outside nested definitions) run backward: a `while` loop, or a `for`
+/// loop over anything but `range(...)`, whose body calls `.backward()`? (A loop over
+/// `range(...)` that runs backward splits one step: truncated BPTT chunks, accumulation by
+/// index.) One walk for the whole body, however deep its loops nest: asking each loop's body
+/// in turn would walk the innermost loop once for every loop around it.
+fn runs_backward_in_a_loop(body: &[Stmt]) -> bool {
+    /// The walk, with how many loops that may be step loops are around where it is.
+    struct Finder {
+        around: usize,
+        found: bool,
+    }
+    impl Finder {
+        fn in_loop(&mut self, counts: bool, body: &[Stmt]) {
+            self.around += usize::from(counts);
+            self.visit_body(body);
+            self.around -= usize::from(counts);
+        }
+    }
+    impl<'b> Visitor<'b> for Finder {
+        fn visit_stmt(&mut self, stmt: &'b Stmt) {
+            if self.found {
+                return;
+            }
+            match stmt {
+                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+                Stmt::For(for_stmt) => {
+                    self.visit_expr(&for_stmt.target);
+                    self.visit_expr(&for_stmt.iter);
+                    self.in_loop(!is_range_call(&for_stmt.iter), &for_stmt.body);
+                    self.visit_body(&for_stmt.orelse);
+                }
+                Stmt::While(while_stmt) => {
+                    self.visit_expr(&while_stmt.test);
+                    self.in_loop(true, &while_stmt.body);
+                    self.visit_body(&while_stmt.orelse);
+                }
+                _ => visitor::walk_stmt(self, stmt),
+            }
+        }
+        fn visit_expr(&mut self, expr: &'b Expr) {
+            if self.around > 0 && !self.found {
+                self.found = any_expr_in(
+                    expr,
+                    |expr| matches!(expr, Expr::Call(call) if call_matches(call, |receiver, method| method == "backward" && receiver.is_some())),
+                );
+            }
+        }
+    }
+    let mut finder = Finder {
+        around: 0,
+        found: false,
+    };
+    finder.visit_body(body);
+    finder.found
+}
+
 /// The names the loops of `body` (outside nested definitions) iterate over, anywhere in their
 /// `for ... in` expression; `None` where it holds no loop.
-fn loop_iterables(body: &[Stmt]) -> Option<Vec<Name>> {
+fn loop_iterables(body: &[Stmt]) -> Option<FxHashSet<Name>> {
     #[derive(Default)]
     struct Loops {
         any: bool,
-        names: Vec<Name>,
+        names: FxHashSet<Name>,
         in_iterable: bool,
     }
     impl<'b> Visitor<'b> for Loops {
@@ -3751,7 +3796,7 @@ fn loop_iterables(body: &[Stmt]) -> Option<Vec<Name>> {
                 return;
             }
             if let Expr::Name(name) = expr {
-                self.names.push(name.id.clone());
+                self.names.insert(name.id.clone());
             }
             visitor::walk_expr(self, expr);
         }
@@ -3761,14 +3806,129 @@ fn loop_iterables(body: &[Stmt]) -> Option<Vec<Name>> {
     loops.any.then_some(loops.names)
 }
 
+/// What code calls, for [`Checker::holds_a_decoding_loop`]: a training call (`.backward()`,
+/// an optimizer's step), a call that does a step's work or calls a held module, and whether it
+/// holds a decoding loop.
+#[derive(Default, Clone, Copy)]
+struct LoopCalls {
+    trains: bool,
+    works: bool,
+    decoding_loop: bool,
+}
+
+impl LoopCalls {
+    /// What the code around code that calls `inner` calls: its calls, not its loops.
+    fn calls_of(&mut self, inner: LoopCalls) {
+        self.trains |= inner.trains;
+        self.works |= inner.works;
+    }
+
+    /// A loop whose body calls this decodes: it does a step's work without training.
+    fn decodes(self) -> bool {
+        self.works && !self.trains
+    }
+}
+
+/// The walk of [`Checker::holds_a_decoding_loop`]: calls are those of every expression outside
+/// nested definitions and lambdas; decoding loops are looked for in the bodies of loops, `if`,
+/// `with` and `try` (not in `except` clauses, `else` clauses of `while` and `try`, or `match`
+/// cases).
+struct DecodeScan<'c, 'a> {
+    checker: &'c Checker<'a>,
+    calls: LoopCalls,
+}
+
+impl DecodeScan<'_, '_> {
+    fn body(&self, body: &[Stmt]) -> LoopCalls {
+        let mut scan = DecodeScan {
+            checker: self.checker,
+            calls: LoopCalls::default(),
+        };
+        scan.visit_body(body);
+        scan.calls
+    }
+
+    /// Takes the calls of `body`, and its decoding loops where they count.
+    fn nested(&mut self, body: &[Stmt], loops_count: bool) -> LoopCalls {
+        let inner = self.body(body);
+        self.calls.calls_of(inner);
+        self.calls.decoding_loop |= loops_count && inner.decoding_loop;
+        inner
+    }
+}
+
+impl<'b> Visitor<'b> for DecodeScan<'_, '_> {
+    fn visit_stmt(&mut self, stmt: &'b Stmt) {
+        match stmt {
+            Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+            Stmt::For(for_stmt) => {
+                self.visit_expr(&for_stmt.target);
+                self.visit_expr(&for_stmt.iter);
+                let body = self.nested(&for_stmt.body, true);
+                let over_steps = names_steps(&for_stmt.target) || iterates_steps(&for_stmt.iter);
+                self.calls.decoding_loop |= over_steps && body.decodes();
+                self.nested(&for_stmt.orelse, true);
+            }
+            Stmt::While(while_stmt) => {
+                self.visit_expr(&while_stmt.test);
+                let body = self.nested(&while_stmt.body, true);
+                self.calls.decoding_loop |= body.decodes();
+                self.nested(&while_stmt.orelse, false);
+            }
+            Stmt::If(if_stmt) => {
+                self.visit_expr(&if_stmt.test);
+                self.nested(&if_stmt.body, true);
+                for clause in &if_stmt.elif_else_clauses {
+                    if let Some(test) = &clause.test {
+                        self.visit_expr(test);
+                    }
+                    self.nested(&clause.body, true);
+                }
+            }
+            Stmt::With(with_stmt) => {
+                for item in &with_stmt.items {
+                    self.visit_with_item(item);
+                }
+                self.nested(&with_stmt.body, true);
+            }
+            Stmt::Try(try_stmt) => {
+                self.nested(&try_stmt.body, true);
+                for handler in &try_stmt.handlers {
+                    let mut handler_scan = DecodeScan {
+                        checker: self.checker,
+                        calls: LoopCalls::default(),
+                    };
+                    handler_scan.visit_except_handler(handler);
+                    self.calls.calls_of(handler_scan.calls);
+                }
+                self.nested(&try_stmt.orelse, false);
+                self.nested(&try_stmt.finalbody, false);
+            }
+            _ => {
+                let mut other = DecodeScan {
+                    checker: self.checker,
+                    calls: LoopCalls::default(),
+                };
+                visitor::walk_stmt(&mut other, stmt);
+                self.calls.calls_of(other.calls);
+            }
+        }
+    }
+
+    fn visit_expr(&mut self, expr: &'b Expr) {
+        if matches!(expr, Expr::Lambda(_)) {
+            return;
+        }
+        if let Expr::Call(call) = expr {
+            self.calls.calls_of(self.checker.call_in_a_decode(call));
+        }
+        visitor::walk_expr(self, expr);
+    }
+}
+
 /// `range(...)`.
 fn is_range_call(iter: &Expr) -> bool {
     matches!(iter, Expr::Call(call) if matches!(call.func.as_ref(), Expr::Name(name) if name.id.as_str() == "range"))
-}
-
-/// Does this code call `.backward()` (outside nested definitions)?
-fn runs_backward(body: &[Stmt]) -> bool {
-    calls_any(body, |receiver, method| method == "backward" && receiver.is_some())
 }
 
 /// `torch.jit.is_tracing()`, `torchvision._is_tracing()`, `torch.onnx.is_in_onnx_export()`:

@@ -12,6 +12,40 @@ pub struct FixedSource {
     pub applied: Vec<Rule>,
     /// The boundaries, where they are in the fixed source.
     pub boundaries: Vec<TextSize>,
+    /// Where the source's text is in the fixed source.
+    pub moves: Moves,
+}
+
+/// Where the text before a pass of edits is in the text after it: each edit's range in the text
+/// before (sorted, none overlapping) and the length of what replaced it.
+pub struct Moves(Vec<(TextRange, TextSize)>);
+
+impl Moves {
+    fn of(edits: &[&Edit]) -> Moves {
+        Moves(
+            edits
+                .iter()
+                .map(|edit| (edit.range, TextSize::of(edit.content.as_str())))
+                .collect(),
+        )
+    }
+
+    /// Where the text at `offset` is after the edits: moved by what the edits before it added or
+    /// removed (text inserted at `offset` is before it). `None` where an edit replaced it.
+    pub fn offset(&self, offset: TextSize) -> Option<TextSize> {
+        let mut moved = i64::from(u32::from(offset));
+        for &(range, length) in &self.0 {
+            if range.start() > offset {
+                break;
+            }
+            // An edit starting at `offset` replaces it, unless it only inserts text before it.
+            if range.end() > offset {
+                return None;
+            }
+            moved += i64::from(u32::from(length)) - i64::from(u32::from(range.len()));
+        }
+        u32::try_from(moved).ok().map(TextSize::from)
+    }
 }
 
 /// Applies every fix at or above `minimum` applicability that does not overlap an earlier one
@@ -75,6 +109,7 @@ pub fn apply_fixes<'d>(
         source,
         applied,
         boundaries,
+        moves: Moves::of(&accepted),
     })
 }
 
@@ -137,8 +172,8 @@ pub struct Fixed<T> {
 }
 
 /// Applies fixes in passes until nothing changes: after each pass the new source must parse
-/// cleanly, and `relint` checks it again (with where its boundaries are now) for the next pass's
-/// findings. `findings` are those of the target's source; `diagnostic` picks a finding's
+/// cleanly, and `relint` checks it again (with where its boundaries are now, and where the
+/// pass moved the text it was given) for the next pass's findings. `findings` are those of the target's source; `diagnostic` picks a finding's
 /// diagnostic. At most `max_passes` passes may change the source.
 pub fn fix_in_passes<T>(
     target: FixTarget,
@@ -146,7 +181,7 @@ pub fn fix_in_passes<T>(
     minimum: Applicability,
     max_passes: usize,
     diagnostic: impl Fn(&T) -> &Diagnostic,
-    mut relint: impl FnMut(&str, &[TextSize]) -> Vec<T>,
+    mut relint: impl FnMut(&str, &[TextSize], &Moves) -> Vec<T>,
 ) -> Result<Fixed<T>, FixFailure> {
     let mut current = target.source.to_string();
     let mut boundaries = target.boundaries;
@@ -167,7 +202,7 @@ pub fn fix_in_passes<T>(
             return Err(FixFailure::DoesNotParse);
         }
         applied.extend(fixed.applied);
-        remaining = relint(&fixed.source, &fixed.boundaries);
+        remaining = relint(&fixed.source, &fixed.boundaries, &fixed.moves);
         current = fixed.source;
         boundaries = fixed.boundaries;
     }
@@ -264,6 +299,36 @@ mod tests {
     }
 
     #[test]
+    fn offsets_move_with_the_edits_before_them() {
+        // `a = x.cuda()\nb = f(y)\n`: `non_blocking=True` inserted in the first call, the second
+        // line's `b` renamed.
+        let source = "a = x.cuda()\nb = f(y)\n";
+        let fixed = apply_fixes(
+            source,
+            &[
+                diagnostic(
+                    vec![Edit::insert(TextSize::from(11), "non_blocking=True")],
+                    Applicability::Safe,
+                ),
+                replacing(13, 14, "bb"),
+            ],
+            Applicability::Safe,
+            &[],
+        )
+        .unwrap();
+        assert_eq!(fixed.source, "a = x.cuda(non_blocking=True)\nbb = f(y)\n");
+        let moved = |at: u32| fixed.moves.offset(TextSize::from(at)).map(u32::from);
+        // Before every edit, and the call the insertion is inside of, which starts before it.
+        assert_eq!(moved(4), Some(4));
+        // Where text was inserted: the text there follows the insertion.
+        assert_eq!(moved(11), Some(28));
+        // What an edit replaced is gone; after it, the text moved by both edits.
+        assert_eq!(moved(13), None);
+        assert_eq!(moved(17), Some(35));
+        assert_eq!(&fixed.source[35..39], "f(y)");
+    }
+
+    #[test]
     fn same_offset_insertions_conflict() {
         assert!(conflicts(range(3, 3), range(3, 3)));
         assert!(!conflicts(range(1, 3), range(3, 3)));
@@ -285,7 +350,7 @@ mod tests {
             Applicability::Safe,
             10,
             |d| d,
-            |source, _| {
+            |source, _, _| {
                 checks += 1;
                 if source.starts_with('x') && source.contains('b') {
                     vec![replacing(6, 7, "y")]
@@ -310,7 +375,7 @@ mod tests {
             Applicability::Safe,
             10,
             |d| d,
-            |_, _| Vec::new(),
+            |_, _, _| Vec::new(),
         );
         assert_eq!(broken.err(), Some(FixFailure::DoesNotParse));
         // The same edit is fine on its own: it is the pass's result that is checked.
@@ -321,13 +386,13 @@ mod tests {
     #[test]
     fn reports_fixes_that_never_settle() {
         // Each pass flips `0` and `1`: never converges.
-        let flip = |source: &str, _: &[TextSize]| {
+        let flip = |source: &str, _: &[TextSize], _: &Moves| {
             let next = if source.starts_with("a = 0") { "1" } else { "0" };
             vec![replacing(4, 5, next)]
         };
         let result = fix_in_passes(
             python("a = 0\n"),
-            flip("a = 0", &[]),
+            flip("a = 0", &[], &Moves(Vec::new())),
             Applicability::Safe,
             10,
             |d| d,
@@ -338,10 +403,10 @@ mod tests {
 
     #[test]
     fn a_fix_that_changes_nothing_converges() {
-        let same = |_: &str, _: &[TextSize]| vec![replacing(4, 5, "1")];
+        let same = |_: &str, _: &[TextSize], _: &Moves| vec![replacing(4, 5, "1")];
         let fixed = fix_in_passes(
             python("a = 1\n"),
-            same("a = 1", &[]),
+            same("a = 1", &[], &Moves(Vec::new())),
             Applicability::Safe,
             10,
             |d| d,
@@ -361,7 +426,7 @@ mod tests {
             Applicability::Safe,
             10,
             |d| d,
-            |_, _| unsafe_fix(),
+            |_, _, _| unsafe_fix(),
         )
         .unwrap();
         assert_eq!(fixed.source, "a = 1\n");
@@ -371,7 +436,7 @@ mod tests {
             Applicability::Unsafe,
             10,
             |d| d,
-            |_, _| Vec::new(),
+            |_, _, _| Vec::new(),
         )
         .unwrap();
         assert_eq!(fixed.source, "a = 2\n");

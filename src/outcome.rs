@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap;
 
 use crate::config::Settings;
 use crate::diagnostic::{Applicability, Diagnostic};
-use crate::fix::{FixFailure, FixTarget, fix_in_passes};
+use crate::fix::{FixFailure, FixTarget, Moves, fix_in_passes};
 use crate::lines::Lines;
 use crate::linter::lint_source;
 use crate::notebook::Notebook;
@@ -303,17 +303,13 @@ pub(crate) fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<
     output.not_fixed_for_syntax = fixable.is_some() && !syntax_errors.is_empty();
     if let Some(minimum) = fixable.filter(|_| syntax_errors.is_empty()) {
         let rules = settings.rules_for(&file.path);
-        let relint = |source: &str, boundaries: &[TextSize]| {
+        // The project's facts about calls are keyed by where the call is: each pass moves them
+        // with the text, so that a call after a fix still finds what the project said of it.
+        let mut facts = file.facts.clone();
+        let relint = |source: &str, boundaries: &[TextSize], moves: &Moves| {
+            facts = facts.with_calls_moved(|at| Some(moves.offset(at.into())?.into()));
             let test_code = crate::linter::is_test_path(&file.path);
-            let mut lint = lint_source(
-                source,
-                kind,
-                rules,
-                &settings.hot_functions,
-                &file.facts,
-                false,
-                test_code,
-            );
+            let mut lint = lint_source(source, kind, rules, &settings.hot_functions, &facts, false, test_code);
             if let Some(notebook) = notebook {
                 lint.semantics.cell_rows = notebook.cell_rows(source, boundaries);
             }
@@ -373,10 +369,35 @@ pub(crate) fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<
     output
 }
 
+/// The unified diff of `before` and `after`, headed `path`. Lines end at `\n` alone, as `patch`
+/// and `git apply` read them: `similar` also ends a line at a lone `\r` and prints it with no
+/// newline after, so the diff of a file with CR line ends ran its lines together where no tool
+/// could read them.
 fn unified_diff(path: &str, before: &str, after: &str) -> String {
-    similar::TextDiff::from_lines(before, after)
-        .unified_diff()
-        .context_radius(3)
-        .header(path, path)
-        .to_string()
+    use std::fmt::Write;
+
+    let old: Vec<&str> = before.split_inclusive('\n').collect();
+    let new: Vec<&str> = after.split_inclusive('\n').collect();
+    let diff = similar::TextDiff::configure().diff_slices(&old, &new);
+    let mut out = String::new();
+    for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
+        if out.is_empty() {
+            let _ = writeln!(out, "--- {path}\n+++ {path}");
+        }
+        let _ = writeln!(out, "{}", hunk.header());
+        for change in hunk.iter_changes() {
+            let sign = match change.tag() {
+                similar::ChangeTag::Equal => ' ',
+                similar::ChangeTag::Delete => '-',
+                similar::ChangeTag::Insert => '+',
+            };
+            let line = change.value();
+            out.push(sign);
+            out.push_str(line);
+            if !line.ends_with('\n') {
+                out.push_str("\n\\ No newline at end of file\n");
+            }
+        }
+    }
+    out
 }

@@ -99,7 +99,7 @@ struct Unmasked<'a> {
     mask_read: &'a Expr,
     /// The locals the inputs were made through.
     through: Vec<&'a str>,
-    /// The masked reads (SYNC203 does not report them again).
+    /// The masked reads (SYNC203 does not report those the fix removes again).
     reads: [TextRange; 2],
 }
 
@@ -290,8 +290,12 @@ fn ignore_index_fix(checker: &mut Checker, call: &ExprCall, functional: bool) ->
     }
     let replaced = [args[0].range(), args[1].range()];
     edits.extend(dead_locals(checker, &unmasked.through, &kept_names, &replaced)?);
+    // A masked read the fix removes is this finding. One it leaves (its local is read elsewhere
+    // too) still waits after the fix, so SYNC203 reports it as its own.
     for read in unmasked.reads {
-        checker.supersede(Rule::BooleanMaskRead, read);
+        if edits.iter().any(|edit| edit.range.contains_range(read)) {
+            checker.supersede(Rule::BooleanMaskRead, read);
+        }
     }
     if super::edits::drops_comment(checker.source(), &edits) {
         return None;

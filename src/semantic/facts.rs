@@ -341,6 +341,23 @@ impl FileFacts {
     pub fn does_step_work(&self, callee: &str) -> bool {
         self.step_work.binary_search_by(|name| (**name).cmp(callee)).is_ok()
     }
+
+    /// The facts for an edit of the text they were found for: `moved` says where a call at an
+    /// offset of that text is now, `None` where the edit replaced it. The facts about calls are
+    /// keyed by the call's offset, so they move with it (or are forgotten); the rest are keyed
+    /// by name and stay.
+    pub fn with_calls_moved(&self, moved: impl Fn(u32) -> Option<u32>) -> FileFacts {
+        let mut facts = self.clone();
+        facts.results = std::mem::take(&mut facts.results)
+            .into_iter()
+            .filter_map(|(at, returns)| Some((moved(at)?, returns)))
+            .collect();
+        facts.callee_syncs = std::mem::take(&mut facts.callee_syncs)
+            .into_iter()
+            .filter_map(|(at, syncs)| Some((moved(at)?, syncs)))
+            .collect();
+        facts
+    }
 }
 
 /// In a stable order (the maps' own order varies), for the cache's key.

@@ -105,9 +105,9 @@ impl ProjectContext {
     /// keyed by the call's offset: a call before the edit keeps its offset, one after it moves
     /// with the text, and one inside it is forgotten.
     fn facts_for(&self, text: &str) -> FileFacts {
-        let mut facts = self.facts.clone();
+        let facts = &self.facts;
         if (facts.results.is_empty() && facts.callee_syncs.is_empty()) || *self.text == *text {
-            return facts;
+            return facts.clone();
         }
         let (old, new) = (self.text.as_bytes(), text.as_bytes());
         let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
@@ -129,15 +129,7 @@ impl ProjectContext {
             };
             u32::try_from(moved).ok()
         };
-        facts.results = std::mem::take(&mut facts.results)
-            .into_iter()
-            .filter_map(|(at, returns)| Some((moved(at)?, returns)))
-            .collect();
-        facts.callee_syncs = std::mem::take(&mut facts.callee_syncs)
-            .into_iter()
-            .filter_map(|(at, syncs)| Some((moved(at)?, syncs)))
-            .collect();
-        facts
+        facts.with_calls_moved(moved)
     }
 }
 

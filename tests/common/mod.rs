@@ -2,6 +2,9 @@
 
 #![allow(dead_code)]
 
+pub mod diff;
+pub mod mutate;
+
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -191,6 +194,11 @@ pub fn run_measuring_memory(command: &mut Command) -> (Output, u64) {
 /// Runs `command`, killing it and failing the test when it outlives `limit` (a hang must not
 /// hang the test suite). Output is read while it runs, so a full pipe cannot stall it.
 pub fn run_within(command: &mut Command, limit: Duration) -> Output {
+    run_bounded(command, limit).unwrap_or_else(|limit| panic!("synclint ran longer than {limit:?}"))
+}
+
+/// Runs `command` as [`run_within`] does, but answers `Err(limit)` where it had to kill it.
+pub fn run_bounded(command: &mut Command, limit: Duration) -> Result<Output, Duration> {
     let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -212,15 +220,15 @@ pub fn run_within(command: &mut Command, limit: Duration) -> Output {
         if Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("synclint ran longer than {limit:?}");
+            return Err(limit);
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    Output {
+    Ok(Output {
         status,
         stdout: stdout.join().expect("stdout reader"),
         stderr: stderr.join().expect("stderr reader"),
-    }
+    })
 }
 
 /// The output parsed as JSON, with both streams in the panic message when it is not.

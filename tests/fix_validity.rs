@@ -383,7 +383,11 @@ fn mutants_that_parse_fix_validly() {
         .collect();
     assert!(!mutants.is_empty(), "no mutant of {:?} parses", config.cases);
     // Seen with `--nocapture`: how much a run covered.
-    eprintln!("{} of {} mutants parse", mutants.len(), config.cases.end - config.cases.start);
+    eprintln!(
+        "{} of {} mutants parse",
+        mutants.len(),
+        config.cases.end - config.cases.start
+    );
     let mut failures = Vec::new();
     for batch in mutants.chunks(BATCH) {
         let files: Files = batch

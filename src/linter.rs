@@ -133,6 +133,16 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, DecodeError> {
     })
 }
 
+/// The text a panic carried (a message given as a literal or formatted), for the error that
+/// reports a check that panicked; empty for any other payload.
+pub fn panic_reason(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::lint_source;

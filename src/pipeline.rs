@@ -854,11 +854,7 @@ impl Analyser<'_> {
                     )
                 }));
                 let mut lint = checked.map_err(|panic| {
-                    let reason = panic
-                        .downcast_ref::<&str>()
-                        .map(|s| s.to_string())
-                        .or_else(|| panic.downcast_ref::<String>().cloned())
-                        .unwrap_or_default();
+                    let reason = crate::linter::panic_reason(&*panic);
                     miette!("{display}: internal error while checking this file (please report it): {reason}")
                 })?;
                 // Kept with the summary, so that a file the cache answers for without reading

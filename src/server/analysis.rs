@@ -13,7 +13,7 @@ use rustc_hash::FxHashMap;
 
 use crate::config::{Resolver, Settings};
 use crate::diagnostic::Applicability;
-use crate::linter::{is_test_path, lint_source};
+use crate::linter::{is_test_path, lint_source, panic_reason};
 use crate::outcome::process_file;
 use crate::parse::SourceKind;
 use crate::pipeline::{Checked, Linted, Run, RunOptions, module_infos, run};
@@ -289,14 +289,6 @@ fn guarded<T>(display: &str, work: impl FnOnce() -> T) -> Result<T, String> {
             panic_reason(&*panic)
         )
     })
-}
-
-fn panic_reason(panic: &(dyn std::any::Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

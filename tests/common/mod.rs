@@ -149,17 +149,9 @@ pub const ALL_FORMATS: [&str; 12] = [
     "sarif",
 ];
 
-/// Runs `command` to its end: its output, and its peak resident memory in bytes (the child's
-/// own high-water mark, from `wait4` as it is reaped).
-#[cfg(target_os = "linux")]
-#[expect(
-    clippy::zombie_processes,
-    reason = "the child is reaped by `wait4`, which gives its memory too"
-)]
-pub fn run_measuring_memory(command: &mut Command) -> (Output, u64) {
-    use std::os::unix::process::ExitStatusExt;
-    use std::process::ExitStatus;
-
+/// Starts `command` with its stdout and stderr read to their ends on threads of their own, so
+/// that a full pipe cannot stall it: the child, and the readers of stdout and stderr.
+fn spawn_drained(command: &mut Command) -> (std::process::Child, [std::thread::JoinHandle<Vec<u8>>; 2]) {
     let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -175,6 +167,21 @@ pub fn run_measuring_memory(command: &mut Command) -> (Output, u64) {
     };
     let stdout = drain(Box::new(child.stdout.take().expect("stdout")));
     let stderr = drain(Box::new(child.stderr.take().expect("stderr")));
+    (child, [stdout, stderr])
+}
+
+/// Runs `command` to its end: its output, and its peak resident memory in bytes (the child's
+/// own high-water mark, from `wait4` as it is reaped).
+#[cfg(target_os = "linux")]
+#[expect(
+    clippy::zombie_processes,
+    reason = "the child is reaped by `wait4`, which gives its memory too"
+)]
+pub fn run_measuring_memory(command: &mut Command) -> (Output, u64) {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::ExitStatus;
+
+    let (child, [stdout, stderr]) = spawn_drained(command);
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
     // SAFETY: `rusage` is plain data, for which all zeroes is a valid value.
@@ -199,19 +206,7 @@ pub fn run_within(command: &mut Command, limit: Duration) -> Output {
 
 /// Runs `command` as [`run_within`] does, but answers `Err(limit)` where it had to kill it.
 pub fn run_bounded(command: &mut Command, limit: Duration) -> Result<Output, Duration> {
-    let mut child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn synclint");
-    let drain = |mut pipe: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            pipe.read_to_end(&mut bytes).map(|_| bytes).unwrap_or_default()
-        })
-    };
-    let stdout = drain(Box::new(child.stdout.take().expect("stdout")));
-    let stderr = drain(Box::new(child.stderr.take().expect("stderr")));
+    let (mut child, [stdout, stderr]) = spawn_drained(command);
     let deadline = Instant::now() + limit;
     let status = loop {
         if let Some(status) = child.try_wait().expect("poll synclint") {

@@ -2489,6 +2489,7 @@ impl<'a> Checker<'a> {
         let mut scan = DecodeScan {
             checker: self,
             calls: LoopCalls::default(),
+            calls_count: false,
         };
         scan.visit_stmt(stmt);
         scan.calls.decoding_loop
@@ -3836,13 +3837,18 @@ impl LoopCalls {
 struct DecodeScan<'c, 'a> {
     checker: &'c Checker<'a>,
     calls: LoopCalls,
+    /// Inside the body of a loop that decodes if its body does (a `while` loop, or a `for` loop
+    /// over steps): only there do calls count. Elsewhere the walk only looks for such loops, so
+    /// code outside them (most of a function) costs no judgement of its calls.
+    calls_count: bool,
 }
 
 impl DecodeScan<'_, '_> {
-    fn body(&self, body: &[Stmt]) -> LoopCalls {
+    fn body(&self, body: &[Stmt], calls_count: bool) -> LoopCalls {
         let mut scan = DecodeScan {
             checker: self.checker,
             calls: LoopCalls::default(),
+            calls_count,
         };
         scan.visit_body(body);
         scan.calls
@@ -3850,7 +3856,12 @@ impl DecodeScan<'_, '_> {
 
     /// Takes the calls of `body`, and its decoding loops where they count.
     fn nested(&mut self, body: &[Stmt], loops_count: bool) -> LoopCalls {
-        let inner = self.body(body);
+        self.nested_in(body, loops_count, self.calls_count)
+    }
+
+    /// [`DecodeScan::nested`] for the body of a loop, whose calls count where `calls_count`.
+    fn nested_in(&mut self, body: &[Stmt], loops_count: bool, calls_count: bool) -> LoopCalls {
+        let inner = self.body(body, calls_count);
         self.calls.calls_of(inner);
         self.calls.decoding_loop |= loops_count && inner.decoding_loop;
         inner
@@ -3864,14 +3875,14 @@ impl<'b> Visitor<'b> for DecodeScan<'_, '_> {
             Stmt::For(for_stmt) => {
                 self.visit_expr(&for_stmt.target);
                 self.visit_expr(&for_stmt.iter);
-                let body = self.nested(&for_stmt.body, true);
                 let over_steps = names_steps(&for_stmt.target) || iterates_steps(&for_stmt.iter);
+                let body = self.nested_in(&for_stmt.body, true, self.calls_count || over_steps);
                 self.calls.decoding_loop |= over_steps && body.decodes();
                 self.nested(&for_stmt.orelse, true);
             }
             Stmt::While(while_stmt) => {
                 self.visit_expr(&while_stmt.test);
-                let body = self.nested(&while_stmt.body, true);
+                let body = self.nested_in(&while_stmt.body, true, true);
                 self.calls.decoding_loop |= body.decodes();
                 self.nested(&while_stmt.orelse, false);
             }
@@ -3893,10 +3904,12 @@ impl<'b> Visitor<'b> for DecodeScan<'_, '_> {
             }
             Stmt::Try(try_stmt) => {
                 self.nested(&try_stmt.body, true);
-                for handler in &try_stmt.handlers {
+                // An `except` clause's loops do not count, so only its calls matter.
+                for handler in try_stmt.handlers.iter().filter(|_| self.calls_count) {
                     let mut handler_scan = DecodeScan {
                         checker: self.checker,
                         calls: LoopCalls::default(),
+                        calls_count: self.calls_count,
                     };
                     handler_scan.visit_except_handler(handler);
                     self.calls.calls_of(handler_scan.calls);
@@ -3904,10 +3917,13 @@ impl<'b> Visitor<'b> for DecodeScan<'_, '_> {
                 self.nested(&try_stmt.orelse, false);
                 self.nested(&try_stmt.finalbody, false);
             }
+            // Statements of no other kind hold a decoding loop, so only their calls matter.
+            _ if !self.calls_count => {}
             _ => {
                 let mut other = DecodeScan {
                     checker: self.checker,
                     calls: LoopCalls::default(),
+                    calls_count: true,
                 };
                 visitor::walk_stmt(&mut other, stmt);
                 self.calls.calls_of(other.calls);
@@ -3916,7 +3932,8 @@ impl<'b> Visitor<'b> for DecodeScan<'_, '_> {
     }
 
     fn visit_expr(&mut self, expr: &'b Expr) {
-        if matches!(expr, Expr::Lambda(_)) {
+        // An expression holds no loop statement, so outside a counted body it tells nothing.
+        if !self.calls_count || matches!(expr, Expr::Lambda(_)) {
             return;
         }
         if let Expr::Call(call) = expr {

@@ -15,6 +15,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::diagnostic::Diagnostic;
 use crate::lines::Lines;
+use crate::nesting::MAX_NESTING;
 use crate::parse::literal_text;
 use crate::registry::{Rule, RuleSet};
 use crate::rules;
@@ -57,6 +58,12 @@ struct PassedArguments<'c> {
     arguments: &'c CallArguments,
     skip: usize,
 }
+
+/// The tree levels on the stack (see [`Checker::levels`]) past which no function is analysed on
+/// demand: a tenth of the deepest tree a file may have, far above what real code nests (a call
+/// inside a few statements and expressions, a few functions deep), so that the deepest tree
+/// still fits above it.
+const ON_DEMAND_LEVELS: u32 = (MAX_NESTING / 10) as u32;
 
 pub struct Checker<'a> {
     model: SemanticModel<'a>,
@@ -121,6 +128,10 @@ pub struct Checker<'a> {
     /// Findings at calls that reach a sync in another function (rule, end), with that sync and
     /// its place: a caller of this function is told of that sync, not of the call.
     deeper_syncs: Vec<(Rule, TextSize, Box<str>)>,
+    /// The statements and compound expressions being visited now, counted across the
+    /// functions analysed inside one another (a function analysed on demand is visited inside
+    /// the visit of the call that asked): what the stack holds, in tree levels.
+    levels: u32,
 }
 
 /// A finding in a function's own lines on a value made from its parameters, found while the
@@ -201,6 +212,7 @@ pub fn check_module<'a>(
         called: TextRange::default(),
         parameter_syncs: Vec::new(),
         deeper_syncs: Vec::new(),
+        levels: 0,
     };
     checker.model.test_code = options.test_code;
     checker.visit_body(&module.body);
@@ -595,9 +607,13 @@ impl<'a> Checker<'a> {
     }
 
     /// Analyses a function if it was not yet, its parameters bound to what `passed` gives them
-    /// when a call asks first (the project's facts, where there are any, come first).
+    /// when a call asks first (the project's facts, where there are any, come first). A call
+    /// asks inside its own visit, so a chain of functions each calling the next would nest
+    /// as many analyses on the stack: past [`ON_DEMAND_LEVELS`] the function is left for the
+    /// file's own pass over the functions nobody analysed (the call learns nothing of what it
+    /// returns), which keeps the stack within what a tree of [`MAX_NESTING`] levels needs.
     fn ensure_analyzed_with(&mut self, id: u32, passed: Option<PassedArguments>) {
-        if self.model.functions[id as usize].analysis != Analysis::Pending {
+        if self.model.functions[id as usize].analysis != Analysis::Pending || self.levels > ON_DEMAND_LEVELS {
             return;
         }
         let (def, parent, class, intrinsic) = {
@@ -4692,7 +4708,9 @@ impl<'a> Visitor<'a> for Checker<'a> {
         let saved_guard = self.model.flow.periodic_guard;
         let mut rest_entered = Vec::new();
         for (index, stmt) in body.iter().enumerate() {
+            self.levels += 1;
             self.visit_stmt(stmt);
+            self.levels -= 1;
             if let Stmt::Expr(ast::StmtExpr { value, .. }) = stmt
                 && let Expr::Call(call) = value.as_ref()
             {
@@ -5083,7 +5101,9 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 | Expr::NoneLiteral(_)
                 | Expr::EllipsisLiteral(_)
         ) {
+            self.levels += 1;
             self.visit_compound_expr(expr);
+            self.levels -= 1;
         }
     }
 }

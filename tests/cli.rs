@@ -1920,6 +1920,45 @@ fn nesting_up_to_the_limit_is_checked_and_deeper_is_refused() {
     assert_eq!(exit_code(&output), 2, "{}", stderr(&output));
 }
 
+/// A function is analysed on demand inside the visit of the call that asks, so a chain of
+/// functions each calling the next once nested an analysis per link on the stack (62,000 links
+/// aborted the run). Past a bound the rest of the chain is analysed by the file's own pass, and
+/// the deepest tree a file may hold still fits on top: the last link's expression is nested as
+/// deep as the limit allows. The sync at the chain's end is still found, through the project's
+/// hot chains.
+#[test]
+fn a_chain_of_functions_each_calling_the_next_is_checked_whatever_its_length() {
+    const LINKS: usize = 30_000;
+    let project = Project::new();
+    let mut source = String::from("import torch\n");
+    for link in 0..LINKS {
+        source.push_str(&format!("def f{link}(x):\n    return f{}(x)\n", link + 1));
+    }
+    // The body's expression starts three levels below the module: it may take the rest.
+    let room = synclint::nesting::MAX_NESTING - 3;
+    let deep = format!("{}x{}", "[".repeat(room), "]".repeat(room));
+    source.push_str(&format!("def f{LINKS}(x):\n    y = {deep}\n    return x.item()\n"));
+    source.push_str("for b in loader:\n    f0(model(b))\n");
+    project.write("chain.py", source);
+    let output = project.run_within(
+        Duration::from_secs(300),
+        &["check", "--isolated", "--output-format", "concise", "."],
+    );
+    let item_row = 2 * LINKS + 4;
+    assert!(
+        stdout(&output).contains(&format!("chain.py:{item_row}:12: SYNC101")),
+        "{}\n{}",
+        stdout(&output).chars().take(2_000).collect::<String>(),
+        stderr(&output).chars().take(2_000).collect::<String>()
+    );
+    assert_eq!(
+        exit_code(&output),
+        1,
+        "{}",
+        stderr(&output).chars().take(2_000).collect::<String>()
+    );
+}
+
 /// A long method chain is inferred one link at a time: each link's receiver is inferred once.
 #[test]
 fn a_long_method_chain() {

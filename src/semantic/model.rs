@@ -938,7 +938,7 @@ pub struct SemanticModel<'a> {
     callees: std::cell::RefCell<FxHashMap<NodeKey, Option<Rc<str>>>>,
     /// The project classes this file refers to, numbered for [`Kind::Module`] and
     /// [`Kind::Object`].
-    class_refs: RefCell<Vec<ClassRef>>,
+    class_refs: RefCell<ClassRefs>,
     /// Where the bindings joined after conditionals came from ([`BindingSource::Joined`]).
     joined: Vec<Box<[Origin<'a>]>>,
     /// The kind of each list comprehension's or generator's element, as its loop variables were
@@ -1047,15 +1047,8 @@ impl<'a> SemanticModel<'a> {
 
     /// The number of the imported class `spelled`, allocating its name only the first time.
     fn imported_class_ref(&self, spelled: &str) -> ClassRefId {
-        let known = self
-            .class_refs
-            .borrow()
-            .iter()
-            .position(|known| matches!(known, ClassRef::Imported(name) if **name == *spelled));
-        match known {
-            Some(index) => index as ClassRefId,
-            None => self.class_ref(ClassRef::Imported(spelled.into())),
-        }
+        let known = self.class_refs.borrow().imported.get(spelled).copied();
+        known.unwrap_or_else(|| self.class_ref(ClassRef::Imported(spelled.into())))
     }
 
     pub fn class_of_ref(&self, id: ClassRefId) -> ClassRef {
@@ -3511,7 +3504,7 @@ fn note_question<K: PartialEq>(asked: &mut Vec<(K, Questions)>, key: K, question
 /// Kinds joined, where instances of different project classes stay instances of either (`s =
 /// BeamSearch(...) if beam else GreedySearch(...)`: `s.advance(x)` may run either's `advance`),
 /// as a reference spelled with each class (see [`spelled_union`]).
-fn join_instances(class_refs: &RefCell<Vec<ClassRef>>, classes: &[ClassInfo], a: Kind, b: Kind) -> Kind {
+fn join_instances(class_refs: &RefCell<ClassRefs>, classes: &[ClassInfo], a: Kind, b: Kind) -> Kind {
     let union = |x: ClassRefId, y: ClassRefId| {
         let spelled = |id| spelled_class(class_refs, classes, id);
         let union = spelled_union(&spelled(x), &spelled(y))?;
@@ -3527,18 +3520,45 @@ fn join_instances(class_refs: &RefCell<Vec<ClassRef>>, classes: &[ClassInfo], a:
     }
 }
 
-/// The number of a class reference in the file's list of them, given one on first use.
-fn intern_class_ref(class_refs: &RefCell<Vec<ClassRef>>, class: ClassRef) -> ClassRefId {
-    let mut refs = class_refs.borrow_mut();
-    if let Some(index) = refs.iter().position(|known| *known == class) {
-        return index as ClassRefId;
+/// The project classes a file refers to, numbered in the order they are first met, with the
+/// number of each found by a lookup (a file may name tens of thousands of classes: finding
+/// one by a scan of the list made the file's check quadratic in them).
+#[derive(Default)]
+struct ClassRefs {
+    list: Vec<ClassRef>,
+    local: FxHashMap<ClassId, ClassRefId>,
+    imported: FxHashMap<Box<str>, ClassRefId>,
+}
+
+impl std::ops::Index<usize> for ClassRefs {
+    type Output = ClassRef;
+
+    fn index(&self, id: usize) -> &ClassRef {
+        &self.list[id]
     }
-    refs.push(class);
-    (refs.len() - 1) as ClassRefId
+}
+
+/// The number of a class reference in the file's list of them, given one on first use.
+fn intern_class_ref(class_refs: &RefCell<ClassRefs>, class: ClassRef) -> ClassRefId {
+    let mut refs = class_refs.borrow_mut();
+    let known = match &class {
+        ClassRef::Local(id) => refs.local.get(id),
+        ClassRef::Imported(spelled) => refs.imported.get(spelled),
+    };
+    if let Some(&number) = known {
+        return number;
+    }
+    let number = refs.list.len() as ClassRefId;
+    match &class {
+        ClassRef::Local(id) => refs.local.insert(*id, number),
+        ClassRef::Imported(spelled) => refs.imported.insert(spelled.clone(), number),
+    };
+    refs.list.push(class);
+    number
 }
 
 /// A class reference spelled as the file spells it: a local class by its name.
-fn spelled_class(class_refs: &RefCell<Vec<ClassRef>>, classes: &[ClassInfo], id: ClassRefId) -> Box<str> {
+fn spelled_class(class_refs: &RefCell<ClassRefs>, classes: &[ClassInfo], id: ClassRefId) -> Box<str> {
     match &class_refs.borrow()[id as usize] {
         ClassRef::Local(local) => Box::from(classes[*local as usize].name.as_str()),
         ClassRef::Imported(spelled) => spelled.clone(),

@@ -173,10 +173,6 @@ fn spawn_drained(command: &mut Command) -> (std::process::Child, [std::thread::J
 /// Runs `command` to its end: its output, and its peak resident memory in bytes (the child's
 /// own high-water mark, from `wait4` as it is reaped).
 #[cfg(target_os = "linux")]
-#[expect(
-    clippy::zombie_processes,
-    reason = "the child is reaped by `wait4`, which gives its memory too"
-)]
 pub fn run_measuring_memory(command: &mut Command) -> (Output, u64) {
     use std::os::unix::process::ExitStatusExt;
     use std::process::ExitStatus;

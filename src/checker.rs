@@ -3859,15 +3859,30 @@ struct DecodeScan<'c, 'a> {
     calls_count: bool,
 }
 
-impl DecodeScan<'_, '_> {
-    fn body(&self, body: &[Stmt], calls_count: bool) -> LoopCalls {
-        let mut scan = DecodeScan {
+impl<'c, 'a> DecodeScan<'c, 'a> {
+    /// A scan of nested code, that tells this one what it found.
+    fn inner(&self, calls_count: bool) -> DecodeScan<'c, 'a> {
+        DecodeScan {
             checker: self.checker,
             calls: LoopCalls::default(),
             calls_count,
-        };
+        }
+    }
+
+    fn body(&self, body: &[Stmt], calls_count: bool) -> LoopCalls {
+        let mut scan = self.inner(calls_count);
         scan.visit_body(body);
         scan.calls
+    }
+
+    /// Takes the calls of the code `walk` visits, where calls count, but not its decoding
+    /// loops (those of an `except` clause or a `match` case).
+    fn calls_only(&mut self, walk: impl FnOnce(&mut DecodeScan<'c, 'a>)) {
+        if self.calls_count {
+            let mut scan = self.inner(true);
+            walk(&mut scan);
+            self.calls.calls_of(scan.calls);
+        }
     }
 
     /// Takes the calls of `body`, and its decoding loops where they count.
@@ -3920,30 +3935,14 @@ impl<'b> Visitor<'b> for DecodeScan<'_, '_> {
             }
             Stmt::Try(try_stmt) => {
                 self.nested(&try_stmt.body, true);
-                // An `except` clause's loops do not count, so only its calls matter.
-                for handler in try_stmt.handlers.iter().filter(|_| self.calls_count) {
-                    let mut handler_scan = DecodeScan {
-                        checker: self.checker,
-                        calls: LoopCalls::default(),
-                        calls_count: self.calls_count,
-                    };
-                    handler_scan.visit_except_handler(handler);
-                    self.calls.calls_of(handler_scan.calls);
+                for handler in &try_stmt.handlers {
+                    self.calls_only(|scan| scan.visit_except_handler(handler));
                 }
                 self.nested(&try_stmt.orelse, false);
                 self.nested(&try_stmt.finalbody, false);
             }
-            // Statements of no other kind hold a decoding loop, so only their calls matter.
-            _ if !self.calls_count => {}
-            _ => {
-                let mut other = DecodeScan {
-                    checker: self.checker,
-                    calls: LoopCalls::default(),
-                    calls_count: true,
-                };
-                visitor::walk_stmt(&mut other, stmt);
-                self.calls.calls_of(other.calls);
-            }
+            // Statements of no other kind hold a decoding loop that counts.
+            _ => self.calls_only(|scan| visitor::walk_stmt(scan, stmt)),
         }
     }
 

@@ -1042,7 +1042,7 @@ impl<'a> SemanticModel<'a> {
 
     /// The number of a class reference, given one on first use.
     pub(crate) fn class_ref(&self, class: ClassRef) -> ClassRefId {
-        intern_class_ref(&self.class_refs, class)
+        self.class_refs.borrow_mut().intern(class)
     }
 
     /// The number of the imported class `spelled`, allocating its name only the first time.
@@ -3508,7 +3508,7 @@ fn join_instances(class_refs: &RefCell<ClassRefs>, classes: &[ClassInfo], a: Kin
     let union = |x: ClassRefId, y: ClassRefId| {
         let spelled = |id| spelled_class(class_refs, classes, id);
         let union = spelled_union(&spelled(x), &spelled(y))?;
-        Some(intern_class_ref(class_refs, ClassRef::Imported(union)))
+        Some(class_refs.borrow_mut().intern(ClassRef::Imported(union)))
     };
     match (a, b) {
         (Kind::Object(x), Kind::Object(y)) if x != y => union(x, y).map_or(Kind::Unknown, Kind::Object),
@@ -3538,23 +3538,24 @@ impl std::ops::Index<usize> for ClassRefs {
     }
 }
 
-/// The number of a class reference in the file's list of them, given one on first use.
-fn intern_class_ref(class_refs: &RefCell<ClassRefs>, class: ClassRef) -> ClassRefId {
-    let mut refs = class_refs.borrow_mut();
-    let known = match &class {
-        ClassRef::Local(id) => refs.local.get(id),
-        ClassRef::Imported(spelled) => refs.imported.get(spelled),
-    };
-    if let Some(&number) = known {
-        return number;
+impl ClassRefs {
+    /// The number of a class reference in the list, given one on first use.
+    fn intern(&mut self, class: ClassRef) -> ClassRefId {
+        let known = match &class {
+            ClassRef::Local(id) => self.local.get(id),
+            ClassRef::Imported(spelled) => self.imported.get(spelled),
+        };
+        if let Some(&number) = known {
+            return number;
+        }
+        let number = self.list.len() as ClassRefId;
+        match &class {
+            ClassRef::Local(id) => self.local.insert(*id, number),
+            ClassRef::Imported(spelled) => self.imported.insert(spelled.clone(), number),
+        };
+        self.list.push(class);
+        number
     }
-    let number = refs.list.len() as ClassRefId;
-    match &class {
-        ClassRef::Local(id) => refs.local.insert(*id, number),
-        ClassRef::Imported(spelled) => refs.imported.insert(spelled.clone(), number),
-    };
-    refs.list.push(class);
-    number
 }
 
 /// A class reference spelled as the file spells it: a local class by its name.

@@ -274,14 +274,9 @@ fn open_cache(
         folder: cwd.to_path_buf(),
     });
     for path in named {
-        let folder = if path.is_dir() {
-            path
-        } else {
-            path.parent().map_or_else(|| cwd.to_path_buf(), Path::to_path_buf)
-        };
         guarded.push(Guarded {
             what: "a folder being checked",
-            folder,
+            folder: folder_of(&path, cwd).to_path_buf(),
         });
     }
     let checked = files.iter().map(|file| file.path.as_path());
@@ -446,16 +441,20 @@ fn with_project(
     (files, named)
 }
 
-/// The project a path (under `cwd`) is checked in: the folder its settings' `project-root`
-/// names, else the nearest folder upwards with a project's marker.
-fn project_root_of(path: &Path, resolver: &Resolver, cwd: &Path) -> Option<PathBuf> {
-    let folder = if path.is_dir() {
+/// The folder a path names, or the folder of the file it names (`cwd` for a bare name).
+fn folder_of<'p>(path: &'p Path, cwd: &'p Path) -> &'p Path {
+    if path.is_dir() {
         path
     } else {
         path.parent().unwrap_or(cwd)
-    };
+    }
+}
+
+/// The project a path (under `cwd`) is checked in: the folder its settings' `project-root`
+/// names, else the nearest folder upwards with a project's marker.
+fn project_root_of(path: &Path, resolver: &Resolver, cwd: &Path) -> Option<PathBuf> {
     resolver
-        .for_dir(folder)
+        .for_dir(folder_of(path, cwd))
         .project_root
         .clone()
         .or_else(|| crate::discovery::project_root(path))

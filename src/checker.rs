@@ -20,15 +20,15 @@ use crate::parse::literal_text;
 use crate::registry::{Rule, RuleSet};
 use crate::rules;
 use crate::semantic::facts::{self, ReturnsByType, TypeSet};
-use crate::semantic::model::{
-    Analysis, ArmOutcome, ClassId, Flow, MethodsCalledOn, ParamDefault, ScopeKind, StoredCallable, device_from_str,
-    falls_back_on_none, is_false_literal, is_host_library, is_library, is_zero_int,
-};
 use crate::semantic::names::{
     calls_a_network, contains_ignoring_ascii_case, ends_with_ignoring_ascii_case, last_name, names_a_loader,
     names_a_network, names_a_progress_wrapper,
 };
 use crate::semantic::torch_api as api;
+use crate::semantic::{
+    Analysis, ArmOutcome, ClassId, Flow, MethodsCalledOn, ParamDefault, ScopeKind, StoredCallable, device_from_str,
+    falls_back_on_none, is_false_literal, is_host_library, is_library, is_zero_int,
+};
 use crate::semantic::{
     Argument, ArgumentDetail, BatchSource, Binding, BindingSource, CallArguments, CallArity, CallSite, Callee,
     ClassInfo, ClassRef, ClassSummary, DeadWhere, Device, EntryAsked, FileFacts, FileSemantics, FunctionDetails,
@@ -3348,7 +3348,7 @@ impl<'a> Checker<'a> {
     /// `t.device.type` compared with `"cuda"` or `"cpu"`, or `t.device` with `torch.device(...)`
     /// of one: the tensor, and whether the device named is a GPU.
     fn device_compared<'e>(&self, side: &'e Expr, device: &Expr) -> Option<(&'e ast::ExprName, bool)> {
-        let named = |text: &str| match crate::semantic::model::device_from_str(text) {
+        let named = |text: &str| match device_from_str(text) {
             Device::Cpu => Some(false),
             Device::Cuda => Some(true),
             _ => None,

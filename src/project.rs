@@ -11,9 +11,9 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::parse::SourceKind;
+use crate::semantic::ClassId;
 use crate::semantic::facts::merged_with_callers;
 use crate::semantic::facts::{CalleeSync, InstancesByClass};
-use crate::semantic::model::ClassId;
 use crate::semantic::names::names_a_step;
 use crate::semantic::{
     Argument, CallArguments, CallSite, Callee, ClassRef, DeadWhere, Dependence, Device, Export, FileFacts,
@@ -2051,7 +2051,7 @@ impl ClassIndex {
                         class
                             .bases
                             .iter()
-                            .filter(|base| !crate::semantic::model::is_library(base))
+                            .filter(|base| !crate::semantic::is_library(base))
                             .filter_map(|base| class_named(modules, index, file, base))
                             .collect()
                     })

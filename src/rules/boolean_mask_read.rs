@@ -11,7 +11,7 @@ use crate::diagnostic::{Edit, Fix};
 use crate::parse::literal_text;
 use crate::registry::Rule;
 use crate::semantic::Kind;
-use crate::semantic::model::SemanticModel;
+use crate::semantic::SemanticModel;
 
 pub(crate) fn subscript(checker: &mut Checker, subscript: &ExprSubscript) {
     if !checker.enabled(Rule::BooleanMaskRead) || subscript.ctx != ExprContext::Load {

@@ -15,9 +15,14 @@ pub use demand::{Demand, Dependence, GivenAsked, Question, Questions, refines_pa
 pub use facts::{FileFacts, Given, ProjectKind, ProjectReturns};
 pub use hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
 pub use kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
+pub(crate) use model::{
+    Analysis, ArmOutcome, Flow, device_from_str, falls_back_on_none, is_false_literal, is_host_library, is_library,
+    is_zero_int,
+};
 pub use model::{
     Argument, ArgumentDetail, Binding, BindingSource, CallArguments, CallArity, CallSite, Callee, ClassInfo, ClassRef,
     ClassSummary, DeadWhere, EntryAsked, Export, Exports, FileSemantics, FunctionDetails, FunctionInfo,
     FunctionSummary, ImportedAttribute, ImportedCall, LoopInfo, ParamSummary, ParameterSync, Receiver, Returned,
     ScopeKind, SemanticModel, Signature,
 };
+pub use model::{ClassId, MethodsCalledOn, ParamDefault, StoredCallable};

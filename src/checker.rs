@@ -18,7 +18,7 @@ use crate::lines::Lines;
 use crate::nesting::MAX_NESTING;
 use crate::parse::literal_text;
 use crate::registry::{Rule, RuleSet};
-use crate::rules;
+use crate::rules::{self, Findings, RuleContext};
 use crate::semantic::facts::{self, ReturnsByType, TypeSet};
 use crate::semantic::names::{
     calls_a_network, contains_ignoring_ascii_case, ends_with_ignoring_ascii_case, last_name, names_a_loader,
@@ -70,7 +70,8 @@ pub struct Checker<'a> {
     source: &'a str,
     lines: &'a Lines<'a>,
     options: &'a CheckOptions<'a>,
-    diagnostics: Vec<Diagnostic>,
+    /// What the rules found so far.
+    findings: Findings,
     /// The join of the `return` kinds of the function being analysed.
     returns: Option<Kind>,
     /// What the `return` values of the function being analysed depend on, where it cannot
@@ -91,11 +92,6 @@ pub struct Checker<'a> {
     /// What `self.<attr>(...)` calls by the file's constructions of the class, by (class,
     /// attribute), found when first needed (see [`Checker::constructed_callees`]).
     constructed: std::cell::RefCell<FxHashMap<(ClassId, Name), Vec<Callee>>>,
-    /// `DataLoader(...)` calls without `pin_memory=True`.
-    unpinned_loaders: Vec<TextRange>,
-    /// Loaders (by constructor offset) whose batches are copied to the GPU on a hot line, with
-    /// the context of the first such copy.
-    loaders_copied: Vec<(BatchSource, HotContext)>,
     /// Qualified names of the project names the file calls.
     project_imports: Vec<ImportedCall>,
     /// Attributes of other files' classes' instances the file's functions read.
@@ -125,9 +121,6 @@ pub struct Checker<'a> {
     called: TextRange,
     /// Findings on values made from parameters, for [`FunctionSummary::syncs_on`].
     parameter_syncs: Vec<ParameterSyncFound>,
-    /// Findings at calls that reach a sync in another function (rule, end), with that sync and
-    /// its place: a caller of this function is told of that sync, not of the call.
-    deeper_syncs: Vec<(Rule, TextSize, Box<str>)>,
     /// The statements and compound expressions being visited now, counted across the
     /// functions analysed inside one another (a function analysed on demand is visited inside
     /// the visit of the call that asked): what the stack holds, in tree levels.
@@ -189,7 +182,7 @@ pub fn check_module<'a>(
         source,
         lines,
         options,
-        diagnostics: Vec::new(),
+        findings: Findings::default(),
         returns: None,
         return_depends: None,
         returns_tuple: None,
@@ -198,8 +191,6 @@ pub fn check_module<'a>(
         yields: false,
         module_body: &module.body,
         constructed: Default::default(),
-        unpinned_loaders: Vec::new(),
-        loaders_copied: Vec::new(),
         project_imports: Vec::new(),
         attributes_asked: Vec::new(),
         step_work_asked: Vec::new(),
@@ -211,7 +202,6 @@ pub fn check_module<'a>(
         attributes_set_outside: Vec::new(),
         called: TextRange::default(),
         parameter_syncs: Vec::new(),
-        deeper_syncs: Vec::new(),
         levels: 0,
     };
     checker.model.test_code = options.test_code;
@@ -249,45 +239,6 @@ pub fn check_module<'a>(
 }
 
 impl<'a> Checker<'a> {
-    pub fn model(&self) -> &SemanticModel<'a> {
-        &self.model
-    }
-
-    pub fn source(&self) -> &'a str {
-        self.source
-    }
-
-    /// The source text of a node.
-    pub fn slice(&self, ranged: impl Ranged) -> &'a str {
-        &self.source[ranged.range()]
-    }
-
-    pub fn enabled(&self, rule: Rule) -> bool {
-        self.options.rules.contains(rule)
-    }
-
-    /// Whether anything reported here could ever be shown.
-    pub fn is_cold(&self) -> bool {
-        self.model.is_cold()
-    }
-
-    /// Records a finding in the current flow context; findings in cold code are dropped now.
-    pub fn report(&mut self, mut diagnostic: Diagnostic) {
-        let context = self.model.context();
-        if context == HotContext::Cold || !self.enabled(diagnostic.rule) {
-            return;
-        }
-        self.note_given_guards();
-        diagnostic.context = context;
-        self.diagnostics.push(diagnostic);
-    }
-
-    /// What hot code reports or calls in an arm that callers' arguments decide runs would go
-    /// if they decided otherwise: the project is asked to keep telling them.
-    fn note_given_guards(&self) {
-        self.ask_given(self.model.flow.given_guards);
-    }
-
     /// Asks the project to tell what hot callers give the parameters in `guards`.
     fn ask_given(&self, guards: GivenAsked) {
         if !guards.is_empty() {
@@ -296,65 +247,23 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// The qualified name of what `call` calls (`torch.nn.functional.cross_entropy`).
-    pub fn callee(&self, call: &ast::ExprCall) -> Option<Rc<str>> {
-        self.model.callee(call)
-    }
-
-    /// The module's top-level statements (to place a new import).
-    pub fn module_body(&self) -> &'a [Stmt] {
-        self.module_body
-    }
-
-    /// The body of the function being checked, or the module's for top-level code: where a
-    /// fix following a local value across statements looks.
-    pub fn enclosing_body(&self) -> &'a [Stmt] {
-        self.model
-            .current_function()
-            .map_or(self.module_body, |function| &function.def.body)
-    }
-
-    /// Gives the finding `rule` reported at `range` a fix (a rule that sees the fixable shape
-    /// only at a parent node). Not where the fix would delete a comment.
-    pub fn attach_fix(&mut self, rule: Rule, range: TextRange, title: String, fix: crate::diagnostic::Fix) {
-        if crate::rules::edits::drops_comment(self.source, &fix.edits) {
-            return;
-        }
-        if let Some(diagnostic) = self
-            .diagnostics
-            .iter_mut()
-            .rev()
-            .find(|d| d.rule == rule && d.range == range && d.fix.is_none())
-        {
-            diagnostic.fix_title = Some(title);
-            diagnostic.fix = Some(fix);
-        }
-    }
-
-    /// Reports a call that reaches `sync` (what syncs and where) in the function it calls.
-    pub fn report_deeper_sync(&mut self, diagnostic: Diagnostic, sync: &str) {
-        self.deeper_syncs
-            .push((diagnostic.rule, diagnostic.range.end(), sync.into()));
-        self.report(diagnostic);
-    }
-
-    /// Drops the finding `rule` reported at `range`: a more specific rule reports the same
-    /// sync with a better rewrite.
-    pub fn supersede(&mut self, rule: Rule, range: TextRange) {
-        self.diagnostics.retain(|d| !(d.rule == rule && d.range == range));
-    }
-
     /// Runs rules, noting what the values they ask about and the file cannot tell depend on.
     #[inline]
-    fn run_rules(&mut self, rules: impl FnOnce(&mut Self)) {
-        let reported = self.diagnostics.len();
+    fn run_rules(&mut self, rules: impl FnOnce(&mut RuleContext)) {
+        let reported = self.findings.diagnostics.len();
         self.model.in_rule.set(true);
         self.model.slots_traced.set(0);
-        rules(self);
+        rules(&mut RuleContext::new(
+            &self.model,
+            self.source,
+            self.options.rules,
+            self.module_body,
+            &mut self.findings,
+        ));
         self.model.in_rule.set(false);
         // A finding may rest on a guess about a parameter (a tensor by its name in a
         // `forward`): what callers pass may overturn it (a CPU tensor, a number).
-        if self.diagnostics.len() > reported
+        if self.findings.diagnostics.len() > reported
             && let Some(id) = self.model.flow.function
         {
             self.note_parameter_syncs(id, reported);
@@ -386,7 +295,7 @@ impl<'a> Checker<'a> {
             .enumerate()
             .filter(|(_, param)| param.kind.kind == Kind::Unknown)
             .fold(0, |bits, (slot, _)| bits | slot_bit(slot));
-        for diagnostic in &self.diagnostics[reported..] {
+        for diagnostic in &self.findings.diagnostics[reported..] {
             if diagnostic.context == HotContext::InFunction(id) && diagnostic.rule.reads_the_value() {
                 self.parameter_syncs.push(ParameterSyncFound {
                     function: id,
@@ -405,7 +314,7 @@ impl<'a> Checker<'a> {
     /// reader (and a `# noqa`) looks for it.
     fn start_at_the_method(&mut self, expr: &Expr, reported: usize) {
         // Most expressions report nothing: no line is looked up for them.
-        if self.diagnostics.len() == reported {
+        if self.findings.diagnostics.len() == reported {
             return;
         }
         let Expr::Call(call) = expr else { return };
@@ -415,7 +324,7 @@ impl<'a> Checker<'a> {
         if self.line(attribute.attr.start()) == self.line(call.start()) {
             return;
         }
-        for diagnostic in &mut self.diagnostics[reported..] {
+        for diagnostic in &mut self.findings.diagnostics[reported..] {
             if diagnostic.range == call.range() {
                 diagnostic.range = TextRange::new(attribute.attr.start(), call.end());
             }
@@ -433,10 +342,8 @@ impl<'a> Checker<'a> {
     }
 
     fn finish(mut self) -> CheckResult {
-        if self.enabled(Rule::DataloaderWithoutPinMemory) {
-            let found = rules::report_unpinned_loaders(&self.unpinned_loaders, &self.loaders_copied);
-            self.diagnostics.extend(found);
-        }
+        let found = rules::dispatch::end_of_file(self.options.rules, &self.findings);
+        self.findings.diagnostics.extend(found);
         let mut model = self.model;
         for asked in self.constructions_asked.into_inner() {
             let function = &mut model.functions[asked.init as usize];
@@ -453,12 +360,12 @@ impl<'a> Checker<'a> {
         let mut reported: FxHashMap<(Rule, TextSize), &Diagnostic> = FxHashMap::default();
         let mut deeper: FxHashMap<(Rule, TextSize), &Box<str>> = FxHashMap::default();
         if !self.parameter_syncs.is_empty() {
-            for diagnostic in &self.diagnostics {
+            for diagnostic in &self.findings.diagnostics {
                 reported
                     .entry((diagnostic.rule, diagnostic.range.end()))
                     .or_insert(diagnostic);
             }
-            for (rule, end, sync) in &self.deeper_syncs {
+            for (rule, end, sync) in &self.findings.deeper_syncs {
                 deeper.entry((*rule, *end)).or_insert(sync);
             }
         }
@@ -584,7 +491,7 @@ impl<'a> Checker<'a> {
         attributes_set_outside.dedup();
 
         CheckResult {
-            diagnostics: self.diagnostics,
+            diagnostics: self.findings.diagnostics,
             semantics: FileSemantics {
                 functions,
                 call_sites: model.call_sites,
@@ -1045,7 +952,7 @@ impl<'a> Checker<'a> {
                 bases.push(
                     self.model
                         .qualified_name(base)
-                        .unwrap_or_else(|| self.slice(base).to_string()),
+                        .unwrap_or_else(|| self.source[base.range()].to_string()),
                 );
             }
         }
@@ -2633,7 +2540,7 @@ impl<'a> Checker<'a> {
         arity: CallArity,
     ) {
         if context != HotContext::Cold {
-            self.note_given_guards();
+            self.ask_given(self.model.flow.given_guards);
         }
         self.model.call_sites.push(CallSite {
             callee,
@@ -2816,7 +2723,7 @@ impl<'a> Checker<'a> {
                 {
                     return Some(method(ClassRef::Local(*id), attr, false));
                 }
-                if self.callee(call).is_some() {
+                if self.model.callee(call).is_some() {
                     return self.imported_callee(call);
                 }
                 let receiver = self.model.kind_of(&attribute.value);
@@ -3032,15 +2939,11 @@ impl<'a> Checker<'a> {
             let to_gpu = attribute.attr.as_str() == "cuda"
                 || self.model.target_device_of_to(call).is_some_and(|d| d != Device::Cpu);
             let context = self.model.context();
-            if facts.is_batch()
-                && to_gpu
-                && context != HotContext::Cold
-                && !self.loaders_copied.iter().any(|(source, _)| *source == facts.batch)
-            {
-                self.loaders_copied.push((facts.batch, context));
+            if facts.is_batch() && to_gpu && context != HotContext::Cold {
+                self.findings.loaders.copied_to_gpu(facts.batch, context);
             }
         }
-        let qualified = self.callee(call);
+        let qualified = self.model.callee(call);
         if let Some(qualified) = qualified.as_deref() {
             if qualified == "torch.distributions.Distribution.set_default_validate_args" {
                 let disabled = matches!(call.arguments.args.first(), Some(Expr::BooleanLiteral(b)) if !b.value);
@@ -3052,10 +2955,7 @@ impl<'a> Checker<'a> {
                 return;
             }
             if api::is_data_loader(qualified) {
-                let pin = call.arguments.find_keyword("pin_memory").map(|k| &k.value);
-                if pin.is_none() || matches!(pin, Some(Expr::BooleanLiteral(b)) if !b.value) {
-                    self.unpinned_loaders.push(call.range());
-                }
+                self.findings.loaders.constructed(call);
             }
             if matches!(qualified, "torch.distributed.all_reduce" | "torch.distributed.reduce")
                 && call.arguments.find_keyword("async_op").is_none()
@@ -4785,7 +4685,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 for target in &assign.targets {
                     self.visit_expr(target);
                 }
-                self.run_rules(|checker| rules::check_stmt(checker, stmt));
+                self.run_rules(|context| rules::dispatch::check_stmt(context, stmt));
                 let kind = self.model.kind_of(&assign.value);
                 for target in &assign.targets {
                     self.bind_target(target, kind, Some(&assign.value));
@@ -4796,7 +4696,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     self.visit_expr(value);
                 }
                 self.visit_expr(&assign.target);
-                self.run_rules(|checker| rules::check_stmt(checker, stmt));
+                self.run_rules(|context| rules::dispatch::check_stmt(context, stmt));
                 let kind = match &assign.value {
                     Some(value) => self.model.kind_of(value),
                     None => self.model.annotation_kind(&assign.annotation),
@@ -4806,7 +4706,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
             Stmt::AugAssign(assign) => {
                 self.visit_expr(&assign.value);
                 self.visit_expr(&assign.target);
-                self.run_rules(|checker| rules::check_stmt(checker, stmt));
+                self.run_rules(|context| rules::dispatch::check_stmt(context, stmt));
                 let target = self.model.kind_of(&assign.target);
                 let value = self.model.kind_of(&assign.value);
                 // `keep &= score > t` of masks is a mask.
@@ -4873,7 +4773,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     epoch,
                     starts_hotness,
                 });
-                self.run_rules(|checker| rules::check_stmt(checker, stmt));
+                self.run_rules(|context| rules::dispatch::check_stmt(context, stmt));
                 self.visit_body(&for_stmt.body);
                 self.model.flow.loops.pop();
                 self.visit_optional(&for_stmt.orelse);
@@ -4890,14 +4790,14 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     starts_hotness,
                 });
                 self.visit_expr(&while_stmt.test);
-                self.run_rules(|checker| rules::check_stmt(checker, stmt));
+                self.run_rules(|context| rules::dispatch::check_stmt(context, stmt));
                 self.visit_body(&while_stmt.body);
                 self.model.flow.loops.pop();
                 self.visit_optional(&while_stmt.orelse);
             }
             Stmt::If(if_stmt) => {
                 self.visit_expr(&if_stmt.test);
-                self.run_rules(|checker| rules::check_stmt(checker, stmt));
+                self.run_rules(|context| rules::dispatch::check_stmt(context, stmt));
                 let mut arms = vec![self.visit_guarded_arm(&if_stmt.test, if_stmt.start(), &if_stmt.body)];
                 // The clauses after it run where every earlier test failed: on no step where
                 // one holds on every step (`if not force_not_quantize:` that no hot caller
@@ -4924,7 +4824,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                         Some(test) => {
                             let entered = self.enter_arm(earlier.clone());
                             self.visit_expr(test);
-                            self.run_rules(|checker| rules::check_elif(checker, test));
+                            self.run_rules(|context| rules::dispatch::check_elif(context, test));
                             arms.push(self.visit_guarded_arm(test, clause.start(), &clause.body));
                             self.leave_arm(entered);
                         }
@@ -5010,7 +4910,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                         self.visit_expr(target);
                     }
                 }
-                self.run_rules(|checker| rules::check_stmt(checker, stmt));
+                self.run_rules(|context| rules::dispatch::check_stmt(context, stmt));
                 self.visit_body(&with_stmt.body);
                 for _ in 0..pushed {
                     self.model.flow.default_device_stack.pop();
@@ -5020,7 +4920,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 if let Some(value) = &ret.value {
                     self.visit_expr(value);
                 }
-                self.run_rules(|checker| rules::check_stmt(checker, stmt));
+                self.run_rules(|context| rules::dispatch::check_stmt(context, stmt));
                 let kind = ret.value.as_deref().map_or(Kind::NoneValue, |v| self.model.kind_of(v));
                 // What it returns (or the elements of the tuple it returns) may become known
                 // with what its callers pass.
@@ -5066,7 +4966,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
             }
             Stmt::Assert(assert) => {
                 self.visit_expr(&assert.test);
-                self.run_rules(|checker| rules::check_stmt(checker, stmt));
+                self.run_rules(|context| rules::dispatch::check_stmt(context, stmt));
                 // The message is built only when the assertion fails: once, not every step.
                 if let Some(msg) = &assert.msg {
                     self.model.flow.except_depth += 1;
@@ -5081,7 +4981,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
             }
             _ => {
                 visitor::walk_stmt(self, stmt);
-                self.run_rules(|checker| rules::check_stmt(checker, stmt));
+                self.run_rules(|context| rules::dispatch::check_stmt(context, stmt));
             }
         }
     }
@@ -5190,8 +5090,8 @@ impl<'a> Checker<'a> {
             }
             _ => visitor::walk_expr(self, expr),
         }
-        let reported = self.diagnostics.len();
-        self.run_rules(|checker| rules::check_expr(checker, expr));
+        let reported = self.findings.diagnostics.len();
+        self.run_rules(|context| rules::dispatch::check_expr(context, expr));
         self.start_at_the_method(expr, reported);
     }
 }

@@ -5,11 +5,11 @@ use ruff_python_ast::{Expr, ExprCall};
 use ruff_text_size::Ranged;
 
 use super::{method_call, report};
-use crate::checker::Checker;
 use crate::registry::Rule;
+use crate::rules::RuleContext;
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
-    if !checker.enabled(Rule::BarrierInStep) {
+pub(crate) fn call(context: &mut RuleContext, call: &ExprCall, callee: Option<&str>) {
+    if !context.enabled(Rule::BarrierInStep) {
         return;
     }
     if let Some(qualified) = callee {
@@ -17,7 +17,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
             "torch.distributed.barrier" => (
                 format!(
                     "`{}()` blocks the host until every rank and the GPU catch up",
-                    checker.slice(&*call.func)
+                    context.slice(&*call.func)
                 ),
                 "drop it from the step: collectives already order the ranks; keep barriers for setup and checkpoints"
                     .to_string(),
@@ -28,23 +28,23 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
             | "torch.distributed.scatter_object_list" => (
                 format!(
                     "`{}` pickles through the host and waits for the GPU",
-                    checker.slice(&*call.func)
+                    context.slice(&*call.func)
                 ),
                 "exchange tensors (`all_gather_into_tensor`) and keep them on the device".to_string(),
             ),
             _ => return,
         };
-        report(checker, Rule::BarrierInStep, call.range(), message, help);
+        report(context, Rule::BarrierInStep, call.range(), message, help);
         return;
     }
     if let Some((Expr::Name(name), "item")) = method_call(call)
         && call.arguments.is_empty()
-        && checker.model().is_all_reduced(name.id.as_str())
+        && context.model().is_all_reduced(name.id.as_str())
     {
         // Reported where the host waits: the all-reduce itself returns at once.
         let metric = name.id.to_string();
         report(
-            checker,
+            context,
             Rule::BarrierInStep,
             call.range(),
             format!(

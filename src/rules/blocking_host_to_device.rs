@@ -8,9 +8,9 @@ use ruff_text_size::Ranged;
 
 use super::edits::{add_argument, torch_name};
 use super::{keyword_may_be_true, locals, method_call, report};
-use crate::checker::Checker;
 use crate::diagnostic::{Diagnostic, Edit, Fix};
 use crate::registry::Rule;
+use crate::rules::RuleContext;
 use crate::semantic::{BatchSource, Device, Kind};
 
 /// A Python number literal (`3`, `-1.5`, `True`): `torch.full((), lit)` makes the same dtype
@@ -43,23 +43,23 @@ fn gives_data(call: &ExprCall) -> bool {
     }
 }
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
-    if !checker.enabled(Rule::BlockingHostToDevice) {
+pub(crate) fn call(context: &mut RuleContext, call: &ExprCall, callee: Option<&str>) {
+    if !context.enabled(Rule::BlockingHostToDevice) {
         return;
     }
     let qualified = callee;
     match qualified {
-        Some("torch.tensor" | "torch.as_tensor") => factory(checker, call),
+        Some("torch.tensor" | "torch.as_tensor") => factory(context, call),
         Some(_) => {}
-        None => method(checker, call),
+        None => method(context, call),
     }
 }
 
-fn factory(checker: &mut Checker, call: &ExprCall) {
+fn factory(context: &mut RuleContext, call: &ExprCall) {
     let Some(device) = call.arguments.find_keyword("device") else {
         return;
     };
-    if checker
+    if context
         .model()
         .device_of(&device.value)
         .is_none_or(|d| d == Device::Cpu)
@@ -73,11 +73,11 @@ fn factory(checker: &mut Checker, call: &ExprCall) {
         return;
     }
     // Copying a tensor that is already on the GPU does not touch the host.
-    if checker.model().tensor(data).is_some_and(|f| f.device != Device::Cpu) {
+    if context.model().tensor(data).is_some_and(|f| f.device != Device::Cpu) {
         return;
     }
-    let func = checker.slice(&*call.func);
-    let device_text = checker.slice(&device.value);
+    let func = context.slice(&*call.func);
+    let device_text = context.slice(&device.value);
     let mut diagnostic = Diagnostic::new(
         Rule::BlockingHostToDevice,
         call.range(),
@@ -95,11 +95,11 @@ fn factory(checker: &mut Checker, call: &ExprCall) {
         // the name torch is bound to, or `import torch`.
         let (torch, mut edits) = match call.func.as_ref() {
             Expr::Attribute(attribute) => (
-                checker.slice(&*attribute.value).to_string(),
+                context.slice(&*attribute.value).to_string(),
                 vec![Edit::replace(attribute.attr.range(), "full")],
             ),
             _ => {
-                let (torch, import) = torch_name(checker);
+                let (torch, import) = torch_name(context);
                 let mut edits = vec![Edit::replace(call.func.range(), format!("{torch}.full"))];
                 edits.extend(import);
                 (torch, edits)
@@ -108,22 +108,22 @@ fn factory(checker: &mut Checker, call: &ExprCall) {
         // `()` goes before the value (and its parentheses); the rest of the call, comments and
         // layout included, stays as it is.
         let open = call.arguments.start() + ruff_text_size::TextSize::from(1);
-        edits.push(Edit::insert(super::edits::next_token(checker.source(), open), "(), "));
-        let keywords: Vec<&str> = call.arguments.keywords.iter().map(|k| checker.slice(k)).collect();
-        let replacement = format!("{torch}.full((), {}, {})", checker.slice(data), keywords.join(", "));
+        edits.push(Edit::insert(super::edits::next_token(context.source(), open), "(), "));
+        let keywords: Vec<&str> = call.arguments.keywords.iter().map(|k| context.slice(k)).collect();
+        let replacement = format!("{torch}.full((), {}, {})", context.slice(data), keywords.join(", "));
         diagnostic = diagnostic.with_fix(format!("Replace with `{replacement}`"), Fix::safe(edits));
     }
-    checker.report(diagnostic);
+    context.report(diagnostic);
 }
 
-fn method(checker: &mut Checker, call: &ExprCall) {
+fn method(context: &mut RuleContext, call: &ExprCall) {
     let Some((receiver, method)) = method_call(call) else {
         return;
     };
     match method {
         // `cpu_t.type_as(gpu_t)` copies to `gpu_t`'s device as `.to()` would, always blocking.
         "type_as" => {
-            let model = checker.model();
+            let model = context.model();
             let (Kind::Tensor(facts), Some(other)) =
                 (model.kind_for_device_test(receiver), call.arguments.args.first())
             else {
@@ -133,30 +133,30 @@ fn method(checker: &mut Checker, call: &ExprCall) {
                 return;
             }
             report_copy(
-                checker,
+                context,
                 call,
                 "create it on the GPU once (`register_buffer`, or `device=` where it is made) instead of copying it every step",
             );
         }
         "copy_" if !keyword_may_be_true(call, "non_blocking") => {
             if let Some(source) = call.arguments.args.first() {
-                cpu_into_cuda(checker, receiver, source, call.range());
+                cpu_into_cuda(context, receiver, source, call.range());
             }
         }
         // `x.new(data)` copies it (measured: 30.06 ms); `x.new(n, m)` of sizes allocates.
         "new_tensor" | "new"
-            if checker.model().is_maybe_cuda_tensor(receiver)
+            if context.model().is_maybe_cuda_tensor(receiver)
                 && gives_data(call)
-                && !(method == "new" && gives_sizes(checker, call)) =>
+                && !(method == "new" && gives_sizes(context, call)) =>
         {
             report_copy(
-                checker,
+                context,
                 call,
                 "create it once, outside the loop, or use `new_full` / `torch.full` for constants",
             );
         }
         "to" | "cuda" => {
-            let Kind::Tensor(facts) = checker.model().kind_for_device_test(receiver) else {
+            let Kind::Tensor(facts) = context.model().kind_for_device_test(receiver) else {
                 return;
             };
             if facts.device != Device::Cpu {
@@ -180,12 +180,12 @@ fn method(checker: &mut Checker, call: &ExprCall) {
             let target = if method == "cuda" {
                 Some(Device::Cuda)
             } else {
-                checker.model().target_device_of_to(call)
+                context.model().target_device_of_to(call)
             };
             if target.is_none_or(|d| d == Device::Cpu) {
                 return;
             }
-            let text = checker.slice(call);
+            let text = context.slice(call);
             let help = if non_blocking {
                 "the source is pageable, so `non_blocking=True` still blocks: pin it once (`.pin_memory()`) outside the loop".to_string()
             } else if facts.pinned {
@@ -204,13 +204,13 @@ fn method(checker: &mut Checker, call: &ExprCall) {
             );
             if (loader_batch || facts.pinned)
                 && !non_blocking
-                && let Some(edit) = non_blocking_edit(checker, call, method)
+                && let Some(edit) = non_blocking_edit(context, call, method)
             {
                 // Same values: the copy is ordered on the stream before any use. A loader's
                 // batch stops blocking once the loader pins memory (SYNC402). A pinned tensor
                 // read from a list of them is a buffer of its own; any other pinned tensor may
                 // be a staging buffer the host fills again before the copy has run (unsafe).
-                let own_buffer = loader_batch || element_of_a_sequence(checker, receiver, call);
+                let own_buffer = loader_batch || element_of_a_sequence(context, receiver, call);
                 let fix = if own_buffer {
                     Fix::safe(vec![edit])
                 } else {
@@ -218,17 +218,17 @@ fn method(checker: &mut Checker, call: &ExprCall) {
                 };
                 diagnostic = diagnostic.with_fix("Add `non_blocking=True`", fix);
             }
-            checker.report(diagnostic);
+            context.report(diagnostic);
         }
         _ => {}
     }
 }
 
 /// Reports `call` as a copy of host data to the GPU.
-fn report_copy(checker: &mut Checker, call: &ExprCall, help: &str) {
-    let text = checker.slice(call);
+fn report_copy(context: &mut RuleContext, call: &ExprCall, help: &str) {
+    let text = context.slice(call);
     report(
-        checker,
+        context,
         Rule::BlockingHostToDevice,
         call.range(),
         format!("`{text}` copies host data to the GPU and waits behind queued work"),
@@ -239,7 +239,7 @@ fn report_copy(checker: &mut Checker, call: &ExprCall, help: &str) {
 /// `non_blocking=True` for `.to(...)` / `.cuda(...)`: added, or replacing `non_blocking=False`.
 /// `None` where `non_blocking` may already be passed another way (positionally, through
 /// `*args` / `**kwargs`, or as a variable).
-fn non_blocking_edit(checker: &Checker, call: &ExprCall, method: &str) -> Option<Edit> {
+fn non_blocking_edit(context: &RuleContext, call: &ExprCall, method: &str) -> Option<Edit> {
     let arguments = &call.arguments;
     let max_positional = if method == "to" { 2 } else { 1 };
     if arguments.args.len() > max_positional
@@ -256,20 +256,20 @@ fn non_blocking_edit(checker: &Checker, call: &ExprCall, method: &str) -> Option
             Some(Edit::replace(keyword.value.range(), "True"))
         }
         Some(_) => None,
-        None => add_argument(checker, call, "non_blocking=True"),
+        None => add_argument(context, call, "non_blocking=True"),
     }
 }
 
 /// `x.new(n, m)` or `x.new(size)`: sizes, which allocate a tensor of that shape rather than
 /// copying data. Data is one argument; several are sizes, and so is one Python number, a
 /// shape (`x.shape`, `x.size()`) or one unpacked (`*shape`).
-fn gives_sizes(checker: &Checker, call: &ExprCall) -> bool {
+fn gives_sizes(context: &RuleContext, call: &ExprCall) -> bool {
     match &*call.arguments.args {
         [] => false,
         [one] => {
             // `x.new(*shape)`
             one.is_starred_expr()
-                || matches!(checker.model().kind_of(one), Kind::Number)
+                || matches!(context.model().kind_of(one), Kind::Number)
                 || matches!(one, Expr::Attribute(attribute) if attribute.attr.as_str() == "shape")
                 || matches!(one, Expr::Call(size) if matches!(size.func.as_ref(), Expr::Attribute(method) if method.attr.as_str() == "size"))
         }
@@ -279,11 +279,11 @@ fn gives_sizes(checker: &Checker, call: &ExprCall) -> bool {
 
 /// `batches[i]`, or a name a `for` loop binds to the elements of a list or tuple of tensors
 /// (`for batch in batches:`), not bound again in the loop before `call`.
-fn element_of_a_sequence(checker: &Checker, receiver: &Expr, call: &ExprCall) -> bool {
-    let model = checker.model();
+fn element_of_a_sequence(context: &RuleContext, receiver: &Expr, call: &ExprCall) -> bool {
+    let model = context.model();
     match receiver {
         Expr::Subscript(subscript) => matches!(model.kind_of(&subscript.value), Kind::TensorSequence(_)),
-        Expr::Name(name) => locals::loops_around(checker.enclosing_body(), call.range())
+        Expr::Name(name) => locals::loops_around(context.enclosing_body(), call.range())
             .into_iter()
             .rev()
             .find(|for_stmt| matches!(&*for_stmt.target, Expr::Name(target) if target.id == name.id))
@@ -299,20 +299,20 @@ fn element_of_a_sequence(checker: &Checker, receiver: &Expr, call: &ExprCall) ->
 
 /// `cuda_t[a:b] = cpu_t`: the write copies the CPU tensor to the GPU and waits (measured: 30 ms
 /// behind 30 ms of queued work, pinned or not).
-pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
-    if !checker.enabled(Rule::BlockingHostToDevice) {
+pub(crate) fn assign(context: &mut RuleContext, assign: &StmtAssign) {
+    if !context.enabled(Rule::BlockingHostToDevice) {
         return;
     }
     let [Expr::Subscript(target)] = assign.targets.as_slice() else {
         return;
     };
-    cpu_into_cuda(checker, &target.value, &assign.value, assign.range());
+    cpu_into_cuda(context, &target.value, &assign.value, assign.range());
 }
 
 /// Reports a CPU tensor `source` written into `destination`, a tensor that may be on a GPU (made
 /// on a device the file cannot tell, `torch.ones(7, device=self.device)`), not a host buffer.
-fn cpu_into_cuda(checker: &mut Checker, destination: &Expr, source: &Expr, range: ruff_text_size::TextRange) {
-    let model = checker.model();
+fn cpu_into_cuda(context: &mut RuleContext, destination: &Expr, source: &Expr, range: ruff_text_size::TextRange) {
+    let model = context.model();
     // The destination first: few are tensors off the host, and only then does what the source
     // is matter (asking about it makes the project tell the file more).
     if model.tensor(destination).is_none_or(|d| !d.may_be_cuda()) {
@@ -321,9 +321,9 @@ fn cpu_into_cuda(checker: &mut Checker, destination: &Expr, source: &Expr, range
     if !matches!(model.kind_for_device_test(source), Kind::Tensor(facts) if facts.device == Device::Cpu) {
         return;
     }
-    let (source, destination) = (checker.slice(source), checker.slice(destination));
+    let (source, destination) = (context.slice(source), context.slice(destination));
     report(
-        checker,
+        context,
         Rule::BlockingHostToDevice,
         range,
         format!(

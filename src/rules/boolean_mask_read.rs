@@ -6,34 +6,34 @@ use ruff_text_size::{Ranged, TextRange};
 
 use super::edits::{parenthesized, torch_name};
 use super::{argument, method_call, report, torch_input_may_be_cuda};
-use crate::checker::Checker;
 use crate::diagnostic::{Edit, Fix};
 use crate::parse::literal_text;
 use crate::registry::Rule;
+use crate::rules::RuleContext;
 use crate::semantic::Kind;
 use crate::semantic::SemanticModel;
 
-pub(crate) fn subscript(checker: &mut Checker, subscript: &ExprSubscript) {
-    if !checker.enabled(Rule::BooleanMaskRead) || subscript.ctx != ExprContext::Load {
+pub(crate) fn subscript(context: &mut RuleContext, subscript: &ExprSubscript) {
+    if !context.enabled(Rule::BooleanMaskRead) || subscript.ctx != ExprContext::Load {
         return;
     }
     // The mask first: few indices are masks, and the file is checked again for what its
     // callers pass only where a question asked could change a verdict.
-    let model = checker.model();
+    let model = context.model();
     if !model.is_boolean_index(&subscript.slice)
         || !(model.is_maybe_cuda_tensor(&subscript.value) || indexed_where_the_mask_is(model, subscript))
     {
         return;
     }
-    let x = checker.slice(&*subscript.value);
-    let index = checker.slice(&*subscript.slice);
+    let x = context.slice(&*subscript.value);
+    let index = context.slice(&*subscript.slice);
     // In `x[:, m]` the mask is `m`.
     let mask = match subscript.slice.as_ref() {
         Expr::Tuple(tuple) => tuple
             .elts
             .iter()
-            .find(|elt| checker.model().is_boolean_tensor(elt))
-            .map_or(index, |m| checker.slice(m)),
+            .find(|elt| context.model().is_boolean_tensor(elt))
+            .map_or(index, |m| context.slice(m)),
         _ => index,
     };
     let help = if mask == index {
@@ -51,7 +51,7 @@ pub(crate) fn subscript(checker: &mut Checker, subscript: &ExprSubscript) {
         "keep the shape: multiply by the mask (broadcast to `x`) or use `torch.where`".to_string()
     };
     report(
-        checker,
+        context,
         Rule::BooleanMaskRead,
         subscript.range(),
         format!("`{x}[{index}]` has as many elements as `{mask}` has true values, so the host waits for the GPU"),
@@ -69,20 +69,20 @@ fn indexed_where_the_mask_is(model: &SemanticModel, subscript: &ExprSubscript) -
             .is_some_and(|facts| facts.boolean && facts.may_be_cuda())
 }
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
-    if !checker.enabled(Rule::BooleanMaskRead) {
+pub(crate) fn call(context: &mut RuleContext, call: &ExprCall, callee: Option<&str>) {
+    if !context.enabled(Rule::BooleanMaskRead) {
         return;
     }
     if callee == Some("torch.masked_select")
-        || matches!(method_call(call), Some((receiver, "masked_select")) if checker.model().is_maybe_cuda_tensor(receiver))
+        || matches!(method_call(call), Some((receiver, "masked_select")) if context.model().is_maybe_cuda_tensor(receiver))
     {
         let input = match method_call(call) {
             Some((receiver, "masked_select")) => Some(receiver),
             _ => argument(call, "input", 0),
         };
-        if torch_input_may_be_cuda(checker, input) {
+        if torch_input_may_be_cuda(context, input) {
             report(
-                checker,
+                context,
                 Rule::BooleanMaskRead,
                 call.range(),
                 "`masked_select` has a data-dependent size, so the host waits for the GPU".to_string(),
@@ -91,8 +91,8 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         }
         return;
     }
-    reduction_of_mask_read(checker, call);
-    summed_elementwise_loss(checker, call, callee);
+    reduction_of_mask_read(context, call);
+    summed_elementwise_loss(context, call, callee);
 }
 
 /// `F.l1_loss(x[m], y[m], reduction="sum")` (also `smooth_l1_loss`, `mse_loss`, `huber_loss`,
@@ -100,7 +100,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
 /// -1).sum(-1).mul(m).sum()`: the per-element losses of every position, those of the kept ones
 /// summed. The reshape folds whatever dimensions `x` has past the mask's (none, or the 4 of a
 /// box) into one (unsafe: the sum runs in another order).
-fn summed_elementwise_loss(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
+fn summed_elementwise_loss(context: &mut RuleContext, call: &ExprCall, callee: Option<&str>) {
     const ELEMENTWISE: [&str; 6] = [
         "l1_loss",
         "smooth_l1_loss",
@@ -129,31 +129,31 @@ fn summed_elementwise_loss(checker: &mut Checker, call: &ExprCall, callee: Optio
     let (Expr::Subscript(input), Expr::Subscript(target)) = (&arguments.args[0], &arguments.args[1]) else {
         return;
     };
-    let model = checker.model();
-    let mask = checker.slice(&*input.slice);
+    let model = context.model();
+    let mask = context.slice(&*input.slice);
     if input.ctx != ExprContext::Load
-        || checker.slice(&*target.slice) != mask
+        || context.slice(&*target.slice) != mask
         || !model.is_boolean_tensor(&input.slice)
         || !model.is_maybe_cuda_tensor(&input.value)
     {
         return;
     }
-    let loss = checker.slice(&*call.func);
+    let loss = context.slice(&*call.func);
     let options: Vec<&str> = arguments
         .keywords
         .iter()
         .filter(|k| k.arg.as_ref().is_some_and(|arg| arg.as_str() != "reduction"))
-        .map(|k| checker.slice(k))
+        .map(|k| context.slice(k))
         .collect();
     let options: String = options.iter().map(|option| format!(", {option}")).collect();
-    let mask_atom = parenthesized(checker, &input.slice);
+    let mask_atom = parenthesized(context, &input.slice);
     let replacement = format!(
         "{loss}({}, {}{options}, reduction=\"none\").reshape(*{mask_atom}.shape, -1).sum(-1).mul({mask}).sum()",
-        checker.slice(&*input.value),
-        checker.slice(&*target.value),
+        context.slice(&*input.value),
+        context.slice(&*target.value),
     );
     let edits = vec![Edit::replace(call.range(), replacement.clone())];
-    checker.attach_fix(
+    context.attach_fix(
         Rule::BooleanMaskRead,
         input.range(),
         format!("Replace with `{replacement}`"),
@@ -163,7 +163,7 @@ fn summed_elementwise_loss(checker: &mut Checker, call: &ExprCall, callee: Optio
 
 /// `x[mask].sum()` -> `torch.where(mask, x, 0).sum()`; `x[mask].mean()` ->
 /// `torch.where(mask, x, 0).sum() / mask.sum()`.
-fn reduction_of_mask_read(checker: &mut Checker, call: &ExprCall) {
+fn reduction_of_mask_read(context: &mut RuleContext, call: &ExprCall) {
     let Some((receiver, method @ ("sum" | "mean"))) = method_call(call) else {
         return;
     };
@@ -172,30 +172,30 @@ fn reduction_of_mask_read(checker: &mut Checker, call: &ExprCall) {
     }
     let Expr::Subscript(read) = receiver else {
         if method == "sum" {
-            sum_of_masked_elementwise(checker, call, receiver);
+            sum_of_masked_elementwise(context, call, receiver);
         }
         return;
     };
     if !call.arguments.is_empty() || read.ctx != ExprContext::Load {
         return;
     }
-    if !checker.model().is_boolean_tensor(&read.slice) || !checker.model().is_maybe_cuda_tensor(&read.value) {
+    if !context.model().is_boolean_tensor(&read.slice) || !context.model().is_maybe_cuda_tensor(&read.value) {
         return;
     }
     // Same shape only when the mask is a test of `x`'s own elements: a row mask of lower rank
     // would broadcast along the wrong axis, and `mask.sum()` would count rows. No fix otherwise.
-    let x = checker.slice(&*read.value);
-    if !mask_is_elementwise_on(checker, &read.slice, x) {
+    let x = context.slice(&*read.value);
+    if !mask_is_elementwise_on(context, &read.slice, x) {
         return;
     }
-    let mask = checker.slice(&*read.slice);
-    let (torch, import) = torch_name(checker);
+    let mask = context.slice(&*read.slice);
+    let (torch, import) = torch_name(context);
     let replacement = if method == "sum" {
         format!("{torch}.where({mask}, {x}, 0).sum()")
     } else {
         format!(
             "({torch}.where({mask}, {x}, 0).sum() / {}.sum())",
-            parenthesized(checker, &read.slice)
+            parenthesized(context, &read.slice)
         )
     };
     let mut edits = vec![Edit::replace(call.range(), replacement.clone())];
@@ -206,7 +206,7 @@ fn reduction_of_mask_read(checker: &mut Checker, call: &ExprCall) {
     } else {
         Fix::unsafe_(edits)
     };
-    checker.attach_fix(
+    context.attach_fix(
         Rule::BooleanMaskRead,
         read.range(),
         format!("Replace with `{replacement}`"),
@@ -219,39 +219,39 @@ fn reduction_of_mask_read(checker: &mut Checker, call: &ExprCall) {
 /// shapes kept. The mask must test the elements of one of the tensors read (so it has their
 /// shape); unsafe: a value read through the mask with trailing dimensions of its own would
 /// broadcast differently.
-fn sum_of_masked_elementwise(checker: &mut Checker, call: &ExprCall, value: &Expr) {
+fn sum_of_masked_elementwise(context: &mut RuleContext, call: &ExprCall, value: &Expr) {
     let mut reads = Vec::new();
     if !masked_leaves(value, &mut reads) || reads.is_empty() {
         return;
     }
     let mask = &*reads[0].slice;
-    let mask_text = checker.slice(mask);
-    if reads.iter().any(|read| checker.slice(&*read.slice) != mask_text)
+    let mask_text = context.slice(mask);
+    if reads.iter().any(|read| context.slice(&*read.slice) != mask_text)
         || !reads
             .iter()
-            .any(|read| mask_is_elementwise_on(checker, mask, checker.slice(&*read.value)))
+            .any(|read| mask_is_elementwise_on(context, mask, context.slice(&*read.value)))
         || !reads.iter().all(|read| {
-            checker.model().is_boolean_tensor(&read.slice) && checker.model().is_maybe_cuda_tensor(&read.value)
+            context.model().is_boolean_tensor(&read.slice) && context.model().is_maybe_cuda_tensor(&read.value)
         })
     {
         return;
     }
     // The value's text with each `x[m]` read as `x`.
-    let source = checker.source();
+    let source = context.source();
     let mut unmasked = String::new();
     let mut at = value.start();
     for read in &reads {
         unmasked.push_str(&source[TextRange::new(at, read.start())]);
-        unmasked.push_str(checker.slice(&*read.value));
+        unmasked.push_str(context.slice(&*read.value));
         at = read.end();
     }
     unmasked.push_str(&source[TextRange::new(at, value.end())]);
-    let (torch, import) = torch_name(checker);
+    let (torch, import) = torch_name(context);
     let replacement = format!("{torch}.where({mask_text}, {unmasked}, 0).sum()");
     let mut edits = vec![Edit::replace(call.range(), replacement.clone())];
     edits.extend(import);
     // On the first read's finding; the others go with it.
-    checker.attach_fix(
+    context.attach_fix(
         Rule::BooleanMaskRead,
         reads[0].range(),
         format!("Replace with `{replacement}`"),
@@ -280,44 +280,44 @@ fn masked_leaves<'e>(value: &'e Expr, reads: &mut Vec<&'e ExprSubscript>) -> boo
 /// Is `mask` an elementwise test of the tensor spelled `x` (`x > 0`, `~torch.isnan(x)`,
 /// `(x > 0) & (x < 1)`), either inline or through a variable assigned one? Then it has `x`'s
 /// shape.
-pub(crate) fn mask_is_elementwise_on(checker: &Checker, mask: &Expr, x: &str) -> bool {
+pub(crate) fn mask_is_elementwise_on(context: &RuleContext, mask: &Expr, x: &str) -> bool {
     const TESTS: [&str; 5] = ["isnan", "isinf", "isfinite", "isposinf", "isneginf"];
     match mask {
         Expr::Compare(compare) => {
-            let compares_x = checker.slice(&*compare.left) == x
-                || (compare.comparators.len() == 1 && checker.slice(&compare.comparators[0]) == x);
+            let compares_x = context.slice(&*compare.left) == x
+                || (compare.comparators.len() == 1 && context.slice(&compare.comparators[0]) == x);
             compares_x
                 && compare
                     .ops
                     .iter()
                     .all(|op| !matches!(op, CmpOp::In | CmpOp::NotIn | CmpOp::Is | CmpOp::IsNot))
         }
-        Expr::UnaryOp(unary) if unary.op == UnaryOp::Invert => mask_is_elementwise_on(checker, &unary.operand, x),
+        Expr::UnaryOp(unary) if unary.op == UnaryOp::Invert => mask_is_elementwise_on(context, &unary.operand, x),
         // Both sides have `x`'s shape, so the result does too.
         Expr::BinOp(binary) if matches!(binary.op, Operator::BitAnd | Operator::BitOr | Operator::BitXor) => {
-            mask_is_elementwise_on(checker, &binary.left, x) && mask_is_elementwise_on(checker, &binary.right, x)
+            mask_is_elementwise_on(context, &binary.left, x) && mask_is_elementwise_on(context, &binary.right, x)
         }
         Expr::Call(call) => {
             if let Some((receiver, method)) = method_call(call)
                 && TESTS.contains(&method)
                 && call.arguments.is_empty()
-                && checker.slice(receiver) == x
+                && context.slice(receiver) == x
             {
                 return true;
             }
-            checker
+            context
                 .callee(call)
                 .as_deref()
                 .and_then(|name| name.strip_prefix("torch."))
                 .is_some_and(|name| TESTS.contains(&name))
                 && call.arguments.len() == 1
-                && call.arguments.args.first().is_some_and(|arg| checker.slice(arg) == x)
+                && call.arguments.args.first().is_some_and(|arg| context.slice(arg) == x)
         }
-        Expr::Name(name) => checker
+        Expr::Name(name) => context
             .model()
             .lookup(name.id.as_str())
             .and_then(|binding| binding.value)
-            .is_some_and(|value| !matches!(value, Expr::Name(_)) && mask_is_elementwise_on(checker, value, x)),
+            .is_some_and(|value| !matches!(value, Expr::Name(_)) && mask_is_elementwise_on(context, value, x)),
         _ => false,
     }
 }

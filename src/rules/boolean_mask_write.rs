@@ -7,19 +7,19 @@ use ruff_text_size::Ranged;
 
 use super::edits::torch_name;
 use super::{method_call, report};
-use crate::checker::Checker;
 use crate::diagnostic::{Diagnostic, Edit, Fix};
 use crate::registry::Rule;
+use crate::rules::RuleContext;
 use crate::semantic::Kind;
 
 /// The `x` and index of a boolean-mask subscript target on a maybe-CUDA tensor: `x[mask]`, or a
 /// tuple index holding a mask (`x[:, mask]`, `x[idx, mask]`: measured to sync the same way).
 /// `whole`: the index is the mask itself (only then is the `torch.where` rewrite shaped right).
-fn mask_target<'e>(checker: &Checker, target: &'e Expr) -> Option<MaskTarget<'e>> {
+fn mask_target<'e>(context: &RuleContext, target: &'e Expr) -> Option<MaskTarget<'e>> {
     let Expr::Subscript(subscript) = target else {
         return None;
     };
-    let model = checker.model();
+    let model = context.model();
     // A parameter named as a mask counts, as for reads (SYNC203).
     let whole = match &*subscript.slice {
         Expr::Tuple(_) if model.is_boolean_index(&subscript.slice) => false,
@@ -48,19 +48,19 @@ fn is_simple(expr: &Expr) -> bool {
     }
 }
 
-pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
-    if !checker.enabled(Rule::BooleanMaskWrite) {
+pub(crate) fn assign(context: &mut RuleContext, assign: &StmtAssign) {
+    if !context.enabled(Rule::BooleanMaskWrite) {
         return;
     }
     let [target] = assign.targets.as_slice() else { return };
-    let Some(MaskTarget { x, index: mask, whole }) = mask_target(checker, target) else {
+    let Some(MaskTarget { x, index: mask, whole }) = mask_target(context, target) else {
         return;
     };
-    let Kind::Tensor(value) = checker.model().kind_of(&assign.value) else {
+    let Kind::Tensor(value) = context.model().kind_of(&assign.value) else {
         return;
     };
-    let (x_text, mask_text, v) = (checker.slice(x), checker.slice(mask), checker.slice(&*assign.value));
-    let (torch, import) = torch_name(checker);
+    let (x_text, mask_text, v) = (context.slice(x), context.slice(mask), context.slice(&*assign.value));
+    let (torch, import) = torch_name(context);
     let replacement = format!("{x_text}.copy_({torch}.where({mask_text}, {v}, {x_text}))");
     let mut diagnostic = Diagnostic::new(
         Rule::BooleanMaskWrite,
@@ -76,7 +76,7 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
             )
         },
     );
-    let fix_value = fixable(checker, x, mask, &assign.value).filter(|_| whole && value.may_be_cuda());
+    let fix_value = fixable(context, x, mask, &assign.value).filter(|_| whole && value.may_be_cuda());
     if let Some(v) = fix_value {
         let replacement = format!("{x_text}.copy_({torch}.where({mask_text}, {v}, {x_text}))");
         let mut edits = vec![Edit::replace(assign.range(), replacement.clone())];
@@ -84,23 +84,23 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
         // Right only when `v` broadcasts to `x` (a 0-dim value, or tensors of `x`'s shape); a
         // value with one element per selected element has no sync-free `where` form here.
         // Shapes are not known statically: unsafe.
-        if !super::edits::drops_comment(checker.source(), &edits) {
+        if !super::edits::drops_comment(context.source(), &edits) {
             diagnostic = diagnostic.with_fix(format!("Replace with `{replacement}`"), Fix::unsafe_(edits));
         }
     }
-    checker.report(diagnostic);
+    context.report(diagnostic);
 }
 
-pub(crate) fn aug_assign(checker: &mut Checker, assign: &StmtAugAssign) {
-    if !checker.enabled(Rule::BooleanMaskWrite) {
+pub(crate) fn aug_assign(context: &mut RuleContext, assign: &StmtAugAssign) {
+    if !context.enabled(Rule::BooleanMaskWrite) {
         return;
     }
-    let Some(MaskTarget { x, index: mask, whole }) = mask_target(checker, &assign.target) else {
+    let Some(MaskTarget { x, index: mask, whole }) = mask_target(context, &assign.target) else {
         return;
     };
-    let (x_text, mask_text, v) = (checker.slice(x), checker.slice(mask), checker.slice(&*assign.value));
+    let (x_text, mask_text, v) = (context.slice(x), context.slice(mask), context.slice(&*assign.value));
     let op = assign.op.as_str();
-    let (torch, import) = torch_name(checker);
+    let (torch, import) = torch_name(context);
     let (method, neutral) = match assign.op {
         Operator::Add => ("add_", "0"),
         Operator::Sub => ("sub_", "0"),
@@ -120,17 +120,17 @@ pub(crate) fn aug_assign(checker: &mut Checker, assign: &StmtAugAssign) {
             ),
         },
     );
-    let fix_value = fixable(checker, x, mask, &assign.value).filter(|_| whole && !method.is_empty());
+    let fix_value = fixable(context, x, mask, &assign.value).filter(|_| whole && !method.is_empty());
     if let Some(v) = fix_value {
         let replacement = format!("{x_text}.{method}({torch}.where({mask_text}, {v}, {neutral}))");
         let mut edits = vec![Edit::replace(assign.range(), replacement.clone())];
         edits.extend(import);
         // Right for a broadcastable `v`; dtype promotion of `torch.where` can differ: unsafe.
-        if !super::edits::drops_comment(checker.source(), &edits) {
+        if !super::edits::drops_comment(context.source(), &edits) {
             diagnostic = diagnostic.with_fix(format!("Replace with `{replacement}`"), Fix::unsafe_(edits));
         }
     }
-    checker.report(diagnostic);
+    context.report(diagnostic);
 }
 
 /// The value to write with `torch.where(mask, v, ...)` for `x[mask] = value` (or `op=`), when
@@ -140,30 +140,30 @@ pub(crate) fn aug_assign(checker: &mut Checker, assign: &StmtAugAssign) {
 /// combined elementwise, and is replaced by `y` (`x[m] = y[m]` -> `torch.where(m, y, x)`). A
 /// value read through another mask, or reduced (`y[m].sum()`), has one element per selected
 /// element or a different meaning without the mask: no fix.
-fn fixable(checker: &Checker, x: &Expr, mask: &Expr, value: &Expr) -> Option<String> {
-    let x_text = checker.slice(x);
-    if !is_simple(x) || !super::boolean_mask_read::mask_is_elementwise_on(checker, mask, x_text) {
+fn fixable(context: &RuleContext, x: &Expr, mask: &Expr, value: &Expr) -> Option<String> {
+    let x_text = context.slice(x);
+    if !is_simple(x) || !super::boolean_mask_read::mask_is_elementwise_on(context, mask, x_text) {
         return None;
     }
     let mut replacements = Vec::new();
-    if !unmask(checker, value, checker.slice(mask), &mut replacements) {
+    if !unmask(context, value, context.slice(mask), &mut replacements) {
         return None;
     }
     let mut text = String::new();
     let mut last = value.start();
     for (range, content) in replacements {
-        text.push_str(&checker.source()[ruff_text_size::TextRange::new(last, range.start())]);
+        text.push_str(&context.source()[ruff_text_size::TextRange::new(last, range.start())]);
         text.push_str(&content);
         last = range.end();
     }
-    text.push_str(&checker.source()[ruff_text_size::TextRange::new(last, value.end())]);
+    text.push_str(&context.source()[ruff_text_size::TextRange::new(last, value.end())]);
     Some(text)
 }
 
 /// Collects the edits turning each `y[mask]` in `expr` into `y`; false when a boolean-mask read
 /// sits anywhere but under elementwise operations and shape-keeping methods.
 fn unmask(
-    checker: &Checker,
+    context: &RuleContext,
     expr: &Expr,
     mask: &str,
     replacements: &mut Vec<(ruff_text_size::TextRange, String)>,
@@ -187,31 +187,31 @@ fn unmask(
         "sigmoid",
         "exp",
     ];
-    if !reads_through_mask(checker, expr) {
+    if !reads_through_mask(context, expr) {
         return true;
     }
     match expr {
         Expr::Subscript(subscript)
-            if checker.slice(&*subscript.slice) == mask && !reads_through_mask(checker, &subscript.value) =>
+            if context.slice(&*subscript.slice) == mask && !reads_through_mask(context, &subscript.value) =>
         {
             replacements.push((
                 subscript.range(),
-                super::edits::parenthesized(checker, &subscript.value),
+                super::edits::parenthesized(context, &subscript.value),
             ));
             true
         }
         Expr::BinOp(binary) if binary.op != Operator::MatMult => {
-            unmask(checker, &binary.left, mask, replacements) && unmask(checker, &binary.right, mask, replacements)
+            unmask(context, &binary.left, mask, replacements) && unmask(context, &binary.right, mask, replacements)
         }
-        Expr::UnaryOp(unary) => unmask(checker, &unary.operand, mask, replacements),
+        Expr::UnaryOp(unary) => unmask(context, &unary.operand, mask, replacements),
         Expr::Call(call) => match method_call(call) {
             Some((receiver, method)) if SHAPE_KEEPING.contains(&method) => {
                 call.arguments
                     .args
                     .iter()
                     .chain(call.arguments.keywords.iter().map(|k| &k.value))
-                    .all(|arg| !reads_through_mask(checker, arg))
-                    && unmask(checker, receiver, mask, replacements)
+                    .all(|arg| !reads_through_mask(context, arg))
+                    && unmask(context, receiver, mask, replacements)
             }
             _ => false,
         },
@@ -220,9 +220,9 @@ fn unmask(
 }
 
 /// Does `expr` read anything through a boolean mask (`y[m]`)?
-fn reads_through_mask(checker: &Checker, expr: &Expr) -> bool {
+fn reads_through_mask(context: &RuleContext, expr: &Expr) -> bool {
     struct Finder<'c, 'a> {
-        checker: &'c Checker<'a>,
+        context: &'c RuleContext<'c, 'a>,
         found: bool,
     }
     impl<'e> Visitor<'e> for Finder<'_, '_> {
@@ -231,7 +231,7 @@ fn reads_through_mask(checker: &Checker, expr: &Expr) -> bool {
                 return;
             }
             if let Expr::Subscript(subscript) = expr
-                && self.checker.model().is_boolean_index(&subscript.slice)
+                && self.context.model().is_boolean_index(&subscript.slice)
             {
                 self.found = true;
                 return;
@@ -239,14 +239,14 @@ fn reads_through_mask(checker: &Checker, expr: &Expr) -> bool {
             walk_expr(self, expr);
         }
     }
-    let mut finder = Finder { checker, found: false };
+    let mut finder = Finder { context, found: false };
     finder.visit_expr(expr);
     finder.found
 }
 
 /// `x.masked_fill(mask, v)` / `torch.masked_fill(x, mask, v)` with a CUDA tensor `v`.
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
-    if !checker.enabled(Rule::BooleanMaskWrite) {
+pub(crate) fn call(context: &mut RuleContext, call: &ExprCall, callee: Option<&str>) {
+    if !context.enabled(Rule::BooleanMaskWrite) {
         return;
     }
     let args = &call.arguments.args;
@@ -254,7 +254,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         (args.first(), args.get(2))
     } else {
         match method_call(call) {
-            Some((receiver, "masked_fill" | "masked_fill_")) if checker.model().is_maybe_cuda_tensor(receiver) => (
+            Some((receiver, "masked_fill" | "masked_fill_")) if context.model().is_maybe_cuda_tensor(receiver) => (
                 Some(receiver),
                 args.get(1).or(call.arguments.find_keyword("value").map(|k| &k.value)),
             ),
@@ -262,12 +262,12 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         }
     };
     let (Some(x), Some(value)) = (x, value) else { return };
-    if !checker.model().is_maybe_cuda_tensor(value) || !checker.model().is_maybe_cuda_tensor(x) {
+    if !context.model().is_maybe_cuda_tensor(value) || !context.model().is_maybe_cuda_tensor(x) {
         return;
     }
-    let v = checker.slice(value);
+    let v = context.slice(value);
     report(
-        checker,
+        context,
         Rule::BooleanMaskWrite,
         call.range(),
         format!("`masked_fill` with the GPU tensor `{v}` as value reads it on the host and waits for the GPU"),

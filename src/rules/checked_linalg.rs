@@ -5,12 +5,12 @@ use ruff_python_ast::{Expr, ExprCall};
 use ruff_text_size::Ranged;
 
 use super::{method_call, report, torch_input_may_be_cuda};
-use crate::checker::Checker;
 use crate::diagnostic::{Diagnostic, Edit, Fix};
 use crate::registry::Rule;
+use crate::rules::RuleContext;
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
-    if !checker.enabled(Rule::CheckedLinalg) {
+pub(crate) fn call(context: &mut RuleContext, call: &ExprCall, callee: Option<&str>) {
+    if !context.enabled(Rule::CheckedLinalg) {
         return;
     }
     let qualified = callee;
@@ -26,11 +26,11 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         Some(_) => return,
         None => {
             if let Some((receiver, "inverse")) = method_call(call)
-                && checker.model().is_maybe_cuda_tensor(receiver)
+                && context.model().is_maybe_cuda_tensor(receiver)
                 && call.arguments.is_empty()
             {
                 report(
-                    checker,
+                    context,
                     Rule::CheckedLinalg,
                     call.range(),
                     "`.inverse()` checks for singular input on the host and waits for the GPU".to_string(),
@@ -40,7 +40,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
             return;
         }
     };
-    if !torch_input_may_be_cuda(checker, call.arguments.args.first()) {
+    if !torch_input_may_be_cuda(context, call.arguments.args.first()) {
         return;
     }
     let (replacement, field) = match function {
@@ -49,7 +49,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         "cholesky" => ("cholesky_ex", "L"),
         _ => ("", ""),
     };
-    let func = checker.slice(&*call.func);
+    let func = context.slice(&*call.func);
     let mut diagnostic = Diagnostic::new(
         Rule::CheckedLinalg,
         call.range(),
@@ -65,7 +65,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         let mut edits = Vec::new();
         if function == "inverse" {
             // torch.inverse -> torch.linalg.inv_ex
-            let base = checker.slice(&*attribute.value);
+            let base = context.slice(&*attribute.value);
             edits.push(Edit::replace(call.func.range(), format!("{base}.linalg.inv_ex")));
         } else {
             edits.push(Edit::replace(attribute.attr.range(), replacement));
@@ -74,5 +74,5 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         // No error on singular input any more (NaN/garbage instead): unsafe.
         diagnostic = diagnostic.with_fix(format!("Use `{replacement}(...).{field}`"), Fix::unsafe_(edits));
     }
-    checker.report(diagnostic);
+    context.report(diagnostic);
 }

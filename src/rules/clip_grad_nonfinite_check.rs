@@ -6,19 +6,19 @@ use ruff_python_ast::{Expr, ExprCall};
 use ruff_text_size::Ranged;
 
 use super::edits::remove_keyword;
-use crate::checker::Checker;
 use crate::diagnostic::{Diagnostic, Fix};
 use crate::registry::Rule;
+use crate::rules::RuleContext;
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
-    if !checker.enabled(Rule::ClipGradNonfiniteCheck) {
+pub(crate) fn call(context: &mut RuleContext, call: &ExprCall, callee: Option<&str>) {
+    if !context.enabled(Rule::ClipGradNonfiniteCheck) {
         return;
     }
     let qualified = callee;
     if qualified.is_none()
         && let Some((_, "clip_gradients")) = super::method_call(call)
     {
-        fabric_clip(checker, call);
+        fabric_clip(context, call);
         return;
     }
     if !matches!(
@@ -43,12 +43,12 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         "drop it and check the returned norm on the device (`torch._assert_async(torch.isfinite(norm))`), or let GradScaler skip bad steps".to_string(),
     );
     let removal = match keyword {
-        Some(_) => remove_keyword(checker, call, "error_if_nonfinite"),
+        Some(_) => remove_keyword(context, call, "error_if_nonfinite"),
         // The positional form: drop it when it is the last argument.
         None if call.arguments.len() == 4 => {
             let previous = call.arguments.args[2].end();
             // After the previous argument's closing parentheses, if it is parenthesized.
-            let between = &checker.source()[ruff_text_size::TextRange::new(previous, value.start())];
+            let between = &context.source()[ruff_text_size::TextRange::new(previous, value.start())];
             let previous = previous + ruff_text_size::TextSize::from(between.find(',').unwrap_or(0) as u32);
             Some(crate::diagnostic::Edit::delete(ruff_text_size::TextRange::new(
                 previous,
@@ -57,19 +57,19 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         }
         None => None,
     };
-    let removal = removal.filter(|edit| !super::edits::drops_comment(checker.source(), std::slice::from_ref(edit)));
+    let removal = removal.filter(|edit| !super::edits::drops_comment(context.source(), std::slice::from_ref(edit)));
     if let Some(edit) = removal {
         // Drops an error check: unsafe.
         diagnostic = diagnostic.with_fix("Remove `error_if_nonfinite=True`", Fix::unsafe_(vec![edit]));
     }
-    checker.report(diagnostic);
+    context.report(diagnostic);
 }
 
 /// `fabric.clip_gradients(model, optimizer, max_norm=1.0)`: Fabric clips by norm with
 /// `error_if_nonfinite=True` unless told otherwise (its signature's default), so the norm is read
 /// on the host. Only Fabric's method takes `max_norm=` (a `LightningModule`'s takes
 /// `gradient_clip_val=` and does not check).
-fn fabric_clip(checker: &mut Checker, call: &ExprCall) {
+fn fabric_clip(context: &mut RuleContext, call: &ExprCall) {
     if call.arguments.find_keyword("max_norm").is_none() {
         return;
     }
@@ -85,11 +85,11 @@ fn fabric_clip(checker: &mut Checker, call: &ExprCall) {
     );
     let edit = match keyword {
         Some(keyword) => Some(crate::diagnostic::Edit::replace(keyword.value.range(), "False")),
-        None => super::edits::add_argument(checker, call, "error_if_nonfinite=False"),
+        None => super::edits::add_argument(context, call, "error_if_nonfinite=False"),
     };
-    if let Some(edit) = edit.filter(|edit| !super::edits::drops_comment(checker.source(), std::slice::from_ref(edit))) {
+    if let Some(edit) = edit.filter(|edit| !super::edits::drops_comment(context.source(), std::slice::from_ref(edit))) {
         // Drops an error check: unsafe.
         diagnostic = diagnostic.with_fix("Pass `error_if_nonfinite=False`", Fix::unsafe_(vec![edit]));
     }
-    checker.report(diagnostic);
+    context.report(diagnostic);
 }

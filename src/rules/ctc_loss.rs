@@ -5,23 +5,23 @@ use ruff_python_ast::ExprCall;
 use ruff_text_size::Ranged;
 
 use super::{report, torch_input_may_be_cuda};
-use crate::checker::Checker;
 use crate::parse::literal_text;
 use crate::registry::Rule;
+use crate::rules::RuleContext;
 use crate::semantic::{Kind, ModuleKind};
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
-    if !checker.enabled(Rule::CtcLoss) {
+pub(crate) fn call(context: &mut RuleContext, call: &ExprCall, callee: Option<&str>) {
+    if !context.enabled(Rule::CtcLoss) {
         return;
     }
     let is_ctc =
-        callee == Some("torch.nn.functional.ctc_loss") || checker.model().calls_module(call, ModuleKind::CtcLoss);
-    if !is_ctc || !torch_input_may_be_cuda(checker, call.arguments.args.first()) || is_cudnn_forward(checker, call) {
+        callee == Some("torch.nn.functional.ctc_loss") || context.model().calls_module(call, ModuleKind::CtcLoss);
+    if !is_ctc || !torch_input_may_be_cuda(context, call.arguments.args.first()) || is_cudnn_forward(context, call) {
         return;
     }
-    let func = checker.slice(&*call.func);
+    let func = context.slice(&*call.func);
     report(
-        checker,
+        context,
         Rule::CtcLoss,
         call.range(),
         format!("`{func}` on the GPU waits for queued work every call, whatever the lengths' device"),
@@ -31,10 +31,10 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
 
 /// The one measured form that does not wait: cuDNN's forward pass, which needs CPU targets,
 /// Python-list lengths and `reduction="sum"` or `"none"` (the default mean still blocks).
-fn is_cudnn_forward(checker: &Checker, call: &ExprCall) -> bool {
+fn is_cudnn_forward(context: &RuleContext, call: &ExprCall) -> bool {
     let args = &call.arguments.args;
     let targets_on_cpu = args.get(1).is_some_and(|t| {
-        checker
+        context
             .model()
             .tensor(t)
             .is_some_and(|f| f.device == crate::semantic::Device::Cpu)
@@ -42,7 +42,7 @@ fn is_cudnn_forward(checker: &Checker, call: &ExprCall) -> bool {
     let lengths_are_lists = args.len() >= 4
         && args[2..4]
             .iter()
-            .all(|l| matches!(checker.model().kind_of(l), Kind::List | Kind::NumberList));
+            .all(|l| matches!(context.model().kind_of(l), Kind::List | Kind::NumberList));
     let reduction = call.arguments.find_keyword("reduction").and_then(|k| match &k.value {
         ruff_python_ast::Expr::StringLiteral(s) => literal_text(&s.value).map(str::to_string),
         _ => None,

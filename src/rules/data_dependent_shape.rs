@@ -5,14 +5,14 @@ use ruff_python_ast::{Expr, ExprAttribute, ExprCall};
 use ruff_text_size::{Ranged, TextRange};
 
 use super::{method_call, report};
-use crate::checker::Checker;
 use crate::registry::Rule;
+use crate::rules::RuleContext;
 use crate::semantic::Question;
 
 /// A data-dependent tensor made in another function (a helper's result, an attribute): the op
 /// that made it is reported where it runs; here its size flows into Python.
-fn is_data_dependent_value(checker: &Checker, expr: &Expr) -> bool {
-    let model = checker.model();
+fn is_data_dependent_value(context: &RuleContext, expr: &Expr) -> bool {
+    let model = context.model();
     // A parameter as passed never is: data dependence stays inside the function that made it
     // (asking would only have the project check the file again for nothing).
     if model.is_parameter(expr) {
@@ -24,7 +24,7 @@ fn is_data_dependent_value(checker: &Checker, expr: &Expr) -> bool {
     let makers_reported = || {
         [Rule::Nonzero, Rule::Unique, Rule::BooleanMaskRead]
             .into_iter()
-            .all(|rule| checker.enabled(rule))
+            .all(|rule| context.enabled(rule))
     };
     if makers_reported() && model.made_here(expr) {
         return false;
@@ -35,10 +35,10 @@ fn is_data_dependent_value(checker: &Checker, expr: &Expr) -> bool {
         .is_some_and(|facts| facts.data_dependent && facts.may_be_cuda())
 }
 
-fn flag(checker: &mut Checker, range: TextRange, tensor: &Expr, what: &str) {
-    let text = checker.slice(tensor);
+fn flag(context: &mut RuleContext, range: TextRange, tensor: &Expr, what: &str) {
+    let text = context.slice(tensor);
     report(
-        checker,
+        context,
         Rule::DataDependentShape,
         range,
         format!("{what} of `{text}` depends on its data: the op that made it had to wait for the GPU"),
@@ -46,36 +46,36 @@ fn flag(checker: &mut Checker, range: TextRange, tensor: &Expr, what: &str) {
     );
 }
 
-pub(crate) fn attribute(checker: &mut Checker, attribute: &ExprAttribute) {
-    if checker.enabled(Rule::DataDependentShape)
+pub(crate) fn attribute(context: &mut RuleContext, attribute: &ExprAttribute) {
+    if context.enabled(Rule::DataDependentShape)
         && attribute.attr.as_str() == "shape"
-        && is_data_dependent_value(checker, &attribute.value)
+        && is_data_dependent_value(context, &attribute.value)
     {
-        flag(checker, attribute.range(), &attribute.value, "the shape");
+        flag(context, attribute.range(), &attribute.value, "the shape");
     }
 }
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
-    if !checker.enabled(Rule::DataDependentShape) {
+pub(crate) fn call(context: &mut RuleContext, call: &ExprCall, callee: Option<&str>) {
+    if !context.enabled(Rule::DataDependentShape) {
         return;
     }
     if let Some((receiver, method @ ("size" | "numel" | "nelement"))) = method_call(call) {
-        if is_data_dependent_value(checker, receiver) {
-            flag(checker, call.range(), receiver, &format!("`.{method}()`"));
+        if is_data_dependent_value(context, receiver) {
+            flag(context, call.range(), receiver, &format!("`.{method}()`"));
         }
         return;
     }
     let operand = match call.func.as_ref() {
-        Expr::Name(name) if name.id.as_str() == "len" && checker.model().is_builtin("len") => {
+        Expr::Name(name) if name.id.as_str() == "len" && context.model().is_builtin("len") => {
             call.arguments.args.first()
         }
         _ if callee == Some("torch.numel") => call.arguments.args.first(),
         _ => None,
     };
     if let Some(operand) = operand
-        && is_data_dependent_value(checker, operand)
+        && is_data_dependent_value(context, operand)
     {
-        let what = format!("`{}()`", checker.slice(&*call.func));
-        flag(checker, call.range(), operand, &what);
+        let what = format!("`{}()`", context.slice(&*call.func));
+        flag(context, call.range(), operand, &what);
     }
 }

@@ -5,29 +5,29 @@ use ruff_python_ast::{Expr, ExprCall, StmtAssign};
 use ruff_text_size::Ranged;
 
 use super::{keyword_is_true, method_call, report};
-use crate::checker::Checker;
 use crate::registry::Rule;
+use crate::rules::RuleContext;
 use crate::semantic::{Binding, BindingSource, Device, Kind, Question};
 
-fn receiver_may_be_on_gpu(checker: &Checker, receiver: &Expr) -> bool {
-    match checker.model().kind_for_device_test(receiver) {
+fn receiver_may_be_on_gpu(context: &RuleContext, receiver: &Expr) -> bool {
+    match context.model().kind_for_device_test(receiver) {
         Kind::Tensor(facts) => facts.may_be_cuda(),
         Kind::Unknown | Kind::Module(..) | Kind::Object(_) => true,
         _ => false,
     }
 }
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
-    if !checker.enabled(Rule::DeviceToHostCopy) {
+pub(crate) fn call(context: &mut RuleContext, call: &ExprCall, callee: Option<&str>) {
+    if !context.enabled(Rule::DeviceToHostCopy) {
         return;
     }
     if callee == Some("torch.save") {
         if let Some(object) = call.arguments.args.first()
-            && checker.model().is_maybe_cuda_tensor(object)
+            && context.model().is_maybe_cuda_tensor(object)
         {
-            let text = checker.slice(object);
+            let text = context.slice(object);
             report(
-                checker,
+                context,
                 Rule::DeviceToHostCopy,
                 call.range(),
                 format!("`torch.save({text}, ...)` copies a GPU tensor to the host and waits for the GPU"),
@@ -42,54 +42,54 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
     let to_cpu = match method {
         "cpu" => call.arguments.is_empty(),
         "to" => {
-            checker.model().target_device_of_to(call) == Some(Device::Cpu) && !keyword_is_true(call, "non_blocking")
+            context.model().target_device_of_to(call) == Some(Device::Cpu) && !keyword_is_true(call, "non_blocking")
         }
         _ => false,
     };
-    if !to_cpu || !receiver_may_be_on_gpu(checker, receiver) {
+    if !to_cpu || !receiver_may_be_on_gpu(context, receiver) {
         return;
     }
-    let receiver_text = super::receiver_text(checker, receiver);
-    let is_module = matches!(checker.model().object_kind(receiver), Kind::Module(..));
+    let receiver_text = super::receiver_text(context, receiver);
+    let is_module = matches!(context.model().object_kind(receiver), Kind::Module(..));
     let (message, help) = if is_module {
         (
             format!(
                 "`{}` moves every parameter to the host and waits for the GPU",
-                checker.slice(call)
+                context.slice(call)
             ),
             "move the model once, outside the loop".to_string(),
         )
     } else {
         (
-            format!("`{}` copies to the host and waits for the GPU", checker.slice(call)),
+            format!("`{}` copies to the host and waits for the GPU", context.slice(call)),
             format!(
                 "keep `{receiver_text}` on the device, or copy with `{receiver_text}.to(\"cpu\", non_blocking=True)` and read it after a sync at the log interval"
             ),
         )
     };
-    report(checker, Rule::DeviceToHostCopy, call.range(), message, help);
+    report(context, Rule::DeviceToHostCopy, call.range(), message, help);
 }
 
 /// A name this function bound to a tensor it made without `device=` (`torch.zeros(n)`).
-fn allocated_on_host_here(checker: &Checker, buffer: &Expr) -> bool {
+fn allocated_on_host_here(context: &RuleContext, buffer: &Expr) -> bool {
     let Expr::Name(name) = buffer else { return false };
     matches!(
-        checker.model().lookup(name.id.as_str()),
+        context.model().lookup(name.id.as_str()),
         Some(Binding { source: BindingSource::Value, value: Some(Expr::Call(call)), .. })
-            if call.arguments.find_keyword("device").is_none() && checker.model().made_here(buffer)
+            if call.arguments.find_keyword("device").is_none() && context.model().made_here(buffer)
     )
 }
 
 /// `host[i] = cuda_scalar`: storing a CUDA value into a CPU tensor copies it to the host.
-pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
-    if !checker.enabled(Rule::DeviceToHostCopy) {
+pub(crate) fn assign(context: &mut RuleContext, assign: &StmtAssign) {
+    if !context.enabled(Rule::DeviceToHostCopy) {
         return;
     }
     for target in &assign.targets {
         let Expr::Subscript(subscript) = target else { continue };
         // A loader's batch is a container as often as a tensor: `batch[key] = value.to(device)`
         // puts a field back.
-        let target_on_cpu = checker
+        let target_on_cpu = context
             .model()
             .asked(&subscript.value, Question::Device)
             .tensor()
@@ -97,18 +97,18 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
         if !target_on_cpu {
             continue;
         }
-        let known_on_gpu = match checker.model().kind_for_gpu_test(&assign.value) {
+        let known_on_gpu = match context.model().kind_for_gpu_test(&assign.value) {
             Kind::Tensor(facts) if facts.device == Device::Cuda => true,
             // A tensor that may be on the GPU (a model's output, a helper's result) stored into
             // a host buffer this function allocated without naming a device (`losses =
             // torch.zeros(n)`) is the pattern of collecting per-step results on the host; into
             // a CPU tensor handed in, or one made on another tensor's device, both sides are as
             // likely to be data prepared on the host.
-            Kind::Tensor(facts) if facts.may_be_cuda() && allocated_on_host_here(checker, &subscript.value) => false,
+            Kind::Tensor(facts) if facts.may_be_cuda() && allocated_on_host_here(context, &subscript.value) => false,
             _ => continue,
         };
-        let host = checker.slice(&*subscript.value);
-        let value = checker.slice(&*assign.value);
+        let host = context.slice(&*subscript.value);
+        let value = context.slice(&*assign.value);
         let message = if known_on_gpu {
             format!("storing the GPU value `{value}` into the CPU tensor `{host}` waits for the GPU")
         } else {
@@ -117,7 +117,7 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
             )
         };
         report(
-            checker,
+            context,
             Rule::DeviceToHostCopy,
             assign.range(),
             message,

@@ -5,23 +5,23 @@ use ruff_python_ast::{Expr, ExprCall};
 use ruff_text_size::Ranged;
 
 use super::edits::add_argument;
-use crate::checker::Checker;
 use crate::diagnostic::{Diagnostic, Fix};
 use crate::registry::Rule;
+use crate::rules::RuleContext;
 use crate::semantic::torch_api;
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
-    if !checker.enabled(Rule::DistributionValidation) || checker.model().validation_disabled() {
+pub(crate) fn call(context: &mut RuleContext, call: &ExprCall, callee: Option<&str>) {
+    if !context.enabled(Rule::DistributionValidation) || context.model().validation_disabled() {
         return;
     }
     let Some(qualified) = callee else {
-        return sample_check(checker, call);
+        return sample_check(context, call);
     };
     if !torch_api::is_distribution_class(qualified) {
         return;
     }
     // Parameters that live on the host are validated without waiting for the GPU.
-    if !parameters_may_be_cuda(checker, call) {
+    if !parameters_may_be_cuda(context, call) {
         return;
     }
     if let Some(keyword) = call.arguments.find_keyword("validate_args")
@@ -29,7 +29,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
     {
         return;
     }
-    let name = checker.slice(&*call.func);
+    let name = context.slice(&*call.func);
     let mut diagnostic = Diagnostic::new(
         Rule::DistributionValidation,
         call.range(),
@@ -45,21 +45,21 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
             .keywords
             .iter()
             .all(|k| k.arg.is_some())
-            .then(|| add_argument(checker, call, "validate_args=False"));
+            .then(|| add_argument(context, call, "validate_args=False"));
         if let Some(edit) = edit.flatten() {
             diagnostic = diagnostic.with_fix("Add `validate_args=False`", Fix::unsafe_(vec![edit]));
         }
     }
-    checker.report(diagnostic);
+    context.report(diagnostic);
 }
 
 /// `d.log_prob(x)` on a validating distribution checks `x` against the support on the host.
-fn sample_check(checker: &mut Checker, call: &ExprCall) {
+fn sample_check(context: &mut RuleContext, call: &ExprCall) {
     let Some((receiver, method @ ("log_prob" | "cdf" | "icdf"))) = super::method_call(call) else {
         return;
     };
     if !matches!(
-        checker.model().kind_of(receiver),
+        context.model().kind_of(receiver),
         crate::semantic::Kind::Distribution { validating: true, .. }
     ) {
         return;
@@ -68,13 +68,13 @@ fn sample_check(checker: &mut Checker, call: &ExprCall) {
         .arguments
         .args
         .first()
-        .is_some_and(|value| super::may_be_cuda(checker, value, true))
+        .is_some_and(|value| super::may_be_cuda(context, value, true))
     {
         return;
     }
-    let text = checker.slice(receiver);
+    let text = context.slice(receiver);
     super::report(
-        checker,
+        context,
         Rule::DistributionValidation,
         call.range(),
         format!("`{text}.{method}(...)` validates its input on the host and waits for the GPU"),
@@ -84,11 +84,11 @@ fn sample_check(checker: &mut Checker, call: &ExprCall) {
 
 /// Whether any argument of a distribution's constructor call may be a tensor on the GPU (a
 /// distribution of host values checks and samples without waiting for it).
-pub(crate) fn parameters_may_be_cuda(checker: &Checker, constructor: &ExprCall) -> bool {
+pub(crate) fn parameters_may_be_cuda(context: &RuleContext, constructor: &ExprCall) -> bool {
     let arguments = &constructor.arguments;
     arguments
         .args
         .iter()
         .chain(arguments.keywords.iter().map(|k| &k.value))
-        .any(|value| super::may_be_cuda(checker, value, true))
+        .any(|value| super::may_be_cuda(context, value, true))
 }

@@ -3,15 +3,15 @@
 use ruff_python_ast::{Expr, ExprCall, Stmt};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
-use crate::checker::Checker;
 use crate::diagnostic::Edit;
+use crate::rules::RuleContext;
 use crate::semantic::BindingSource;
 
 /// Adds `text` (e.g. `non_blocking=True`) as the last argument of `call`. `None` where another
 /// argument cannot follow the last one (a lone unparenthesized generator: `f(x for x in y)`), or
 /// the call is not closed yet (`x.to(d` in code being typed).
-pub(crate) fn add_argument(checker: &Checker, call: &ExprCall, text: &str) -> Option<Edit> {
-    add_argument_in(checker.source(), call, text)
+pub(crate) fn add_argument(context: &RuleContext, call: &ExprCall, text: &str) -> Option<Edit> {
+    add_argument_in(context.source(), call, text)
 }
 
 /// [`add_argument`] for a call parsed from `source` (offsets into `source`).
@@ -92,8 +92,8 @@ fn closing_parens(between: &str) -> usize {
 
 /// Removes the keyword argument `name` from `call`, with its comma, never deleting a comment. In
 /// a call written one argument per line, the keyword's whole line goes.
-pub(crate) fn remove_keyword(checker: &Checker, call: &ExprCall, name: &str) -> Option<Edit> {
-    let source = checker.source();
+pub(crate) fn remove_keyword(context: &RuleContext, call: &ExprCall, name: &str) -> Option<Edit> {
+    let source = context.source();
     let ordered: Vec<TextRange> = call.arguments.iter_source_order().map(|arg| arg.range()).collect();
     let keyword = call.arguments.find_keyword(name)?;
     let index = ordered.iter().position(|range| *range == keyword.range())?;
@@ -181,8 +181,8 @@ pub(crate) fn drops_comment(source: &str, edits: &[Edit]) -> bool {
 
 /// `expr`'s text, parenthesized unless it is an atom or a primary (a name, an attribute, a call,
 /// a subscript, a literal) that binds tighter than any operator around it.
-pub(crate) fn parenthesized(checker: &Checker, expr: &Expr) -> String {
-    let text = checker.slice(expr);
+pub(crate) fn parenthesized(context: &RuleContext, expr: &Expr) -> String {
+    let text = context.slice(expr);
     match expr {
         Expr::Name(_)
         | Expr::Attribute(_)
@@ -208,19 +208,19 @@ pub(crate) fn parenthesized(checker: &Checker, expr: &Expr) -> String {
 
 /// The name `torch` is bound to here (`torch`, `th`), and an edit adding `import torch` to the
 /// file's import block when nothing binds it.
-pub(crate) fn torch_name(checker: &Checker) -> (String, Option<Edit>) {
+pub(crate) fn torch_name(context: &RuleContext) -> (String, Option<Edit>) {
     for name in ["torch", "th", "pt", "T"] {
-        if let Some(binding) = checker.model().lookup(name)
+        if let Some(binding) = context.model().lookup(name)
             && binding.source == BindingSource::Import("torch".into())
         {
             return (name.to_string(), None);
         }
     }
-    if checker.model().lookup("torch").is_some() {
+    if context.model().lookup("torch").is_some() {
         // `torch` is shadowed by something else: no safe way to spell it.
         return ("torch".to_string(), None);
     }
-    ("torch".to_string(), Some(import_edit(checker, "import torch")))
+    ("torch".to_string(), Some(import_edit(context, "import torch")))
 }
 
 /// Inserts `statement` at the top of the file's import block (after a docstring,
@@ -228,10 +228,10 @@ pub(crate) fn torch_name(checker: &Checker) -> (String, Option<Edit>) {
 /// ending. In a file without imports it goes
 /// before the first statement, after the comments that head the file (a shebang, an encoding
 /// declaration, a licence).
-pub(crate) fn import_edit(checker: &Checker, statement: &str) -> Edit {
-    let source = checker.source();
+pub(crate) fn import_edit(context: &RuleContext, statement: &str) -> Edit {
+    let source = context.source();
     let newline = newline(source);
-    let body = checker.module_body();
+    let body = context.module_body();
     let mut position = None;
     for (index, stmt) in body.iter().enumerate() {
         let is_docstring = index == 0 && matches!(stmt, Stmt::Expr(expr) if expr.value.is_string_literal_expr());

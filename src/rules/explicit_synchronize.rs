@@ -5,28 +5,28 @@ use ruff_python_ast::{Expr, ExprCall};
 use ruff_text_size::Ranged;
 
 use super::{method_call, report};
-use crate::checker::Checker;
 use crate::registry::Rule;
+use crate::rules::RuleContext;
 use crate::semantic::Kind;
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
-    if !checker.enabled(Rule::ExplicitSynchronize) {
+pub(crate) fn call(context: &mut RuleContext, call: &ExprCall, callee: Option<&str>) {
+    if !context.enabled(Rule::ExplicitSynchronize) {
         return;
     }
     let qualified = callee;
     let what = match qualified {
         Some("torch.cuda.synchronize" | "torch.accelerator.synchronize" | "torch.cuda.empty_cache") => {
-            checker.slice(&*call.func).to_string()
+            context.slice(&*call.func).to_string()
         }
         Some(_) => return,
         None => match method_call(call) {
             Some((receiver, "synchronize")) => {
-                let is_stream_or_event = checker.model().kind_of(receiver) == Kind::CudaSyncObject
-                    || matches!(receiver, Expr::Call(inner) if checker.model().kind_of(&Expr::Call(inner.clone())) == Kind::CudaSyncObject);
+                let is_stream_or_event = context.model().kind_of(receiver) == Kind::CudaSyncObject
+                    || matches!(receiver, Expr::Call(inner) if context.model().kind_of(&Expr::Call(inner.clone())) == Kind::CudaSyncObject);
                 if !is_stream_or_event {
                     return;
                 }
-                checker.slice(&*call.func).to_string()
+                context.slice(&*call.func).to_string()
             }
             _ => return,
         },
@@ -37,7 +37,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         "for timing, record `torch.cuda.Event(enable_timing=True)` pairs in the loop and read `elapsed_time` after it"
     };
     report(
-        checker,
+        context,
         Rule::ExplicitSynchronize,
         call.range(),
         format!("`{what}()` blocks the host until the GPU is idle"),

@@ -5,34 +5,34 @@ use ruff_python_ast::{Expr, ExprCall};
 use ruff_text_size::{Ranged, TextRange};
 
 use super::{edits, method_call, report};
-use crate::checker::Checker;
 use crate::diagnostic::{Diagnostic, Edit, Fix};
 use crate::registry::Rule;
+use crate::rules::RuleContext;
 use crate::semantic::Kind;
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
-    if !checker.enabled(Rule::GradScalerUnfusedOptimizer) {
+pub(crate) fn call(context: &mut RuleContext, call: &ExprCall) {
+    if !context.enabled(Rule::GradScalerUnfusedOptimizer) {
         return;
     }
     let Some((scaler, "step")) = method_call(call) else {
         return;
     };
-    let scaler_kind = checker.model().object_kind(scaler);
+    let scaler_kind = context.model().object_kind(scaler);
     if scaler_kind != Kind::GradScaler && !(scaler_kind.is_opaque() && names_a_scaler(scaler)) {
         return;
     }
     let Some(optimizer) = call.arguments.args.first() else {
         return;
     };
-    let text = checker.slice(call);
-    let facts = match checker.model().object_kind(optimizer) {
+    let text = context.slice(call);
+    let facts = match context.model().object_kind(optimizer) {
         Kind::Optimizer(facts) => facts,
         // Built where the file does not show (a parameter, a factory): only a fused Adam/AdamW
         // avoids the host read, and most training code builds another.
         opaque if opaque.is_opaque() => {
-            let optimizer = checker.slice(optimizer);
+            let optimizer = context.slice(optimizer);
             report(
-                checker,
+                context,
                 Rule::GradScalerUnfusedOptimizer,
                 call.range(),
                 format!("`{text}` reads the inf check on the host (waits for the GPU) unless `{optimizer}` is a fused Adam/AdamW"),
@@ -56,12 +56,12 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         },
     );
     if facts.adam_family
-        && let Some(edit) = fused_edit(checker, facts.constructor)
+        && let Some(edit) = fused_edit(context, facts.constructor)
     {
         // A different optimizer implementation (numerics, CUDA-only): unsafe.
         diagnostic = diagnostic.with_fix("Add `fused=True` to the optimizer", Fix::unsafe_(vec![edit]));
     }
-    checker.report(diagnostic);
+    context.report(diagnostic);
 }
 
 /// `scaler`, `self.grad_scaler`, `loss_scaler`: a value named as a GradScaler whose
@@ -78,8 +78,8 @@ fn names_a_scaler(receiver: &Expr) -> bool {
 /// `fused=True` for the optimizer constructor at `constructor`: added, or replacing
 /// `fused=False` / `fused=None`. `None` where the constructor would then raise (`foreach=True`,
 /// `differentiable=True`) or `**kwargs` may pass `fused` already.
-fn fused_edit(checker: &Checker, constructor: TextRange) -> Option<Edit> {
-    let call = edits::call_at(checker.source(), constructor)?;
+fn fused_edit(context: &RuleContext, constructor: TextRange) -> Option<Edit> {
+    let call = edits::call_at(context.source(), constructor)?;
     let arguments = &call.arguments;
     let conflicting = ["foreach", "differentiable"].iter().any(|name| {
         arguments.find_keyword(name).is_some_and(|k| {
@@ -97,6 +97,6 @@ fn fused_edit(checker: &Checker, constructor: TextRange) -> Option<Edit> {
             Some(Edit::replace(keyword.value.range(), "True"))
         }
         Some(_) => None,
-        None => edits::add_argument_in(checker.source(), &call, "fused=True"),
+        None => edits::add_argument_in(context.source(), &call, "fused=True"),
     }
 }

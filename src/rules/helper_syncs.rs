@@ -8,25 +8,25 @@ use ruff_python_ast::ExprCall;
 use ruff_text_size::Ranged;
 
 use super::{argument, may_be_cuda};
-use crate::checker::Checker;
 use crate::diagnostic::Diagnostic;
+use crate::rules::RuleContext;
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
-    let facts = checker.model().facts;
+pub(crate) fn call(context: &mut RuleContext, call: &ExprCall) {
+    let facts = context.model().facts;
     let Some(syncs) = facts.callee_syncs.get(&call.start().to_u32()) else {
         return;
     };
     for sync in syncs {
-        if !checker.enabled(sync.rule) {
+        if !context.enabled(sync.rule) {
             continue;
         }
         let Some(given) = argument(call, &sync.parameter, usize::from(sync.position)) else {
             continue;
         };
-        if !may_be_cuda(checker, given, sync.unknown_counts) {
+        if !may_be_cuda(context, given, sync.unknown_counts) {
             continue;
         }
-        let given_text = checker.slice(given);
+        let given_text = context.slice(given);
         let as_parameter = if given_text == &*sync.parameter {
             String::new()
         } else {
@@ -40,6 +40,6 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
             "keep `{given_text}` out of `{}` on every step, or remove the sync there",
             sync.callee
         );
-        checker.report_deeper_sync(Diagnostic::new(sync.rule, call.range(), message, help), &sync.sync);
+        context.report_deeper_sync(Diagnostic::new(sync.rule, call.range(), message, help), &sync.sync);
     }
 }

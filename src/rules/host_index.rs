@@ -6,8 +6,8 @@ use ruff_python_ast::{Expr, ExprContext, ExprSubscript, StmtAssign};
 use ruff_text_size::Ranged;
 
 use super::report;
-use crate::checker::Checker;
 use crate::registry::Rule;
+use crate::rules::RuleContext;
 use crate::semantic::{Device, Kind, Question};
 
 /// The index elements of a subscript (`x[a, b]` -> `[a, b]`).
@@ -24,8 +24,8 @@ fn index_elements(slice: &Expr) -> Vec<&Expr> {
 /// unknown elements held in a name is not taken for one: lists of slices (`x[slicer]`) index
 /// one dimension each; so does a list literal holding one tensor (`x[[idx]]` is `x[idx]`:
 /// measured 0.14 ms with a CUDA index).
-fn host_index<'e>(checker: &Checker, subscript: &'e ExprSubscript) -> Option<&'e Expr> {
-    let model = checker.model();
+fn host_index<'e>(context: &RuleContext, subscript: &'e ExprSubscript) -> Option<&'e Expr> {
+    let model = context.model();
     let in_tuple = subscript.slice.is_tuple_expr();
     index_elements(&subscript.slice).into_iter().find(|index| match index {
         Expr::List(list) => !matches!(
@@ -45,19 +45,19 @@ fn host_index<'e>(checker: &Checker, subscript: &'e ExprSubscript) -> Option<&'e
     })
 }
 
-pub(crate) fn subscript(checker: &mut Checker, subscript: &ExprSubscript) {
-    if !checker.enabled(Rule::HostIndex) || subscript.ctx != ExprContext::Load {
+pub(crate) fn subscript(context: &mut RuleContext, subscript: &ExprSubscript) {
+    if !context.enabled(Rule::HostIndex) || subscript.ctx != ExprContext::Load {
         return;
     }
     // The index first: few are on the host, and what is asked of the tensor indexed could
     // only change a verdict where one is.
-    let Some(index) = host_index(checker, subscript) else {
+    let Some(index) = host_index(context, subscript) else {
         return;
     };
-    if checker.model().is_maybe_cuda_tensor(&subscript.value) {
-        let text = checker.slice(index);
+    if context.model().is_maybe_cuda_tensor(&subscript.value) {
+        let text = context.slice(index);
         report(
-            checker,
+            context,
             Rule::HostIndex,
             subscript.range(),
             format!("indexing a GPU tensor with the host index `{text}` copies it to the GPU behind queued work"),
@@ -66,21 +66,21 @@ pub(crate) fn subscript(checker: &mut Checker, subscript: &ExprSubscript) {
     }
 }
 
-pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
-    if !checker.enabled(Rule::HostIndex) {
+pub(crate) fn assign(context: &mut RuleContext, assign: &StmtAssign) {
+    if !context.enabled(Rule::HostIndex) {
         return;
     }
     // What is asked of the tensor written into comes last: it decides a verdict only where the
     // index is on the host, or is an integer tensor written with a Python scalar.
     for target in &assign.targets {
         let Expr::Subscript(subscript) = target else { continue };
-        if let Some(index) = host_index(checker, subscript) {
-            if !checker.model().is_maybe_cuda_tensor(&subscript.value) {
+        if let Some(index) = host_index(context, subscript) {
+            if !context.model().is_maybe_cuda_tensor(&subscript.value) {
                 continue;
             }
-            let text = checker.slice(index);
+            let text = context.slice(index);
             report(
-                checker,
+                context,
                 Rule::HostIndex,
                 target.range(),
                 format!(
@@ -94,7 +94,7 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
             // Known to be an integer index: with a mask of unknown dtype (`h[~mask] = 0.0`) this
             // may be a boolean-mask write, which does not sync. The indices of a mask
             // (`torch.nonzero(m, as_tuple=True)`, `torch.where(m)`) index every dimension at once.
-            match checker.model().kind_of(index) {
+            match context.model().kind_of(index) {
                 Kind::Tensor(facts) => facts.integer && facts.may_be_cuda(),
                 Kind::TensorSequence(facts) => {
                     facts.integer && facts.may_be_cuda() && std::ptr::eq(*index, &*subscript.slice)
@@ -103,13 +103,13 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
             }
         });
         if let Some(index) = integer_index
-            && checker.model().asked(&assign.value, Question::Number) == Kind::Number
-            && checker.model().is_maybe_cuda_tensor(&subscript.value)
+            && context.model().asked(&assign.value, Question::Number) == Kind::Number
+            && context.model().is_maybe_cuda_tensor(&subscript.value)
         {
             let (x, idx, v) = (
-                checker.slice(&*subscript.value),
-                checker.slice(index),
-                checker.slice(&*assign.value),
+                context.slice(&*subscript.value),
+                context.slice(index),
+                context.slice(&*assign.value),
             );
             let (written, help) = if std::ptr::eq(index, &*subscript.slice) {
                 (
@@ -118,12 +118,12 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
                 )
             } else {
                 (
-                    format!("`{x}[{}] = {v}` (through the index tensor `{idx}`)", checker.slice(&*subscript.slice)),
+                    format!("`{x}[{}] = {v}` (through the index tensor `{idx}`)", context.slice(&*subscript.slice)),
                     "write a value tensor made on the device once (`torch.full((), v, device=...)`), or select with `torch.where` instead of indexing".to_string(),
                 )
             };
             report(
-                checker,
+                context,
                 Rule::HostIndex,
                 target.range(),
                 format!("{written} copies the Python scalar to the GPU behind queued work"),

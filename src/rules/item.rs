@@ -4,30 +4,30 @@ use ruff_python_ast::{Expr, ExprCall, Operator, StmtAugAssign};
 use ruff_text_size::Ranged;
 
 use super::{may_be_cuda, method_call, report};
-use crate::checker::Checker;
 use crate::diagnostic::{Edit, Fix};
 use crate::registry::Rule;
+use crate::rules::RuleContext;
 use crate::semantic::Kind;
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
-    if !checker.enabled(Rule::Item) {
+pub(crate) fn call(context: &mut RuleContext, call: &ExprCall) {
+    if !context.enabled(Rule::Item) {
         return;
     }
     let Some((receiver, method)) = method_call(call) else {
         return;
     };
     match method {
-        "item" if call.arguments.is_empty() && may_be_cuda(checker, receiver, true) => {
+        "item" if call.arguments.is_empty() && may_be_cuda(context, receiver, true) => {
             // A metric all-reduced on this step and then read is SYNC602's finding.
             if let Expr::Name(name) = receiver
-                && checker.enabled(Rule::BarrierInStep)
-                && checker.model().is_all_reduced(name.id.as_str())
+                && context.enabled(Rule::BarrierInStep)
+                && context.model().is_all_reduced(name.id.as_str())
             {
                 return;
             }
-            let receiver_text = super::receiver_text(checker, receiver);
+            let receiver_text = super::receiver_text(context, receiver);
             report(
-                checker,
+                context,
                 Rule::Item,
                 call.range(),
                 format!("`{receiver_text}.item()` waits for the GPU to finish all queued work"),
@@ -36,10 +36,10 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
                 ),
             );
         }
-        "get_scale" if call.arguments.is_empty() && checker.model().kind_of(receiver) == Kind::GradScaler => {
-            let receiver_text = super::receiver_text(checker, receiver);
+        "get_scale" if call.arguments.is_empty() && context.model().kind_of(receiver) == Kind::GradScaler => {
+            let receiver_text = super::receiver_text(context, receiver);
             report(
-                checker,
+                context,
                 Rule::Item,
                 call.range(),
                 format!("`{receiver_text}.get_scale()` reads the loss scale with `.item()` and waits for the GPU"),
@@ -53,8 +53,8 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
 /// `total += loss.item()` (also `total += loss.item() * n`): fixable to `total += loss.detach()`,
 /// which sums on the device; the total is read when it is logged (unsafe: `total` becomes a
 /// 0-dim tensor, and a later Python read of it syncs once there).
-pub(crate) fn aug_assign(checker: &mut Checker, assign: &StmtAugAssign) {
-    if !checker.enabled(Rule::Item)
+pub(crate) fn aug_assign(context: &mut RuleContext, assign: &StmtAugAssign) {
+    if !context.enabled(Rule::Item)
         || !matches!(assign.op, Operator::Add | Operator::Sub)
         // A local total; an attribute (`self.state.tokens_seen`) is often saved or serialized
         // as a number.
@@ -68,9 +68,9 @@ pub(crate) fn aug_assign(checker: &mut Checker, assign: &StmtAugAssign) {
         let Some((receiver, _)) = method_call(call) else {
             continue;
         };
-        let replacement = format!("{}.detach()", checker.slice(receiver));
+        let replacement = format!("{}.detach()", context.slice(receiver));
         let edits = vec![Edit::replace(call.range(), replacement.clone())];
-        checker.attach_fix(
+        context.attach_fix(
             Rule::Item,
             call.range(),
             format!("Sum on the device: `{replacement}`"),
@@ -101,7 +101,7 @@ fn summed_item_reads<'e>(value: &'e Expr, reads: &mut Vec<&'e ExprCall>) {
 /// `max(n.item(), 1)` / `min(n.item(), c)` with a number: fixable to `n.clamp(min=1)` /
 /// `n.clamp(max=c)`, the bound applied on the device (unsafe: a 0-dim tensor instead of a
 /// number; dividing by it keeps the division on the device).
-pub(crate) fn bounded(checker: &mut Checker, call: &ExprCall) {
+pub(crate) fn bounded(context: &mut RuleContext, call: &ExprCall) {
     let Expr::Name(function) = &*call.func else {
         return;
     };
@@ -110,7 +110,7 @@ pub(crate) fn bounded(checker: &mut Checker, call: &ExprCall) {
         "min" => "max",
         _ => return,
     };
-    if !checker.enabled(Rule::Item) || !checker.model().is_builtin(function.id.as_str()) {
+    if !context.enabled(Rule::Item) || !context.model().is_builtin(function.id.as_str()) {
         return;
     }
     let ([first, second], []) = (&*call.arguments.args, &*call.arguments.keywords) else {
@@ -122,16 +122,16 @@ pub(crate) fn bounded(checker: &mut Checker, call: &ExprCall) {
     let Some((receiver, "item")) = method_call(read) else {
         return;
     };
-    if !read.arguments.is_empty() || checker.model().kind_of(bound) != Kind::Number || bound.is_call_expr() {
+    if !read.arguments.is_empty() || context.model().kind_of(bound) != Kind::Number || bound.is_call_expr() {
         return;
     }
     let replacement = format!(
         "{}.clamp({side}={})",
-        super::edits::parenthesized(checker, receiver),
-        checker.slice(bound)
+        super::edits::parenthesized(context, receiver),
+        context.slice(bound)
     );
     let edits = vec![Edit::replace(call.range(), replacement.clone())];
-    checker.attach_fix(
+    context.attach_fix(
         Rule::Item,
         read.range(),
         format!("Bound it on the device: `{replacement}`"),

@@ -5,18 +5,18 @@ use ruff_python_ast::{CmpOp, Expr, ExprCall, ExprContext, Number, Stmt, StmtFunc
 use ruff_text_size::{Ranged, TextRange};
 
 use super::{locals, method_call};
-use crate::checker::Checker;
 use crate::diagnostic::{Diagnostic, Edit, Fix};
 use crate::parse::literal_text;
 use crate::registry::Rule;
+use crate::rules::RuleContext;
 use crate::semantic::{Kind, ModuleKind};
 
 /// `x[mask]` (inline) on a tensor that may be on the GPU: (`x`, `mask`).
-fn masked<'e>(checker: &Checker, expr: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
+fn masked<'e>(context: &RuleContext, expr: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
     let Expr::Subscript(subscript) = expr else { return None };
     (subscript.ctx == ExprContext::Load
-        && checker.model().is_boolean_tensor(&subscript.slice)
-        && checker.model().is_maybe_cuda_tensor(&subscript.value))
+        && context.model().is_boolean_tensor(&subscript.slice)
+        && context.model().is_maybe_cuda_tensor(&subscript.value))
     .then_some((&*subscript.value, &*subscript.slice))
 }
 
@@ -32,23 +32,23 @@ fn strip_casts(expr: &Expr) -> &Expr {
 }
 
 /// A variable assigned a masked read first (`sel = x[mask]`).
-fn masked_variable(checker: &Checker, expr: &Expr) -> bool {
+fn masked_variable(context: &RuleContext, expr: &Expr) -> bool {
     let Expr::Name(name) = expr else { return false };
-    let value = checker
+    let value = context
         .model()
         .lookup(name.id.as_str())
         .and_then(|binding| binding.value);
-    value.is_some_and(|value| masked(checker, value).is_some())
+    value.is_some_and(|value| masked(context, value).is_some())
 }
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
-    if !checker.enabled(Rule::MaskedLoss) {
+pub(crate) fn call(context: &mut RuleContext, call: &ExprCall, callee: Option<&str>) {
+    if !context.enabled(Rule::MaskedLoss) {
         return;
     }
     let is_loss = match callee {
         Some("torch.nn.functional.cross_entropy" | "torch.nn.functional.nll_loss") => true,
         Some(_) => false,
-        None => checker.model().calls_module(call, ModuleKind::ClassIndexLoss),
+        None => context.model().calls_module(call, ModuleKind::ClassIndexLoss),
     };
     if !is_loss || call.arguments.find_keyword("ignore_index").is_some() {
         return;
@@ -57,32 +57,32 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
     let (Some(input), Some(target)) = (args.first(), args.get(1)) else {
         return;
     };
-    let (input_masked, target_masked) = (masked(checker, input), masked(checker, target));
+    let (input_masked, target_masked) = (masked(context, input), masked(context, target));
     let (input_read, target_read) = (strip_casts(input), strip_casts(target));
     let masked_somewhere = input_masked.is_some()
         || target_masked.is_some()
-        || masked(checker, input_read).is_some()
-        || masked(checker, target_read).is_some()
-        || masked_variable(checker, input)
-        || masked_variable(checker, target);
+        || masked(context, input_read).is_some()
+        || masked(context, target_read).is_some()
+        || masked_variable(context, input)
+        || masked_variable(context, target);
     if !masked_somewhere {
         return;
     }
     // The mask reads are this finding; SYNC203 does not report them again.
     for read in [input_read, target_read] {
-        checker.supersede(Rule::BooleanMaskRead, read.range());
+        context.supersede(Rule::BooleanMaskRead, read.range());
     }
-    let loss = checker.slice(&*call.func);
+    let loss = context.slice(&*call.func);
     let mut diagnostic = Diagnostic::new(
         Rule::MaskedLoss,
         call.range(),
         format!("`{loss}` on boolean-masked inputs waits for the GPU to count the mask"),
         "pass the unmasked tensors with `ignore_index=` set to the value the mask drops".to_string(),
     );
-    if let Some((title, fix)) = ignore_index_fix(checker, call, callee.is_some()) {
+    if let Some((title, fix)) = ignore_index_fix(context, call, callee.is_some()) {
         diagnostic = diagnostic.with_fix(title, fix);
     }
-    checker.report(diagnostic);
+    context.report(diagnostic);
 }
 
 /// The unmasked tensors behind a masked loss call, traced back through the locals of the
@@ -131,12 +131,12 @@ fn mask_base(expr: &Expr) -> &Expr {
 
 /// What a local name holds where the function binds it once (so the value that reaches any
 /// read of it), followed through such names; the names followed are added to `through`.
-fn local_value<'a>(checker: &Checker<'a>, mut expr: &'a Expr, through: &mut Vec<&'a str>) -> &'a Expr {
-    let body = checker.enclosing_body();
+fn local_value<'a>(context: &RuleContext<'_, 'a>, mut expr: &'a Expr, through: &mut Vec<&'a str>) -> &'a Expr {
+    let body = context.enclosing_body();
     for _ in 0..8 {
         let Expr::Name(name) = expr else { break };
         let name = name.id.as_str();
-        let Some(value) = checker.model().lookup(name).and_then(|binding| binding.value) else {
+        let Some(value) = context.model().lookup(name).and_then(|binding| binding.value) else {
             break;
         };
         if locals::binders_of(body, name).len() != 1 {
@@ -152,12 +152,12 @@ fn local_value<'a>(checker: &Checker<'a>, mut expr: &'a Expr, through: &mut Vec<
 
 /// Whether the text of `expr` means at `call` what it meant where it was written: no name it
 /// reads is bound again in between.
-fn stable_until(checker: &Checker, expr: &Expr, call: &ExprCall) -> bool {
+fn stable_until(context: &RuleContext, expr: &Expr, call: &ExprCall) -> bool {
     if expr.start() >= call.start() {
         // Written in the call itself.
         return true;
     }
-    let body = checker.enclosing_body();
+    let body = context.enclosing_body();
     let between = TextRange::new(expr.start(), call.start());
     locals::names_read(expr).into_iter().all(|name| {
         locals::binders_of(body, name)
@@ -166,43 +166,48 @@ fn stable_until(checker: &Checker, expr: &Expr, call: &ExprCall) -> bool {
     })
 }
 
-fn unmasked<'a>(checker: &Checker<'a>, call: &ExprCall, input: &'a Expr, target: &'a Expr) -> Option<Unmasked<'a>> {
+fn unmasked<'a>(
+    context: &RuleContext<'_, 'a>,
+    call: &ExprCall,
+    input: &'a Expr,
+    target: &'a Expr,
+) -> Option<Unmasked<'a>> {
     let mut through = Vec::new();
-    let input = local_value(checker, strip_casts(rows(strip_casts(input))), &mut through);
-    let Expr::Subscript(logits_read) = local_value(checker, strip_casts(input), &mut through) else {
+    let input = local_value(context, strip_casts(rows(strip_casts(input))), &mut through);
+    let Expr::Subscript(logits_read) = local_value(context, strip_casts(input), &mut through) else {
         return None;
     };
-    let Expr::Subscript(labels_read) = local_value(checker, strip_casts(target), &mut through) else {
+    let Expr::Subscript(labels_read) = local_value(context, strip_casts(target), &mut through) else {
         return None;
     };
-    let logits_mask = local_value(checker, mask_base(&logits_read.slice), &mut through);
-    let labels_mask = local_value(checker, mask_base(&labels_read.slice), &mut through);
-    if checker.slice(logits_mask) != checker.slice(labels_mask)
-        || !checker.model().is_boolean_tensor(&labels_read.slice)
-        || !checker.model().is_maybe_cuda_tensor(&labels_read.value)
+    let logits_mask = local_value(context, mask_base(&logits_read.slice), &mut through);
+    let labels_mask = local_value(context, mask_base(&labels_read.slice), &mut through);
+    if context.slice(logits_mask) != context.slice(labels_mask)
+        || !context.model().is_boolean_tensor(&labels_read.slice)
+        || !context.model().is_maybe_cuda_tensor(&labels_read.value)
     {
         return None;
     }
-    let masked_logits = local_value(checker, &logits_read.value, &mut through);
+    let masked_logits = local_value(context, &logits_read.value, &mut through);
     let permuted = match masked_logits {
         Expr::Call(inner) => match method_call(inner) {
-            Some((base, "permute")) if checker.slice(&inner.arguments).replace(' ', "") == "(0,2,3,1)" => Some(base),
+            Some((base, "permute")) if context.slice(&inner.arguments).replace(' ', "") == "(0,2,3,1)" => Some(base),
             _ => None,
         },
         _ => None,
     };
     let (logits, logits_expr) = match permuted {
-        Some(base) => (checker.slice(base).to_string(), base),
+        Some(base) => (context.slice(base).to_string(), base),
         None => (
             format!(
                 "{}.flatten(0, -2)",
-                super::edits::parenthesized(checker, &logits_read.value)
+                super::edits::parenthesized(context, &logits_read.value)
             ),
             &*logits_read.value,
         ),
     };
     let labels = &*labels_read.value;
-    if !stable_until(checker, logits_expr, call) || !stable_until(checker, labels, call) {
+    if !stable_until(context, logits_expr, call) || !stable_until(context, labels, call) {
         return None;
     }
     Some(Unmasked {
@@ -224,7 +229,7 @@ fn unmasked<'a>(checker: &Checker<'a>, call: &ExprCall, input: &'a Expr, target:
 /// The masked inputs may be made through locals (deleted when nothing else reads them), and a
 /// loss module built in `__init__` (`self.criterion = nn.CrossEntropyLoss()`, called nowhere
 /// else) gets `ignore_index=` where it is built.
-fn ignore_index_fix(checker: &mut Checker, call: &ExprCall, functional: bool) -> Option<(String, Fix)> {
+fn ignore_index_fix(context: &mut RuleContext, call: &ExprCall, functional: bool) -> Option<(String, Fix)> {
     let reduction_none = call
         .arguments
         .find_keyword("reduction")
@@ -239,15 +244,15 @@ fn ignore_index_fix(checker: &mut Checker, call: &ExprCall, functional: bool) ->
     }
     let args = &call.arguments.args;
     let (input, target) = (args.first()?, args.get(1)?);
-    let unmasked = unmasked(checker, call, input, target)?;
+    let unmasked = unmasked(context, call, input, target)?;
     // `m = target != IGN` with IGN a number or a constant: the mask drops exactly the targets
     // `ignore_index=IGN` ignores.
     let ignored = match unmasked.mask {
         Expr::Compare(compare) => match (&*compare.ops, &*compare.comparators) {
             ([CmpOp::NotEq], [ignored])
-                if checker.slice(&*compare.left) == checker.slice(unmasked.labels)
+                if context.slice(&*compare.left) == context.slice(unmasked.labels)
                     && !matches!(ignored, Expr::Call(_))
-                    && !matches!(checker.model().kind_of(ignored), Kind::Tensor(_)) =>
+                    && !matches!(context.model().kind_of(ignored), Kind::Tensor(_)) =>
             {
                 Some(ignored)
             }
@@ -255,16 +260,16 @@ fn ignore_index_fix(checker: &mut Checker, call: &ExprCall, functional: bool) ->
         },
         _ => None,
     };
-    let labels_atom = super::edits::parenthesized(checker, unmasked.labels);
+    let labels_atom = super::edits::parenthesized(context, unmasked.labels);
     let mut kept_names: Vec<&str> = Vec::new();
     let (new_target, ignore_index) = match ignored {
-        Some(ignored) => (labels_atom, checker.slice(ignored).to_string()),
+        Some(ignored) => (labels_atom, context.slice(ignored).to_string()),
         None => {
             kept_names.extend(locals::names_read(unmasked.mask_read));
             (
                 format!(
                     "{labels_atom}.masked_fill(~{}, -100)",
-                    super::edits::parenthesized(checker, unmasked.mask_read)
+                    super::edits::parenthesized(context, unmasked.mask_read)
                 ),
                 "-100".to_string(),
             )
@@ -281,23 +286,23 @@ fn ignore_index_fix(checker: &mut Checker, call: &ExprCall, functional: bool) ->
     ];
     if functional {
         edits.push(super::edits::add_argument(
-            checker,
+            context,
             call,
             &format!("ignore_index={ignore_index}"),
         )?);
     } else {
-        edits.extend(constructor_edit(checker, call, ignored)?);
+        edits.extend(constructor_edit(context, call, ignored)?);
     }
     let replaced = [args[0].range(), args[1].range()];
-    edits.extend(dead_locals(checker, &unmasked.through, &kept_names, &replaced)?);
+    edits.extend(dead_locals(context, &unmasked.through, &kept_names, &replaced)?);
     // A masked read the fix removes is this finding. One it leaves (its local is read elsewhere
     // too) still waits after the fix, so SYNC203 reports it as its own.
     for read in unmasked.reads {
         if edits.iter().any(|edit| edit.range.contains_range(read)) {
-            checker.supersede(Rule::BooleanMaskRead, read);
+            context.supersede(Rule::BooleanMaskRead, read);
         }
     }
-    if super::edits::drops_comment(checker.source(), &edits) {
+    if super::edits::drops_comment(context.source(), &edits) {
         return None;
     }
     Some((
@@ -311,14 +316,14 @@ fn ignore_index_fix(checker: &mut Checker, call: &ExprCall, functional: bool) ->
 /// each (another call of the module would change too). No edit where the module's default
 /// (-100) is the one needed; `None` where IGN cannot be spelled in `__init__` (a number, or an
 /// attribute `__init__` sets before building the module, can).
-fn constructor_edit(checker: &Checker, call: &ExprCall, ignored: Option<&Expr>) -> Option<Vec<Edit>> {
+fn constructor_edit(context: &RuleContext, call: &ExprCall, ignored: Option<&Expr>) -> Option<Vec<Edit>> {
     let Expr::Attribute(attribute) = &*call.func else {
         return None;
     };
     let Expr::Name(receiver) = &*attribute.value else {
         return None;
     };
-    let model = checker.model();
+    let model = context.model();
     let function = model.current_function()?;
     if receiver_name(function.def)? != receiver.id.as_str() {
         return None;
@@ -357,9 +362,9 @@ fn constructor_edit(checker: &Checker, call: &ExprCall, ignored: Option<&Expr>) 
         return Some(Vec::new());
     };
     let spelled = match ignored {
-        Expr::NumberLiteral(_) => checker.slice(ignored).to_string(),
+        Expr::NumberLiteral(_) => context.slice(ignored).to_string(),
         Expr::UnaryOp(minus) if minus.op == UnaryOp::USub && minus.operand.is_number_literal_expr() => {
-            checker.slice(ignored).to_string()
+            context.slice(ignored).to_string()
         }
         // `self.ignore`: set in `__init__` before the module is built.
         Expr::Attribute(value) if matches!(&*value.value, Expr::Name(name) if name.id == receiver.id) => {
@@ -372,7 +377,7 @@ fn constructor_edit(checker: &Checker, call: &ExprCall, ignored: Option<&Expr>) 
         }
         _ => return None,
     };
-    let edit = super::edits::add_argument(checker, constructor, &format!("ignore_index={spelled}"))?;
+    let edit = super::edits::add_argument(context, constructor, &format!("ignore_index={spelled}"))?;
     Some(vec![edit])
 }
 
@@ -391,8 +396,8 @@ fn receiver_name(def: &StmtFunctionDef) -> Option<&str> {
 /// the unmasked tensors: every read of the name is in `replaced` or in another deleted
 /// statement. Only values without side effects go (indexing, comparisons, views, casts).
 /// `None` where such a statement shares its line.
-fn dead_locals(checker: &Checker, through: &[&str], kept: &[&str], replaced: &[TextRange]) -> Option<Vec<Edit>> {
-    let body = checker.enclosing_body();
+fn dead_locals(context: &RuleContext, through: &[&str], kept: &[&str], replaced: &[TextRange]) -> Option<Vec<Edit>> {
+    let body = context.enclosing_body();
     let mut dead: Vec<(&str, &Stmt)> = through
         .iter()
         .filter(|name| !kept.contains(name))
@@ -426,7 +431,7 @@ fn dead_locals(checker: &Checker, through: &[&str], kept: &[&str], replaced: &[T
         return None;
     }
     dead.iter()
-        .map(|(_, stmt)| super::edits::delete_statement_line(checker.source(), stmt.range()))
+        .map(|(_, stmt)| super::edits::delete_statement_line(context.source(), stmt.range()))
         .collect()
 }
 

@@ -5,14 +5,14 @@ use ruff_python_ast::{Expr, ExprCall, ExprName, Stmt, StmtAssign};
 use ruff_text_size::Ranged;
 
 use super::{argument, edits, locals, method_call, report, torch_input_may_be_cuda};
-use crate::checker::Checker;
 use crate::diagnostic::{Edit, Fix};
 use crate::registry::Rule;
+use crate::rules::RuleContext;
 use crate::semantic::Kind;
 
 /// The condition of a nonzero-like call, if `call` is one.
 fn nonzero_condition<'e>(
-    checker: &Checker,
+    context: &RuleContext,
     call: &'e ExprCall,
     callee: Option<&str>,
 ) -> Option<(&'e Expr, &'static str)> {
@@ -24,7 +24,7 @@ fn nonzero_condition<'e>(
         }
         Some(_) => None,
         None => match method_call(call) {
-            Some((receiver, method @ ("nonzero" | "argwhere"))) if checker.model().is_maybe_cuda_tensor(receiver) => {
+            Some((receiver, method @ ("nonzero" | "argwhere"))) if context.model().is_maybe_cuda_tensor(receiver) => {
                 Some((
                     receiver,
                     if method == "nonzero" {
@@ -39,25 +39,25 @@ fn nonzero_condition<'e>(
     }
 }
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
-    if !checker.enabled(Rule::Nonzero) {
+pub(crate) fn call(context: &mut RuleContext, call: &ExprCall, callee: Option<&str>) {
+    if !context.enabled(Rule::Nonzero) {
         return;
     }
-    let Some((condition, kind)) = nonzero_condition(checker, call, callee) else {
+    let Some((condition, kind)) = nonzero_condition(context, call, callee) else {
         return;
     };
     // Name the function as the code spells it (`nonzero`, `th.where`), methods by their kind.
     let what = if kind.starts_with('.') {
         kind.to_string()
     } else {
-        checker.slice(&*call.func).to_string()
+        context.slice(&*call.func).to_string()
     };
-    if !torch_input_may_be_cuda(checker, Some(condition)) {
+    if !torch_input_may_be_cuda(context, Some(condition)) {
         return;
     }
-    let condition_text = checker.slice(condition);
+    let condition_text = context.slice(condition);
     report(
-        checker,
+        context,
         Rule::Nonzero,
         call.range(),
         format!(
@@ -72,8 +72,8 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
 /// `x[torch.nonzero(c, as_tuple=True)] = s` / `x[torch.where(c)] = s` -> `x.masked_fill_(c, s)`,
 /// also through a name bound to the indices and read only there
 /// (`inds = torch.nonzero(c, as_tuple=True)` ... `x[inds] = s`).
-pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
-    if !checker.enabled(Rule::Nonzero) {
+pub(crate) fn assign(context: &mut RuleContext, assign: &StmtAssign) {
+    if !context.enabled(Rule::Nonzero) {
         return;
     }
     let [Expr::Subscript(target)] = assign.targets.as_slice() else {
@@ -84,27 +84,27 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
     }
     let (index, bound) = match target.slice.as_ref() {
         Expr::Call(index) => (index, None),
-        Expr::Name(indices) => match indices_bound_once(checker, indices, assign) {
+        Expr::Name(indices) => match indices_bound_once(context, indices, assign) {
             Some(bound) => (bound.call, Some(bound)),
             None => return,
         },
         _ => return,
     };
-    let index_callee = checker.callee(index);
-    let Some((condition, _)) = nonzero_condition(checker, index, index_callee.as_deref()) else {
+    let index_callee = context.callee(index);
+    let Some((condition, _)) = nonzero_condition(context, index, index_callee.as_deref()) else {
         return;
     };
     let as_tuple = index_callee.as_deref() == Some("torch.where") || super::keyword_is_true(index, "as_tuple");
     // Asked only of a write through a nonzero's indices.
-    if !as_tuple || checker.model().kind_of(&assign.value) != Kind::Number {
+    if !as_tuple || context.model().kind_of(&assign.value) != Kind::Number {
         return;
     }
-    let x = checker.slice(&*target.value);
-    let c = checker.slice(condition);
-    let s = checker.slice(&*assign.value);
+    let x = context.slice(&*target.value);
+    let c = context.slice(condition);
+    let s = context.slice(&*assign.value);
     // Same effect only when the mask has the shape of `x` (a row mask would broadcast along the
     // wrong axis): known when it tests `x`'s own elements. No fix otherwise.
-    if !super::boolean_mask_read::mask_is_elementwise_on(checker, condition, x) {
+    if !super::boolean_mask_read::mask_is_elementwise_on(context, condition, x) {
         return;
     }
     let replacement = format!("{x}.masked_fill_({c}, {s})");
@@ -118,7 +118,7 @@ pub(crate) fn assign(checker: &mut Checker, assign: &StmtAssign) {
         }
         edits.push(bound.deletion);
     }
-    checker.attach_fix(
+    context.attach_fix(
         Rule::Nonzero,
         index.range(),
         format!("Replace with `{replacement}`"),
@@ -137,8 +137,12 @@ struct BoundIndices<'b> {
 
 /// The call `indices` is bound to, where the enclosing function binds it once, on a line of its
 /// own in the block of `write` and before it, and reads it only in `write`.
-fn indices_bound_once<'b>(checker: &Checker<'b>, indices: &ExprName, write: &StmtAssign) -> Option<BoundIndices<'b>> {
-    let body = checker.enclosing_body();
+fn indices_bound_once<'b>(
+    context: &RuleContext<'_, 'b>,
+    indices: &ExprName,
+    write: &StmtAssign,
+) -> Option<BoundIndices<'b>> {
+    let body = context.enclosing_body();
     let name = indices.id.as_str();
     let [Stmt::Assign(binder)] = locals::binders_of(body, name).as_slice() else {
         return None;
@@ -153,7 +157,7 @@ fn indices_bound_once<'b>(checker: &Checker<'b>, indices: &ExprName, write: &Stm
     let from = block[..at].iter().position(|stmt| stmt.range() == binder.range())?;
     Some(BoundIndices {
         call,
-        deletion: edits::delete_statement_line(checker.source(), binder.range())?,
+        deletion: edits::delete_statement_line(context.source(), binder.range())?,
         between: &block[from + 1..at],
     })
 }

@@ -5,35 +5,35 @@ use ruff_python_ast::{Expr, ExprCall};
 use ruff_text_size::Ranged;
 
 use super::{argument, may_be_cuda, method_call};
-use crate::checker::Checker;
 use crate::diagnostic::{Diagnostic, Edit, Fix};
 use crate::registry::Rule;
+use crate::rules::RuleContext;
 use crate::semantic::{Kind, torch_api};
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
-    if !checker.enabled(Rule::NormalSample) {
+pub(crate) fn call(context: &mut RuleContext, call: &ExprCall, callee: Option<&str>) {
+    if !context.enabled(Rule::NormalSample) {
         return;
     }
     match callee {
-        Some("torch.normal") => normal(checker, call),
+        Some("torch.normal") => normal(context, call),
         Some(_) => {}
-        None => sample(checker, call),
+        None => sample(context, call),
     }
 }
 
 /// `torch.normal(mean, std)` with `std` a tensor that may be on the GPU (a number `std` is not
 /// checked).
-fn normal(checker: &mut Checker, call: &ExprCall) {
+fn normal(context: &mut RuleContext, call: &ExprCall) {
     let Some(std) = argument(call, "std", 1) else {
         return;
     };
-    if !may_be_cuda(checker, std, true) {
+    if !may_be_cuda(context, std, true) {
         return;
     }
-    let text = checker.slice(call);
-    let mean = argument(call, "mean", 0).map_or("mean", |mean| checker.slice(mean));
-    let std = checker.slice(std);
-    checker.report(Diagnostic::new(
+    let text = context.slice(call);
+    let mean = argument(call, "mean", 0).map_or("mean", |mean| context.slice(mean));
+    let std = context.slice(std);
+    context.report(Diagnostic::new(
         Rule::NormalSample,
         call.range(),
         format!("`{text}` checks on the host that every standard deviation is non-negative, and waits for the GPU"),
@@ -42,23 +42,23 @@ fn normal(checker: &mut Checker, call: &ExprCall) {
 }
 
 /// `d.sample()` of a `Normal`-family distribution built here from tensors that may be on the GPU.
-fn sample(checker: &mut Checker, call: &ExprCall) {
+fn sample(context: &mut RuleContext, call: &ExprCall) {
     let Some((receiver, "sample")) = method_call(call) else {
         return;
     };
     if !matches!(
-        checker.model().kind_of(receiver),
+        context.model().kind_of(receiver),
         Kind::Distribution { normal: true, .. }
     ) {
         return;
     }
-    let Some(constructor) = constructor_of(checker, receiver) else {
+    let Some(constructor) = constructor_of(context, receiver) else {
         return;
     };
-    if !super::distribution_validation::parameters_may_be_cuda(checker, constructor) {
+    if !super::distribution_validation::parameters_may_be_cuda(context, constructor) {
         return;
     }
-    let distribution = checker.slice(receiver);
+    let distribution = context.slice(receiver);
     let mut diagnostic = Diagnostic::new(
         Rule::NormalSample,
         call.range(),
@@ -68,33 +68,33 @@ fn sample(checker: &mut Checker, call: &ExprCall) {
         format!("draw with `{distribution}.rsample().detach()`: the same values, no host check"),
     );
     // Measured: the same values as `sample()` for `Normal`, from the same random numbers.
-    let is_normal = checker
+    let is_normal = context
         .callee(constructor)
         .is_some_and(|qualified| qualified.rsplit('.').next() == Some("Normal"));
     let plain = call.arguments.keywords.is_empty() && call.arguments.args.iter().all(|arg| !arg.is_starred_expr());
     if is_normal && plain {
-        let shape = checker.slice(&call.arguments);
+        let shape = context.slice(&call.arguments);
         let replacement = format!("{distribution}.rsample{shape}.detach()");
         let edits = vec![Edit::replace(call.range(), replacement.clone())];
-        if !super::edits::drops_comment(checker.source(), &edits) {
+        if !super::edits::drops_comment(context.source(), &edits) {
             diagnostic = diagnostic.with_fix(format!("Replace with `{replacement}`"), Fix::safe(edits));
         }
     }
-    checker.report(diagnostic);
+    context.report(diagnostic);
 }
 
 /// The `torch.distributions` constructor call a distribution was built by: inline, or the value
 /// of the name it is bound to.
-fn constructor_of<'a>(checker: &Checker<'a>, receiver: &'a Expr) -> Option<&'a ExprCall> {
+fn constructor_of<'a>(context: &RuleContext<'_, 'a>, receiver: &'a Expr) -> Option<&'a ExprCall> {
     let built = match receiver {
         Expr::Call(call) => call,
-        Expr::Name(name) => match checker.model().lookup(name.id.as_str())?.value? {
+        Expr::Name(name) => match context.model().lookup(name.id.as_str())?.value? {
             Expr::Call(call) => call,
             _ => return None,
         },
         _ => return None,
     };
-    checker
+    context
         .callee(built)
         .is_some_and(|qualified| torch_api::is_distribution_class(&qualified))
         .then_some(built)

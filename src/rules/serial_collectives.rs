@@ -5,8 +5,8 @@ use ruff_python_ast::{Expr, ExprCall};
 use ruff_text_size::Ranged;
 
 use super::{keyword_is_true, report};
-use crate::checker::Checker;
 use crate::registry::Rule;
+use crate::rules::RuleContext;
 
 /// The name an argument is rooted in: `p` for `p`, `p.grad`, `p.grad.data`, `params[i]` (and
 /// `i`).
@@ -27,8 +27,8 @@ fn roots<'e>(expr: &'e Expr, names: &mut Vec<&'e str>) {
     }
 }
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
-    if !checker.enabled(Rule::SerialCollectives) {
+pub(crate) fn call(context: &mut RuleContext, call: &ExprCall, callee: Option<&str>) {
+    if !context.enabled(Rule::SerialCollectives) {
         return;
     }
     let Some(qualified) = callee else { return };
@@ -49,7 +49,7 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         return;
     }
     // Per tensor: the collective's tensor comes from the innermost loop's variable.
-    let Some(innermost) = checker.model().innermost_loop() else {
+    let Some(innermost) = context.model().innermost_loop() else {
         return;
     };
     let mut names = Vec::new();
@@ -60,9 +60,9 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
     {
         return;
     }
-    let func = checker.slice(&*call.func);
+    let func = context.slice(&*call.func);
     report(
-        checker,
+        context,
         Rule::SerialCollectives,
         call.range(),
         format!("`{func}` once per tensor in a loop launches many small collectives one after another"),

@@ -5,11 +5,11 @@ use ruff_python_ast::{Expr, ExprCall, UnaryOp};
 use ruff_text_size::Ranged;
 
 use super::{argument, method_call, report, torch_input_may_be_cuda};
-use crate::checker::Checker;
 use crate::registry::Rule;
+use crate::rules::RuleContext;
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
-    if !checker.enabled(Rule::SizeFromData) {
+pub(crate) fn call(context: &mut RuleContext, call: &ExprCall, callee: Option<&str>) {
+    if !context.enabled(Rule::SizeFromData) {
         return;
     }
     let qualified = callee;
@@ -21,9 +21,9 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
                 Some(Expr::UnaryOp(unary)) => unary.op == UnaryOp::USub,
                 Some(_) => false,
             };
-            if inferred && torch_input_may_be_cuda(checker, argument(call, "tensor", 0)) {
+            if inferred && torch_input_may_be_cuda(context, argument(call, "tensor", 0)) {
                 report(
-                    checker,
+                    context,
                     Rule::SizeFromData,
                     call.range(),
                     "`one_hot` without `num_classes` reads the largest label from the GPU".to_string(),
@@ -37,28 +37,28 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
             } else {
                 argument(call, "repeats", 1)
             };
-            repeat_interleave(checker, call, repeats);
+            repeat_interleave(context, call, repeats);
         }
         Some(_) => {}
         None => {
             if let Some((receiver, "repeat_interleave")) = method_call(call)
-                && checker.model().is_maybe_cuda_tensor(receiver)
+                && context.model().is_maybe_cuda_tensor(receiver)
             {
                 let repeats = argument(call, "repeats", 0);
-                repeat_interleave(checker, call, repeats);
+                repeat_interleave(context, call, repeats);
             }
         }
     }
 }
 
-fn repeat_interleave(checker: &mut Checker, call: &ExprCall, repeats: Option<&Expr>) {
+fn repeat_interleave(context: &mut RuleContext, call: &ExprCall, repeats: Option<&Expr>) {
     let Some(repeats) = repeats else { return };
-    if call.arguments.find_keyword("output_size").is_some() || !checker.model().is_maybe_cuda_tensor(repeats) {
+    if call.arguments.find_keyword("output_size").is_some() || !context.model().is_maybe_cuda_tensor(repeats) {
         return;
     }
-    let r = checker.slice(repeats);
+    let r = context.slice(repeats);
     report(
-        checker,
+        context,
         Rule::SizeFromData,
         call.range(),
         format!("`repeat_interleave` with the tensor repeats `{r}` sums them on the host to size its output"),

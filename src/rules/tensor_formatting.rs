@@ -5,25 +5,25 @@ use ruff_python_ast::{Expr, ExprBinOp, ExprCall, ExprFString, Operator};
 use ruff_text_size::Ranged;
 
 use super::{method_call, report};
-use crate::checker::Checker;
 use crate::registry::Rule;
+use crate::rules::RuleContext;
 use crate::semantic::Kind;
 use crate::semantic::names::contains_ignoring_ascii_case;
 
-fn flag(checker: &mut Checker, expr: &Expr, how: &str) {
-    flag_tensors(checker, expr, how, false);
+fn flag(context: &mut RuleContext, expr: &Expr, how: &str) {
+    flag_tensors(context, expr, how, false);
 }
 
 /// `several`: `expr` holds GPU tensors, each formatted (`*losses.values()`).
-fn flag_tensors(checker: &mut Checker, expr: &Expr, how: &str, several: bool) {
-    let text = checker.slice(expr);
+fn flag_tensors(context: &mut RuleContext, expr: &Expr, how: &str, several: bool) {
+    let text = context.slice(expr);
     let what = if several {
         format!("the GPU tensors in `{text}` copies them")
     } else {
         format!("the GPU tensor `{text}` copies it")
     };
     report(
-        checker,
+        context,
         Rule::TensorFormatting,
         expr.range(),
         format!("{how} {what} to the host and waits for the GPU"),
@@ -34,7 +34,7 @@ fn flag_tensors(checker: &mut Checker, expr: &Expr, how: &str, several: bool) {
 /// Logging levels that are on by default (`warning` and above). Lazy `%s` arguments of a call
 /// below the logger's level are never formatted (measured: `logging.info('%s', t)` at the
 /// default level returns in 0.01 ms), so `info` and `debug` are not flagged.
-fn logging_level(checker: &Checker, call: &ExprCall) -> Option<&'static str> {
+fn logging_level(context: &RuleContext, call: &ExprCall) -> Option<&'static str> {
     let (receiver, method) = method_call(call)?;
     let level = match method {
         "warning" | "warn" => "warning",
@@ -44,7 +44,7 @@ fn logging_level(checker: &Checker, call: &ExprCall) -> Option<&'static str> {
         "log" => "log",
         _ => return None,
     };
-    let is_logger = checker.model().qualified_name(receiver).is_some_and(|q| q == "logging")
+    let is_logger = context.model().qualified_name(receiver).is_some_and(|q| q == "logging")
         || match receiver {
             Expr::Name(name) => contains_ignoring_ascii_case(name.id.as_str(), "log"),
             Expr::Attribute(attribute) => contains_ignoring_ascii_case(attribute.attr.as_str(), "log"),
@@ -53,8 +53,8 @@ fn logging_level(checker: &Checker, call: &ExprCall) -> Option<&'static str> {
     is_logger.then_some(level)
 }
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
-    if !checker.enabled(Rule::TensorFormatting) {
+pub(crate) fn call(context: &mut RuleContext, call: &ExprCall) {
+    if !context.enabled(Rule::TensorFormatting) {
         return;
     }
     let args = &call.arguments.args;
@@ -62,16 +62,16 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
         // A call of a name is neither `str.format` nor a logger's method.
         let name = func.id.as_str();
         match name {
-            "print" if checker.model().is_builtin(name) => {
-                if let Some(arg) = args.iter().find(|arg| checker.model().is_maybe_cuda_tensor(arg)) {
-                    flag(checker, arg, "printing");
+            "print" if context.model().is_builtin(name) => {
+                if let Some(arg) = args.iter().find(|arg| context.model().is_maybe_cuda_tensor(arg)) {
+                    flag(context, arg, "printing");
                 }
             }
             "str" | "repr" | "format" | "ascii"
-                if checker.model().is_builtin(name)
-                    && args.first().is_some_and(|a| checker.model().is_maybe_cuda_tensor(a)) =>
+                if context.model().is_builtin(name)
+                    && args.first().is_some_and(|a| context.model().is_maybe_cuda_tensor(a)) =>
             {
-                flag(checker, &args[0], &format!("`{name}()` of"));
+                flag(context, &args[0], &format!("`{name}()` of"));
             }
             _ => {}
         }
@@ -82,50 +82,50 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
             && let Some(arg) = args
                 .iter()
                 .chain(call.arguments.keywords.iter().map(|k| &k.value))
-                .find(|a| checker.model().is_maybe_cuda_tensor(a))
+                .find(|a| context.model().is_maybe_cuda_tensor(a))
         {
-            flag(checker, arg, "`str.format` of");
+            flag(context, arg, "`str.format` of");
         }
         return;
     }
-    if let Some(level) = logging_level(checker, call) {
+    if let Some(level) = logging_level(context, call) {
         // The message itself (an f-string) is reported where it is built.
         let lazy = args.iter().skip(if level == "log" { 2 } else { 1 });
-        if let Some(arg) = lazy.into_iter().find(|a| checker.model().is_maybe_cuda_tensor(a)) {
-            flag(checker, arg, &format!("logging (`{level}`)"));
+        if let Some(arg) = lazy.into_iter().find(|a| context.model().is_maybe_cuda_tensor(a)) {
+            flag(context, arg, &format!("logging (`{level}`)"));
         }
     }
 }
 
-pub(crate) fn fstring(checker: &mut Checker, fstring: &ExprFString) {
-    if !checker.enabled(Rule::TensorFormatting) {
+pub(crate) fn fstring(context: &mut RuleContext, fstring: &ExprFString) {
+    if !context.enabled(Rule::TensorFormatting) {
         return;
     }
     let mut flagged = Vec::new();
     for part in fstring.value.f_strings() {
         for element in part.elements.interpolations() {
-            if checker.model().is_maybe_cuda_tensor(&element.expression) {
+            if context.model().is_maybe_cuda_tensor(&element.expression) {
                 flagged.push(&*element.expression);
             }
         }
     }
     for expr in flagged {
-        flag(checker, expr, "an f-string of");
+        flag(context, expr, "an f-string of");
     }
 }
 
 /// `"%f" % t`, `"%s" % (t,)`, `("%11s" * 2 + "%11.4g" * 3) % (epoch, mem, *losses)` (each
 /// element of a GPU vector unpacked into the tuple is read on the host).
-pub(crate) fn percent_format(checker: &mut Checker, binop: &ExprBinOp) {
-    if !checker.enabled(Rule::TensorFormatting) || binop.op != Operator::Mod {
+pub(crate) fn percent_format(context: &mut RuleContext, binop: &ExprBinOp) {
+    if !context.enabled(Rule::TensorFormatting) || binop.op != Operator::Mod {
         return;
     }
     let format_string = binop.left.is_string_literal_expr()
-        || (matches!(&*binop.left, Expr::BinOp(_)) && checker.model().kind_of(&binop.left) == Kind::Str);
+        || (matches!(&*binop.left, Expr::BinOp(_)) && context.model().kind_of(&binop.left) == Kind::Str);
     if !format_string {
         return;
     }
-    let model = checker.model();
+    let model = context.model();
     // A GPU tensor, or where unpacked, GPU tensors (`*losses.values()` of a dict of them).
     let read_on_the_host = |element: &&Expr| match element {
         Expr::Starred(starred) => {
@@ -141,9 +141,9 @@ pub(crate) fn percent_format(checker: &mut Checker, binop: &ExprBinOp) {
     match found {
         Some(Expr::Starred(starred)) => {
             let several = matches!(model.kind_of(&starred.value), Kind::TensorSequence(_));
-            flag_tensors(checker, &starred.value, "`%`-formatting", several);
+            flag_tensors(context, &starred.value, "`%`-formatting", several);
         }
-        Some(element) => flag(checker, element, "`%`-formatting"),
+        Some(element) => flag(context, element, "`%`-formatting"),
         None => {}
     }
 }

@@ -7,17 +7,17 @@ use ruff_text_size::Ranged;
 use super::edits::{statements_at, torch_name};
 use super::locals::names_read;
 use super::report;
-use crate::checker::Checker;
 use crate::diagnostic::{Diagnostic, Edit, Fix};
 use crate::registry::Rule;
+use crate::rules::RuleContext;
 use crate::semantic::Kind;
 
 const HELP: &str = "keep the decision on the device: `torch.where(cond, a, b)`, `torch.nan_to_num`, or `torch._assert_async(cond)` for checks";
 
-fn flag(checker: &mut Checker, expr: &Expr, what: &str) {
-    let text = checker.slice(expr);
+fn flag(context: &mut RuleContext, expr: &Expr, what: &str) {
+    let text = context.slice(expr);
     report(
-        checker,
+        context,
         Rule::TensorTruthiness,
         expr.range(),
         format!("{what} `{text}` reads a GPU tensor's truth value and waits for the GPU"),
@@ -26,8 +26,8 @@ fn flag(checker: &mut Checker, expr: &Expr, what: &str) {
 }
 
 /// The test of an `if`, `elif`, `while` or conditional expression.
-pub(crate) fn test(checker: &mut Checker, test: &Expr) {
-    if !checker.enabled(Rule::TensorTruthiness) {
+pub(crate) fn test(context: &mut RuleContext, test: &Expr) {
+    if !context.enabled(Rule::TensorTruthiness) {
         return;
     }
     match test {
@@ -35,12 +35,12 @@ pub(crate) fn test(checker: &mut Checker, test: &Expr) {
         Expr::UnaryOp(unary) if unary.op == UnaryOp::Not => {}
         Expr::BoolOp(bool_op) => {
             if let Some(last) = bool_op.values.last()
-                && checker.model().is_maybe_cuda_tensor(last)
+                && context.model().is_maybe_cuda_tensor(last)
             {
-                flag(checker, last, "testing");
+                flag(context, last, "testing");
             }
         }
-        _ if checker.model().is_maybe_cuda_tensor(test) => flag(checker, test, "testing"),
+        _ if context.model().is_maybe_cuda_tensor(test) => flag(context, test, "testing"),
         _ => {}
     }
 }
@@ -48,27 +48,27 @@ pub(crate) fn test(checker: &mut Checker, test: &Expr) {
 /// `if t:` whose branches only assign names (`if too_few: loss = 0.0 * loss`): fixable to one
 /// `torch.where` per name, `loss = torch.where(too_few, 0.0 * loss, loss)` (unsafe: both values
 /// are computed whatever the test, and a number assigned in a branch becomes a tensor).
-pub(crate) fn if_stmt(checker: &mut Checker, if_stmt: &StmtIf) {
-    test(checker, &if_stmt.test);
-    if !checker.enabled(Rule::TensorTruthiness)
+pub(crate) fn if_stmt(context: &mut RuleContext, if_stmt: &StmtIf) {
+    test(context, &if_stmt.test);
+    if !context.enabled(Rule::TensorTruthiness)
         || matches!(if_stmt.test.as_ref(), Expr::BoolOp(_) | Expr::UnaryOp(_))
-        || !checker.model().is_maybe_cuda_tensor(&if_stmt.test)
+        || !context.model().is_maybe_cuda_tensor(&if_stmt.test)
     {
         return;
     }
-    let Some(statements) = assignments_as_where(checker, if_stmt) else {
+    let Some(statements) = assignments_as_where(context, if_stmt) else {
         return;
     };
-    let Some(replacement) = statements_at(checker.source(), if_stmt.start(), &statements) else {
+    let Some(replacement) = statements_at(context.source(), if_stmt.start(), &statements) else {
         return;
     };
     let mut edits = vec![Edit::replace(if_stmt.range(), replacement)];
-    edits.extend(torch_name(checker).1);
+    edits.extend(torch_name(context).1);
     let title = match statements.as_slice() {
         [one] => format!("Replace the `if` with `{one}`"),
         _ => format!("Replace the `if` with {} `torch.where` assignments", statements.len()),
     };
-    checker.attach_fix(Rule::TensorTruthiness, if_stmt.test.range(), title, Fix::unsafe_(edits));
+    context.attach_fix(Rule::TensorTruthiness, if_stmt.test.range(), title, Fix::unsafe_(edits));
 }
 
 /// `name = torch.where(test, if_true, if_false)` for each name the branches of `if_stmt` assign,
@@ -76,7 +76,7 @@ pub(crate) fn if_stmt(checker: &mut Checker, if_stmt: &StmtIf) {
 /// name only one branch assigns keeps its value in the other, so it must be bound before. No
 /// value may read a name the branches assign, but its own: each `torch.where` reads what was
 /// there before the `if`.
-fn assignments_as_where<'a>(checker: &Checker, if_stmt: &'a StmtIf) -> Option<Vec<String>> {
+fn assignments_as_where<'a>(context: &RuleContext, if_stmt: &'a StmtIf) -> Option<Vec<String>> {
     let orelse: &[Stmt] = match if_stmt.elif_else_clauses.as_slice() {
         [] => &[],
         [clause] if clause.test.is_none() => &clause.body,
@@ -103,7 +103,7 @@ fn assignments_as_where<'a>(checker: &Checker, if_stmt: &'a StmtIf) -> Option<Ve
             names.push(name);
         }
     }
-    let model = checker.model();
+    let model = context.model();
     let value_of = |values: &[(&str, &Expr)], name: &str| -> Option<String> {
         match values.iter().find(|(assigned, _)| *assigned == name) {
             Some((_, value)) => {
@@ -111,8 +111,8 @@ fn assignments_as_where<'a>(checker: &Checker, if_stmt: &'a StmtIf) -> Option<Ve
                     .iter()
                     .any(|read| *read != name && names.contains(read));
                 let usable =
-                    matches!(model.kind_of(value), Kind::Tensor(_) | Kind::Number) && keeps_shapes(checker, value);
-                (!reads_other && usable).then(|| checker.slice(value).to_string())
+                    matches!(model.kind_of(value), Kind::Tensor(_) | Kind::Number) && keeps_shapes(context, value);
+                (!reads_other && usable).then(|| context.slice(value).to_string())
             }
             // Unchanged in this branch: what it held before the `if`.
             None => matches!(model.lookup(name)?.kind, Kind::Tensor(_) | Kind::Number).then(|| name.to_string()),
@@ -126,8 +126,8 @@ fn assignments_as_where<'a>(checker: &Checker, if_stmt: &'a StmtIf) -> Option<Ve
             .lookup(name)
             .is_some_and(|binding| binding.kind.tensor().is_some()),
     };
-    let (torch, _) = torch_name(checker);
-    let test = checker.slice(&*if_stmt.test);
+    let (torch, _) = torch_name(context);
+    let test = context.slice(&*if_stmt.test);
     names
         .iter()
         .map(|name| {
@@ -143,7 +143,7 @@ fn assignments_as_where<'a>(checker: &Checker, if_stmt: &'a StmtIf) -> Option<Ve
 /// factories, pointwise functions and methods, views that only add axes): `torch.where` then
 /// gives each position what the branch would have, where a concatenation, a slice or a reduction
 /// would give a value of another shape than the other branch's.
-fn keeps_shapes(checker: &Checker, value: &Expr) -> bool {
+fn keeps_shapes(context: &RuleContext, value: &Expr) -> bool {
     const POINTWISE: [&str; 30] = [
         "zeros_like",
         "ones_like",
@@ -180,10 +180,10 @@ fn keeps_shapes(checker: &Checker, value: &Expr) -> bool {
         Expr::Name(_) | Expr::NumberLiteral(_) | Expr::BooleanLiteral(_) => true,
         // `self.scale`: an attribute read (a tensor or a number kept on the object).
         Expr::Attribute(attribute) => matches!(&*attribute.value, Expr::Name(_)),
-        Expr::UnaryOp(unary) => keeps_shapes(checker, &unary.operand),
-        Expr::BinOp(binary) => keeps_shapes(checker, &binary.left) && keeps_shapes(checker, &binary.right),
+        Expr::UnaryOp(unary) => keeps_shapes(context, &unary.operand),
+        Expr::BinOp(binary) => keeps_shapes(context, &binary.left) && keeps_shapes(context, &binary.right),
         Expr::Compare(compare) => {
-            keeps_shapes(checker, &compare.left) && compare.comparators.iter().all(|c| keeps_shapes(checker, c))
+            keeps_shapes(context, &compare.left) && compare.comparators.iter().all(|c| keeps_shapes(context, c))
         }
         // `m[:, None]`: new axes only.
         Expr::Subscript(subscript) => {
@@ -191,7 +191,7 @@ fn keeps_shapes(checker: &Checker, value: &Expr) -> bool {
                 Expr::Tuple(tuple) => tuple.elts.iter().collect(),
                 other => vec![other],
             };
-            keeps_shapes(checker, &subscript.value)
+            keeps_shapes(context, &subscript.value)
                 && axes.iter().all(|axis| match axis {
                     Expr::NoneLiteral(_) | Expr::EllipsisLiteral(_) => true,
                     Expr::Slice(slice) => slice.lower.is_none() && slice.upper.is_none() && slice.step.is_none(),
@@ -199,22 +199,22 @@ fn keeps_shapes(checker: &Checker, value: &Expr) -> bool {
                 })
         }
         Expr::Call(call) => {
-            let pointwise = match checker.callee(call).as_deref() {
+            let pointwise = match context.callee(call).as_deref() {
                 Some(callee) => callee
                     .strip_prefix("torch.")
                     .is_some_and(|function| POINTWISE.contains(&function.trim_start_matches("nn.functional."))),
                 None => match super::method_call(call) {
-                    Some((receiver, method)) => POINTWISE.contains(&method) && keeps_shapes(checker, receiver),
+                    Some((receiver, method)) => POINTWISE.contains(&method) && keeps_shapes(context, receiver),
                     None => false,
                 },
             };
             pointwise
-                && call.arguments.args.iter().all(|arg| keeps_shapes(checker, arg))
+                && call.arguments.args.iter().all(|arg| keeps_shapes(context, arg))
                 && call
                     .arguments
                     .keywords
                     .iter()
-                    .all(|k| k.arg.is_some() && (keeps_shapes(checker, &k.value) || is_option(&k.value)))
+                    .all(|k| k.arg.is_some() && (keeps_shapes(context, &k.value) || is_option(&k.value)))
         }
         _ => false,
     }
@@ -230,8 +230,8 @@ fn is_option(value: &Expr) -> bool {
 }
 
 /// `t and x`, `t or 1.0`: every value but the last is tested.
-pub(crate) fn bool_op(checker: &mut Checker, bool_op: &ExprBoolOp) {
-    if !checker.enabled(Rule::TensorTruthiness) {
+pub(crate) fn bool_op(context: &mut RuleContext, bool_op: &ExprBoolOp) {
+    if !context.enabled(Rule::TensorTruthiness) {
         return;
     }
     let operator = if bool_op.op == BoolOp::And {
@@ -241,21 +241,21 @@ pub(crate) fn bool_op(checker: &mut Checker, bool_op: &ExprBoolOp) {
     };
     let (_, tested) = bool_op.values.split_last().expect("a BoolOp has at least two values");
     for value in tested {
-        if checker.model().is_maybe_cuda_tensor(value) {
-            flag(checker, value, operator);
+        if context.model().is_maybe_cuda_tensor(value) {
+            flag(context, value, operator);
         }
     }
 }
 
 /// `not t`.
-pub(crate) fn not(checker: &mut Checker, unary: &ExprUnaryOp) {
-    if checker.enabled(Rule::TensorTruthiness)
+pub(crate) fn not(context: &mut RuleContext, unary: &ExprUnaryOp) {
+    if context.enabled(Rule::TensorTruthiness)
         && unary.op == UnaryOp::Not
-        && checker.model().is_maybe_cuda_tensor(&unary.operand)
+        && context.model().is_maybe_cuda_tensor(&unary.operand)
     {
-        let text = checker.slice(&*unary.operand);
+        let text = context.slice(&*unary.operand);
         report(
-            checker,
+            context,
             Rule::TensorTruthiness,
             unary.range(),
             format!("`not {text}` reads a GPU tensor's truth value and waits for the GPU"),
@@ -266,18 +266,18 @@ pub(crate) fn not(checker: &mut Checker, unary: &ExprUnaryOp) {
 
 /// `assert t`: fixable to `torch._assert_async(t)` (unsafe: it fails later, asynchronously,
 /// and is a private API).
-pub(crate) fn assert(checker: &mut Checker, assert: &StmtAssert) {
-    if !checker.enabled(Rule::TensorTruthiness) || !checker.model().is_maybe_cuda_tensor(&assert.test) {
+pub(crate) fn assert(context: &mut RuleContext, assert: &StmtAssert) {
+    if !context.enabled(Rule::TensorTruthiness) || !context.model().is_maybe_cuda_tensor(&assert.test) {
         return;
     }
-    let condition = checker.slice(&*assert.test);
+    let condition = context.slice(&*assert.test);
     let message = format!("`assert {condition}` reads a GPU tensor's truth value and waits for the GPU");
     // `assert` evaluates its message only on failure; the call evaluates it every time. Keep a
     // string literal; a computed message (an f-string of a tensor would sync itself) gets no fix.
     let fixable = assert.msg.as_deref().is_none_or(Expr::is_string_literal_expr);
-    let (torch, import) = torch_name(checker);
+    let (torch, import) = torch_name(context);
     let replacement = match &assert.msg {
-        Some(msg) => format!("{torch}._assert_async({condition}, {})", checker.slice(&**msg)),
+        Some(msg) => format!("{torch}._assert_async({condition}, {})", context.slice(&**msg)),
         None => format!("{torch}._assert_async({condition})"),
     };
     let mut diagnostic = Diagnostic::new(
@@ -288,8 +288,8 @@ pub(crate) fn assert(checker: &mut Checker, assert: &StmtAssert) {
     );
     let mut edits = vec![Edit::replace(assert.range(), replacement.clone())];
     edits.extend(import);
-    if fixable && !super::edits::drops_comment(checker.source(), &edits) {
+    if fixable && !super::edits::drops_comment(context.source(), &edits) {
         diagnostic = diagnostic.with_fix(format!("Replace with `{replacement}`"), Fix::unsafe_(edits));
     }
-    checker.report(diagnostic);
+    context.report(diagnostic);
 }

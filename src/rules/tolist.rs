@@ -4,22 +4,22 @@ use ruff_python_ast::ExprCall;
 use ruff_text_size::Ranged;
 
 use super::{method_call, report};
-use crate::checker::Checker;
 use crate::registry::Rule;
+use crate::rules::RuleContext;
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall) {
-    if !checker.enabled(Rule::Tolist) {
+pub(crate) fn call(context: &mut RuleContext, call: &ExprCall) {
+    if !context.enabled(Rule::Tolist) {
         return;
     }
     let Some((receiver, "tolist")) = method_call(call) else {
         return;
     };
-    if !call.arguments.is_empty() || !checker.model().is_maybe_cuda_tensor(receiver) {
+    if !call.arguments.is_empty() || !context.model().is_maybe_cuda_tensor(receiver) {
         return;
     }
-    let receiver_text = super::receiver_text(checker, receiver);
+    let receiver_text = super::receiver_text(context, receiver);
     report(
-        checker,
+        context,
         Rule::Tolist,
         call.range(),
         format!("`{receiver_text}.tolist()` copies the tensor to Python and waits for the GPU"),

@@ -6,12 +6,16 @@ use ruff_text_size::Ranged;
 
 use super::edits::torch_name;
 use super::{argument, method_call, report, torch_input_may_be_cuda};
-use crate::checker::Checker;
 use crate::diagnostic::{Edit, Fix};
 use crate::registry::Rule;
+use crate::rules::RuleContext;
 
 /// The input of a unique-like call, if `call` is one.
-fn unique_input<'e>(checker: &Checker, call: &'e ExprCall, callee: Option<&str>) -> Option<(&'e Expr, &'static str)> {
+fn unique_input<'e>(
+    context: &RuleContext,
+    call: &'e ExprCall,
+    callee: Option<&str>,
+) -> Option<(&'e Expr, &'static str)> {
     match callee {
         Some("torch.unique") => Some((argument(call, "input", 0)?, "torch.unique")),
         Some("torch.unique_consecutive") => Some((argument(call, "input", 0)?, "torch.unique_consecutive")),
@@ -19,7 +23,7 @@ fn unique_input<'e>(checker: &Checker, call: &'e ExprCall, callee: Option<&str>)
         Some(_) => None,
         None => match method_call(call) {
             Some((receiver, method @ ("unique" | "unique_consecutive" | "bincount")))
-                if checker.model().is_maybe_cuda_tensor(receiver) =>
+                if context.model().is_maybe_cuda_tensor(receiver) =>
             {
                 Some((
                     receiver,
@@ -35,19 +39,19 @@ fn unique_input<'e>(checker: &Checker, call: &'e ExprCall, callee: Option<&str>)
     }
 }
 
-pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
-    if !checker.enabled(Rule::Unique) {
+pub(crate) fn call(context: &mut RuleContext, call: &ExprCall, callee: Option<&str>) {
+    if !context.enabled(Rule::Unique) {
         return;
     }
-    if let Some((input, what)) = unique_input(checker, call, callee) {
-        if torch_input_may_be_cuda(checker, Some(input)) {
+    if let Some((input, what)) = unique_input(context, call, callee) {
+        if torch_input_may_be_cuda(context, Some(input)) {
             let help = if what.contains("bincount") {
                 "use `torch.histc(x, bins=N, min=0, max=N)` or `scatter_add_` into `torch.zeros(N, device=...)` with a known N (even `minlength=` syncs)".to_string()
             } else {
                 "if you only need how many distinct values there are, count them on the device: sort, then `count_nonzero` of the differences".to_string()
             };
             report(
-                checker,
+                context,
                 Rule::Unique,
                 call.range(),
                 format!("`{what}` has a data-dependent output size, so the host waits for the GPU"),
@@ -56,14 +60,14 @@ pub(crate) fn call(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         }
         return;
     }
-    count_of_unique(checker, call, callee);
+    count_of_unique(context, call, callee);
 }
 
 /// `len(torch.unique(t))`, `torch.unique(t).numel()`, `torch.numel(torch.unique(t))`: the count
 /// can stay on the device (unsafe: a 0-dim tensor instead of an int, and 1 for an empty `t`).
-fn count_of_unique(checker: &mut Checker, call: &ExprCall, callee: Option<&str>) {
+fn count_of_unique(context: &mut RuleContext, call: &ExprCall, callee: Option<&str>) {
     let inner = match call.func.as_ref() {
-        Expr::Name(name) if name.id.as_str() == "len" && checker.model().is_builtin("len") => {
+        Expr::Name(name) if name.id.as_str() == "len" && context.model().is_builtin("len") => {
             call.arguments.args.first()
         }
         Expr::Attribute(attribute) if attribute.attr.as_str() == "numel" && call.arguments.is_empty() => {
@@ -73,7 +77,7 @@ fn count_of_unique(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
         _ => None,
     };
     let Some(Expr::Call(inner)) = inner else { return };
-    let Some((input, what)) = unique_input(checker, inner, checker.callee(inner).as_deref()) else {
+    let Some((input, what)) = unique_input(context, inner, context.callee(inner).as_deref()) else {
         return;
     };
     // Only the plain form: `sorted=` / `return_inverse=` / `return_counts=` / `dim=` (or the same
@@ -90,8 +94,8 @@ fn count_of_unique(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
     {
         return;
     }
-    let (torch, import) = torch_name(checker);
-    let t = checker.slice(input);
+    let (torch, import) = torch_name(context);
+    let t = context.slice(input);
     let t = if matches!(
         input,
         Expr::Name(_) | Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_)
@@ -107,7 +111,7 @@ fn count_of_unique(checker: &mut Checker, call: &ExprCall, callee: Option<&str>)
     };
     let mut edits = vec![Edit::replace(call.range(), replacement.clone())];
     edits.extend(import);
-    checker.attach_fix(
+    context.attach_fix(
         Rule::Unique,
         inner.range(),
         format!("Count on the device: `{replacement}`"),

@@ -31,6 +31,7 @@ pub mod render;
 pub mod rules;
 pub mod semantic;
 pub mod server;
+pub mod syntax;
 pub mod trace;
 pub mod write;
 

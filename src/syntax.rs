@@ -777,3 +777,162 @@ pub(crate) fn decorator_callee(decorator: &ast::Decorator) -> &Expr {
         expression => expression,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use ruff_python_ast::ModModule;
+
+    use super::*;
+
+    fn module(source: &str) -> ModModule {
+        ruff_python_parser::parse_module(source)
+            .expect("the snippet parses")
+            .into_syntax()
+    }
+
+    /// The expression of a snippet that is one expression statement.
+    fn expression(source: &str) -> Expr {
+        match module(source).body.into_iter().next() {
+            Some(Stmt::Expr(statement)) => *statement.value,
+            _ => panic!("not an expression: {source}"),
+        }
+    }
+
+    /// The test and body of a snippet that is one `if` statement.
+    fn if_statement(source: &str) -> (Expr, Vec<Stmt>) {
+        match module(source).body.into_iter().next() {
+            Some(Stmt::If(if_stmt)) => (*if_stmt.test, if_stmt.body.into_iter().collect()),
+            _ => panic!("not an if statement: {source}"),
+        }
+    }
+
+    fn function(source: &str) -> ast::StmtFunctionDef {
+        match module(source).body.into_iter().next() {
+            Some(Stmt::FunctionDef(def)) => def,
+            _ => panic!("not a function: {source}"),
+        }
+    }
+
+    #[test]
+    fn a_stub_does_nothing_but_leave_the_work_to_an_override() {
+        assert!(is_stub(&function("def f(self):\n    \"\"\"Doc.\"\"\"\n    ...\n")));
+        assert!(is_stub(&function("def f(self):\n    raise NotImplementedError\n")));
+        assert!(is_stub(&function("@abstractmethod\ndef f(self):\n    return x\n")));
+        assert!(!is_stub(&function("def f(self):\n    return None\n")));
+        assert!(!is_stub(&function("def f(self):\n    pass\n    return 1\n")));
+    }
+
+    #[test]
+    fn the_first_step_is_a_counter_compared_with_zero() {
+        assert!(tests_first_step(&expression("step == 0")));
+        assert!(tests_first_step(&expression("batch_idx == 0")));
+        assert!(!tests_first_step(&expression("num_steps == 0")));
+        assert!(!tests_first_step(&expression("step == 1")));
+        assert!(!tests_first_step(&expression("loss == 0")));
+    }
+
+    #[test]
+    fn a_periodic_guard_tests_a_step_modulo_a_period() {
+        assert!(is_periodic_guard(&expression("step % 100 == 0")));
+        assert!(is_periodic_guard(&expression("(i + 1) % log_every == 0")));
+        assert!(!is_periodic_guard(&expression("step == 0")));
+        assert!(!is_periodic_guard(&expression("x % 2")));
+        assert!(skips_off_period(&expression("step % n != 0")));
+        assert!(!skips_off_period(&expression("step % accumulate_grad_batches != 0")));
+    }
+
+    #[test]
+    fn a_lazy_initialisation_sets_what_its_test_finds_unset() {
+        let (test, body) = if_statement("if self._index is None:\n    self._index = build(x)\n");
+        assert!(initialises_lazily(&test, &body));
+        let (test, body) = if_statement("if not hasattr(self, 'grid'):\n    setattr(self, 'grid', g)\n");
+        assert!(initialises_lazily(&test, &body));
+        // The body sets something else: the test is read on every call, and so is the body.
+        let (test, body) = if_statement("if self._index is None:\n    self.other = build(x)\n");
+        assert!(!initialises_lazily(&test, &body));
+        let (test, body) = if_statement("if x is None:\n    x = build()\n");
+        assert!(!initialises_lazily(&test, &body));
+    }
+
+    #[test]
+    fn loops_over_steps_are_named_for_them() {
+        assert!(iterates_steps(&expression("reversed(range(num_inference_steps))")));
+        assert!(iterates_steps(&expression("enumerate(self.scheduler.timesteps)")));
+        assert!(iterates_steps(&expression("range(max_new_tokens)")));
+        assert!(!iterates_steps(&expression("range(len(layers))")));
+        assert!(names_steps(&expression("step")));
+        assert!(!names_steps(&expression("layer")));
+    }
+
+    #[test]
+    fn fixed_collections_are_the_programs_own_not_its_data() {
+        assert!(iterates_a_fixed_collection(&expression("model.named_parameters()")));
+        assert!(iterates_a_fixed_collection(&expression("enumerate(state_dict.items())")));
+        assert!(iterates_a_fixed_collection(&expression("range(torch.cuda.device_count())")));
+        assert!(!iterates_a_fixed_collection(&expression("loader")));
+        assert!(!iterates_a_fixed_collection(&expression("range(n)")));
+    }
+
+    #[test]
+    fn a_backward_in_a_loop_is_found_at_any_depth_but_not_in_definitions() {
+        let body = module("for batch in loader:\n    if ok:\n        loss.backward()\n").body;
+        assert!(runs_backward_in_a_loop(&body));
+        let body = module("while True:\n    for x in xs:\n        loss.backward()\n").body;
+        assert!(runs_backward_in_a_loop(&body));
+        // Truncated backpropagation through time: one step split over a range.
+        let body = module("for chunk in range(k):\n    loss.backward()\n").body;
+        assert!(!runs_backward_in_a_loop(&body));
+        let body = module("for b in loader:\n    def f():\n        loss.backward()\n").body;
+        assert!(!runs_backward_in_a_loop(&body));
+        assert!(!runs_backward_in_a_loop(&module("loss.backward()\n").body));
+    }
+
+    #[test]
+    fn training_is_a_backward_or_an_optimizer_step() {
+        assert!(trains(&module("loss.backward()\n").body));
+        assert!(trains(&module("self._optimizer.step()\n").body));
+        assert!(trains(&module("scaler.step(opt)\n").body));
+        assert!(!trains(&module("scheduler.step()\n").body));
+        assert!(!trains(&module("def f():\n    loss.backward()\n").body));
+    }
+
+    #[test]
+    fn collectives_count_on_a_distributed_receiver_where_the_name_is_shared() {
+        assert!(calls_collectives(&module("dist.all_reduce(t)\n").body));
+        assert!(calls_collectives(&module("torch.distributed.reduce(t, 0)\n").body));
+        assert!(!calls_collectives(&module("functools.reduce(f, xs)\n").body));
+        assert!(!calls_collectives(&module("x.scatter(0, i, v)\n").body));
+    }
+
+    #[test]
+    fn a_size_holds_host_numbers() {
+        assert!(is_a_size(&expression("x.shape")));
+        assert!(is_a_size(&expression("x.shape[1:]")));
+        assert!(is_a_size(&expression("x.size()")));
+        assert!(!is_a_size(&expression("x.size(0) + y")));
+        assert!(!is_a_size(&expression("x.sum()")));
+    }
+
+    #[test]
+    fn none_tests_name_what_they_find_set() {
+        assert_eq!(none_unless(&expression("x is not None")).map(Name::as_str), Some("x"));
+        assert_eq!(none_unless(&expression("x is None")), None);
+        let names = |source: &str, holds: bool| -> Vec<String> {
+            names_not_none(&expression(source), holds)
+                .iter()
+                .map(|name| name.to_string())
+                .collect()
+        };
+        assert_eq!(names("a is not None and b is not None", true), ["a", "b"]);
+        assert_eq!(names("a is None", false), ["a"]);
+        assert!(names("a is None", true).is_empty());
+    }
+
+    #[test]
+    fn loop_iterables_are_the_names_in_for_clauses() {
+        let body = module("for i, b in enumerate(loader):\n    pass\nx = 1\n").body;
+        let names = loop_iterables(&body).expect("a loop");
+        assert!(names.contains("loader") && names.contains("enumerate") && !names.contains("b"));
+        assert!(loop_iterables(&module("x = 1\n").body).is_none());
+    }
+}

@@ -3,17 +3,51 @@
 //! or every construction give), and what the project must keep telling for that answer to
 //! hold.
 
+use std::cell::Cell;
+
 use ruff_python_ast::{self as ast, Expr};
 
 use super::Checker;
 use super::functions::init_parameter_assigned;
-use super::recorder::ConstructionAsked;
 use crate::parse::literal_text;
 use crate::semantic::names::last_name;
 use crate::semantic::{
     Binding, BindingSource, DeadWhere, EntryAsked, Given, GivenAsked, Kind, ParamDefault, falls_back_on_none,
 };
 use crate::syntax::{is_backend_check, is_trace_check, mentions_another_backend, names_another_backend, on_self};
+
+/// What deciding a test has consulted so far: the questions its answer rests on, for the
+/// project to keep answering.
+#[derive(Default)]
+pub(super) struct TestDecision<'a> {
+    /// The parameters whose callers' arguments the test consulted (see
+    /// [`Checker::callers_never_take`]).
+    consulted_given: Cell<GivenAsked>,
+    /// Whether what callers or constructions give decided the test (see
+    /// [`Checker::arm_off_step`]).
+    decided_by_arguments: Cell<bool>,
+    /// The name the `if` whose test is being decided returns (`if cached is not None: return
+    /// cached`): callers that pass it take the early return.
+    returned_early: Option<&'a str>,
+}
+
+impl<'a> TestDecision<'a> {
+    fn consult(&self, dies_if: Given, slot: usize) {
+        let mut consulted = self.consulted_given.get();
+        consulted.note(dies_if, slot);
+        self.consulted_given.set(consulted);
+    }
+
+    /// Whether what callers or constructions give decided the last test decided; asked once.
+    pub(super) fn take_decided_by_arguments(&self) -> bool {
+        self.decided_by_arguments.take()
+    }
+
+    /// The tests decided from here on are of an `if` that returns `name` early (or of none).
+    pub(super) fn set_returned_early(&mut self, name: Option<&'a str>) {
+        self.returned_early = name;
+    }
+}
 
 /// How a test decided an arm (see [`Checker::arm_off_step`]).
 #[derive(Clone, Default)]
@@ -169,9 +203,7 @@ impl<'a> Checker<'a> {
         let Some(function) = self.model.current_function() else {
             return false;
         };
-        let mut consulted = self.consulted_given.get();
-        consulted.note(dies_if, slot);
-        self.consulted_given.set(consulted);
+        self.decision.consult(dies_if, slot);
         self.decided_by(function.given.get(slot).copied(), dies_if)
     }
 
@@ -202,7 +234,7 @@ impl<'a> Checker<'a> {
                     Expr::Name(name) => Some(name),
                     _ => None,
                 }?;
-                if dies_if == Given::Always && self.returned_early == Some(name.id.as_str()) {
+                if dies_if == Given::Always && self.decision.returned_early == Some(name.id.as_str()) {
                     dies_if = Given::Passed;
                 }
                 let slot = match self.entry_read(tested) {
@@ -292,25 +324,16 @@ impl<'a> Checker<'a> {
     pub(super) fn entry_slot(&self, entry: EntryAsked) -> Option<usize> {
         let id = self.model.flow.function?;
         let params = self.model.functions[id as usize].params.len();
-        let mut asked = self.entries_asked.borrow_mut();
-        let of_function = asked.iter().filter(|(function, _)| *function == id);
-        let index = match of_function.clone().position(|(_, known)| *known == entry) {
-            Some(index) => index,
-            None => {
-                let index = of_function.count();
-                asked.push((id, entry));
-                index
-            }
-        };
-        Some(params + index)
+        Some(params + self.recorder.entry_index(id, entry))
     }
 
     /// Whether what callers or constructions give a parameter (`given`, where the project told
     /// it) kills an arm that dies where they give it `dies_if`; noted in `decided_by_arguments`.
     pub(super) fn decided_by(&self, given: Option<Given>, dies_if: Given) -> bool {
         let decided = given.is_some_and(|given| given.kills(dies_if));
-        self.decided_by_arguments
-            .set(self.decided_by_arguments.get() || decided);
+        self.decision
+            .decided_by_arguments
+            .set(self.decision.decided_by_arguments.get() || decided);
         decided
     }
 
@@ -354,28 +377,7 @@ impl<'a> Checker<'a> {
         else {
             return false;
         };
-        let mut all_asked = self.constructions_asked.borrow_mut();
-        let index = all_asked
-            .iter()
-            .position(|asked| asked.init == init)
-            .unwrap_or_else(|| {
-                all_asked.push(ConstructionAsked {
-                    init,
-                    given: GivenAsked::default(),
-                    stored_absent: Vec::new(),
-                });
-                all_asked.len() - 1
-            });
-        let asked = &mut all_asked[index];
-        asked.given.note(dies_if, slot);
-        // An optional part left `None` may be attached after construction
-        // (`model.roi_heads.mask_head = head`), a flag turned on (`block.use_conv = True`): the
-        // project gives up an arm that needs the value absent where code sets it from outside.
-        if matches!(dies_if, Given::Falsy | Given::Never)
-            && !asked.stored_absent.iter().any(|(at, _)| usize::from(*at) == slot)
-        {
-            asked.stored_absent.push((slot as u16, Box::from(attr)));
-        }
+        self.recorder.note_construction_asked(init, slot, dies_if, attr);
         let given = self.options.facts.given.get(&*function.qualname);
         self.decided_by(given.and_then(|given| given.get(slot)).copied(), dies_if)
     }
@@ -418,10 +420,10 @@ impl<'a> Checker<'a> {
     /// give made it dead is left in `decided_by_arguments`. Also what a call gives where the
     /// arm does not run there (see [`DeadWhere`]).
     pub(super) fn arm_off_step(&mut self, test: &Expr, holds: bool) -> ArmDecided {
-        self.consulted_given.take();
-        self.decided_by_arguments.take();
+        self.decision.consulted_given.take();
+        self.decision.decided_by_arguments.take();
         let off_step = self.runs_on_no_cuda_step(test, holds, true);
-        let guards = self.consulted_given.take();
+        let guards = self.decision.consulted_given.take();
         if off_step {
             self.ask_given(guards);
         }

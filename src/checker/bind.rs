@@ -238,7 +238,7 @@ impl<'a> Checker<'a> {
                     if let Some(class) = self.model.local_class_of(receiver) {
                         self.join_class_attribute(class, &attribute.attr.id, kind, value, false);
                     }
-                    self.attributes_set_outside.push(attribute.attr.id.clone());
+                    self.recorder.note_set_outside(attribute.attr.id.clone());
                 }
             }
             _ => {}

@@ -13,9 +13,8 @@ use crate::semantic::facts::{self, ReturnsByType, TypeSet};
 use crate::semantic::names::{contains_ignoring_ascii_case, last_name};
 use crate::semantic::torch_api as api;
 use crate::semantic::{
-    Analysis, Binding, BindingSource, ClassId, ClassInfo, Demand, Device, Flow, FunctionId, FunctionInfo,
-    ImportedAttribute, ImportedCall, IntrinsicHot, Kind, ParamDefault, ParamSummary, Receiver, Returned, ScopeKind,
-    StoredCallable, TensorFacts, is_false_literal,
+    Analysis, Binding, BindingSource, ClassId, ClassInfo, Demand, Device, Flow, FunctionId, FunctionInfo, IntrinsicHot,
+    Kind, ParamDefault, ParamSummary, Receiver, ScopeKind, StoredCallable, TensorFacts, is_false_literal,
 };
 use crate::syntax::{decorator_callee, is_stub, joined, on_self, registered_modules};
 
@@ -59,12 +58,7 @@ impl<'a> Checker<'a> {
                 ..Flow::default()
             },
         );
-        let saved_returns = self.returns.take();
-        let saved_return_depends = self.return_depends.take();
-        let saved_returns_tuple = self.returns_tuple.take();
-        let saved_type_arms = std::mem::take(&mut self.type_arms);
-        let saved_returns_by_arm = std::mem::take(&mut self.returns_by_arm);
-        let saved_yields = std::mem::replace(&mut self.yields, false);
+        let saved_frame = std::mem::take(&mut self.frame);
         // A function analysed in the middle of a conditional has branches of its own.
         let saved_arms = std::mem::take(&mut self.model.branch_logs);
         let saved_demand = std::mem::take(&mut *self.model.demand.borrow_mut());
@@ -75,13 +69,14 @@ impl<'a> Checker<'a> {
         // The scan resolved calls before the body's own imports ran.
         self.model.forget_callees();
         self.visit_body(&def.body);
+        let mut frame = std::mem::replace(&mut self.frame, saved_frame);
 
         // A stub's implicit `None` is no answer: what an override returns is (the project's,
         // asked where the call's result matters).
-        let returns = if self.yields || def.is_async || is_stub(def) {
+        let returns = if frame.yields() || def.is_async || is_stub(def) {
             Kind::Unknown
         } else {
-            self.returns.unwrap_or(Kind::NoneValue)
+            frame.returns().unwrap_or(Kind::NoneValue)
         };
         // `-> torch.Tensor`, `-> Head`: the annotation says what the code may not show.
         let returns = match def
@@ -96,32 +91,12 @@ impl<'a> Checker<'a> {
             _ => returns,
         };
         let demand = std::mem::replace(&mut *self.model.demand.borrow_mut(), saved_demand);
-        self.project_imports
-            .extend(demand.calls.iter().map(|(name, questions)| ImportedCall {
-                name: name.as_ref().into(),
-                caller: id,
-                questions: *questions,
-            }));
-        self.attributes_asked.extend(
-            demand
-                .attributes
-                .iter()
-                .map(|((class, attr), questions)| ImportedAttribute {
-                    class: class.clone(),
-                    attr: attr.as_str().into(),
-                    caller: id,
-                    questions: *questions,
-                }),
-        );
-        let returns_tuple = match std::mem::replace(&mut self.returns_tuple, saved_returns_tuple) {
-            Some(Ok(Returned::Tuple(elements))) if !self.yields => Some(elements),
-            _ => None,
-        };
-        let returns_by_type = match std::mem::replace(&mut self.returns_by_arm, saved_returns_by_arm) {
-            _ if self.yields || def.is_async => None,
+        self.recorder.note_imports_asked(id, &demand);
+        let returns_tuple = frame.take_returned_tuple();
+        let returns_by_type = match frame.take_returns_by_arm() {
+            _ if frame.yields() || def.is_async => None,
             arms => returns_by_type(&arms, &self.model.functions[id as usize].params),
         };
-        self.type_arms = saved_type_arms;
         let function = &mut self.model.functions[id as usize];
         function.returns = Some(returns);
         function.returns_tuple = returns_tuple;
@@ -131,14 +106,12 @@ impl<'a> Checker<'a> {
             let asked = &mut self.model.call_sites[site as usize].result_asked;
             *asked = asked.union(questions);
         }
-        function.return_depends = std::mem::replace(&mut self.return_depends, saved_return_depends).map(Box::new);
+        function.return_depends = frame.take_return_depends().map(Box::new);
         function.analysis = Analysis::Done;
         self.model.flow = saved_flow;
         self.model.invalidate_kinds();
         self.model.forget_callees();
         self.model.branch_logs = saved_arms;
-        self.returns = saved_returns;
-        self.yields = saved_yields;
     }
 
     pub(super) fn bind_parameters(

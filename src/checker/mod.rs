@@ -8,7 +8,8 @@
 //!
 //! The pass is one type, [`Checker`], whose methods live by concern:
 //! - [`traversal`]: the walk, in Python's order of evaluation, and where the rules run;
-//! - [`functions`]: defining functions and classes, and analysing a body inside its own frame;
+//! - [`functions`]: defining functions and classes, and analysing a body inside its own
+//!   [`frame`];
 //! - [`bind`]: binding names to kinds (assignments, imports, loop targets, `self.<attr>`);
 //! - [`calls`]: what a call reaches, in the file or the project, and what it passes;
 //! - [`narrowing`]: what a test tells inside its arm;
@@ -22,6 +23,7 @@
 mod arms;
 mod bind;
 mod calls;
+mod frame;
 mod functions;
 mod narrowing;
 mod recorder;
@@ -34,16 +36,16 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 use rustc_hash::FxHashMap;
 
-use self::recorder::{ConstructionAsked, ParameterSyncFound};
+use self::arms::TestDecision;
+use self::frame::FunctionFrame;
+use self::recorder::SummaryRecorder;
 use crate::diagnostic::Diagnostic;
 use crate::lines::Lines;
 use crate::nesting::MAX_NESTING;
 use crate::registry::RuleSet;
 use crate::rules::{Findings, RuleContext};
-use crate::semantic::facts::TypeSet;
 use crate::semantic::{
-    CallArguments, Callee, ClassId, Dependence, EntryAsked, FileFacts, FileSemantics, FunctionId, GivenAsked,
-    ImportedAttribute, ImportedCall, Kind, Question, Returned, SemanticModel, slot_bit,
+    CallArguments, Callee, ClassId, FileFacts, FileSemantics, GivenAsked, Kind, Question, SemanticModel, slot_bit,
 };
 
 /// What the checker needs from the settings.
@@ -77,57 +79,21 @@ pub struct Checker<'a> {
     source: &'a str,
     lines: &'a Lines<'a>,
     options: &'a CheckOptions<'a>,
+    module_body: &'a [Stmt],
     /// What the rules found so far.
     findings: Findings,
-    /// The join of the `return` kinds of the function being analysed.
-    returns: Option<Kind>,
-    /// What the `return` values of the function being analysed depend on, where it cannot
-    /// tell what they are.
-    return_depends: Option<Dependence>,
-    /// What its `return`s give as a tuple: nothing yet, the joined elements, or something else
-    /// (`Err(())`: a return that is not a tuple literal of that length).
-    returns_tuple: Option<Result<Returned, ()>>,
-    /// The `isinstance` tests of the function's own parameters (as given) around the line being
-    /// visited, innermost last: (slot, the types the arm takes).
-    type_arms: Vec<(u16, TypeSet)>,
-    /// Per `return` of the function being analysed: the innermost such test around it, and
-    /// what it returns.
-    returns_by_arm: Vec<(Option<(u16, TypeSet)>, Kind)>,
-    /// Whether the function being analysed yields (a generator returns an iterator).
-    yields: bool,
-    module_body: &'a [Stmt],
+    /// What the walk learnt of the function being analysed.
+    frame: FunctionFrame,
+    /// The parts of the file's summary recorded as the walk goes.
+    recorder: SummaryRecorder,
+    /// What deciding the test being decided consulted.
+    decision: TestDecision<'a>,
     /// What `self.<attr>(...)` calls by the file's constructions of the class, by (class,
     /// attribute), found when first needed (see [`Checker::constructed_callees`]).
     constructed: std::cell::RefCell<FxHashMap<(ClassId, Name), Vec<Callee>>>,
-    /// Qualified names of the project names the file calls.
-    project_imports: Vec<ImportedCall>,
-    /// Attributes of other files' classes' instances the file's functions read.
-    attributes_asked: Vec<ImportedAttribute>,
-    /// Qualified names of project functions in other files whose step work decides whether a
-    /// loop of this file is a step loop.
-    step_work_asked: Vec<Box<str>>,
-    /// The parameters whose callers' arguments a test consulted (see
-    /// [`Checker::callers_never_take`]).
-    consulted_given: std::cell::Cell<GivenAsked>,
-    /// Whether what callers or constructions give decided a test (see
-    /// [`Checker::arm_off_step`]).
-    decided_by_arguments: std::cell::Cell<bool>,
-    /// What tests of `self.<attr>` asked of the parameters of `__init__`s (by function), for
-    /// their summaries: the constructions decide them.
-    constructions_asked: std::cell::RefCell<Vec<ConstructionAsked>>,
-    /// The dict entries functions' tests read (see [`EntryAsked`]), in the order first read.
-    entries_asked: std::cell::RefCell<Vec<(FunctionId, EntryAsked)>>,
-    /// The name the `if` whose test is being decided returns (`if cached is not None: return
-    /// cached`): callers that pass it take the early return.
-    returned_early: Option<&'a str>,
-    /// Attributes the file sets on objects other than `self` (`model.roi_heads.mask_head = m`,
-    /// `setattr(vq, "remap", r)`): parts attached from outside the class.
-    attributes_set_outside: Vec<Name>,
     /// Where the function a call being visited is named (`obj.method` of `obj.method(x)`): no
     /// property read.
     called: TextRange,
-    /// Findings on values made from parameters, for [`FunctionSummary::syncs_on`].
-    parameter_syncs: Vec<ParameterSyncFound>,
     /// The statements and compound expressions being visited now, counted across the
     /// functions analysed inside one another (a function analysed on demand is visited inside
     /// the visit of the call that asked): what the stack holds, in tree levels.
@@ -151,26 +117,13 @@ pub fn check_module<'a>(
         source,
         lines,
         options,
-        findings: Findings::default(),
-        returns: None,
-        return_depends: None,
-        returns_tuple: None,
-        type_arms: Vec::new(),
-        returns_by_arm: Vec::new(),
-        yields: false,
         module_body: &module.body,
+        findings: Findings::default(),
+        frame: FunctionFrame::default(),
+        recorder: SummaryRecorder::default(),
+        decision: TestDecision::default(),
         constructed: Default::default(),
-        project_imports: Vec::new(),
-        attributes_asked: Vec::new(),
-        step_work_asked: Vec::new(),
-        consulted_given: Default::default(),
-        decided_by_arguments: Default::default(),
-        constructions_asked: Default::default(),
-        entries_asked: Default::default(),
-        returned_early: None,
-        attributes_set_outside: Vec::new(),
         called: TextRange::default(),
-        parameter_syncs: Vec::new(),
         levels: 0,
     };
     checker.model.test_code = options.test_code;

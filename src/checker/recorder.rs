@@ -3,6 +3,8 @@
 //! are called with, the findings on values made from parameters; [`Checker::finish`] turns it,
 //! with the model's tables, into the [`FileSemantics`] the project reads.
 
+use std::cell::RefCell;
+
 use ruff_python_ast::name::Name;
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
@@ -15,12 +17,35 @@ use crate::diagnostic::Diagnostic;
 use crate::registry::Rule;
 use crate::rules;
 use crate::semantic::{
-    Argument, Binding, BindingSource, CallArguments, CallArity, CallSite, Callee, ClassId, ClassInfo, ClassRef,
-    ClassSummary, DeadWhere, EntryAsked, FileSemantics, FunctionDetails, FunctionId, FunctionSummary, GivenAsked,
-    HotContext, Kind, MethodsCalledOn, ModuleKind, ParameterSync, ProjectKind, Question, Questions, Returned,
-    SemanticModel, Signature, slot_bit,
+    Argument, Asked, Binding, BindingSource, CallArguments, CallArity, CallSite, Callee, ClassId, ClassInfo, ClassRef,
+    ClassSummary, DeadWhere, EntryAsked, FileSemantics, FunctionDetails, FunctionId, FunctionSummary, Given,
+    GivenAsked, HotContext, ImportedAttribute, ImportedCall, Kind, MethodsCalledOn, ModuleKind, ParameterSync,
+    ProjectKind, Question, Questions, Returned, SemanticModel, Signature, slot_bit,
 };
 use crate::syntax::on_self;
+
+/// The parts of the file's summary the walk records as it goes (the rest is read off the
+/// model's tables when the file is done).
+#[derive(Default)]
+pub(super) struct SummaryRecorder {
+    /// Qualified names of the project names the file calls.
+    project_imports: Vec<ImportedCall>,
+    /// Attributes of other files' classes' instances the file's functions read.
+    attributes_asked: Vec<ImportedAttribute>,
+    /// Qualified names of project functions in other files whose step work decides whether a
+    /// loop of this file is a step loop.
+    step_work_asked: Vec<Box<str>>,
+    /// What tests of `self.<attr>` asked of the parameters of `__init__`s (by function), for
+    /// their summaries: the constructions decide them.
+    constructions_asked: RefCell<Vec<ConstructionAsked>>,
+    /// The dict entries functions' tests read (see [`EntryAsked`]), in the order first read.
+    entries_asked: RefCell<Vec<(FunctionId, EntryAsked)>>,
+    /// Attributes the file sets on objects other than `self` (`model.roi_heads.mask_head = m`,
+    /// `setattr(vq, "remap", r)`): parts attached from outside the class.
+    attributes_set_outside: Vec<Name>,
+    /// Findings on values made from parameters, for [`FunctionSummary::syncs_on`].
+    parameter_syncs: Vec<ParameterSyncFound>,
+}
 
 /// A finding in a function's own lines on a value made from its parameters, found while the
 /// rules ran (matched with the findings that remain when the file is done).
@@ -38,11 +63,11 @@ pub(super) struct ParameterSyncFound {
 
 /// What tests of `self.<attr>` asked of one `__init__`'s parameters.
 pub(super) struct ConstructionAsked {
-    pub(super) init: FunctionId,
-    pub(super) given: GivenAsked,
+    init: FunctionId,
+    given: GivenAsked,
     /// The attributes those parameters are stored in, where an arm needs them absent (see
     /// [`FunctionSummary::stored_absent`]).
-    pub(super) stored_absent: Vec<(u16, Box<str>)>,
+    stored_absent: Vec<(u16, Box<str>)>,
 }
 
 impl<'a> Checker<'a> {
@@ -62,7 +87,7 @@ impl<'a> Checker<'a> {
             .fold(0, |bits, (slot, _)| bits | slot_bit(slot));
         for diagnostic in &self.findings.diagnostics[reported..] {
             if diagnostic.context == HotContext::InFunction(id) && diagnostic.rule.reads_the_value() {
-                self.parameter_syncs.push(ParameterSyncFound {
+                self.recorder.parameter_syncs.push(ParameterSyncFound {
                     function: id,
                     slots,
                     unknown,
@@ -78,13 +103,13 @@ impl<'a> Checker<'a> {
         let found = rules::dispatch::end_of_file(self.options.rules, &self.findings);
         self.findings.diagnostics.extend(found);
         let mut model = self.model;
-        for asked in self.constructions_asked.into_inner() {
+        for asked in self.recorder.constructions_asked.into_inner() {
             let function = &mut model.functions[asked.init as usize];
             function.demand.given = function.demand.given.union(asked.given);
             function.stored_absent = asked.stored_absent.into_boxed_slice();
         }
         let mut entries: Vec<Vec<EntryAsked>> = vec![Vec::new(); model.functions.len()];
-        for (function, entry) in self.entries_asked.into_inner() {
+        for (function, entry) in self.recorder.entries_asked.into_inner() {
             entries[function as usize].push(entry);
         }
         let mut syncs_on: Vec<Vec<ParameterSync>> = vec![Vec::new(); model.functions.len()];
@@ -92,7 +117,7 @@ impl<'a> Checker<'a> {
         // each: looked up once per parameter sync, of which a file may have thousands.
         let mut reported: FxHashMap<(Rule, TextSize), &Diagnostic> = FxHashMap::default();
         let mut deeper: FxHashMap<(Rule, TextSize), &Box<str>> = FxHashMap::default();
-        if !self.parameter_syncs.is_empty() {
+        if !self.recorder.parameter_syncs.is_empty() {
             for diagnostic in &self.findings.diagnostics {
                 reported
                     .entry((diagnostic.rule, diagnostic.range.end()))
@@ -102,7 +127,7 @@ impl<'a> Checker<'a> {
                 deeper.entry((*rule, *end)).or_insert(sync);
             }
         }
-        for found in &self.parameter_syncs {
+        for found in &self.recorder.parameter_syncs {
             // A finding superseded by a more specific one is gone.
             let Some(diagnostic) = reported.get(&(found.rule, found.end)) else {
                 continue;
@@ -201,9 +226,9 @@ impl<'a> Checker<'a> {
                 }
             })
             .collect();
-        let mut attributes_asked = std::mem::take(&mut self.attributes_asked);
+        let mut attributes_asked = std::mem::take(&mut self.recorder.attributes_asked);
         attributes_asked.sort_unstable_by(|a, b| (&a.class, &a.attr, a.caller).cmp(&(&b.class, &b.attr, b.caller)));
-        let mut imports = std::mem::take(&mut self.project_imports);
+        let mut imports = std::mem::take(&mut self.recorder.project_imports);
         imports.sort_unstable_by(|a, b| (&a.name, a.caller).cmp(&(&b.name, b.caller)));
         let mut results_seen: Vec<(u32, ProjectKind)> = model
             .results_seen
@@ -212,10 +237,11 @@ impl<'a> Checker<'a> {
             .map(|(site, kind)| (site, model.to_project(kind)))
             .collect();
         results_seen.sort_unstable_by_key(|(site, _)| *site);
-        let mut step_work_asked = std::mem::take(&mut self.step_work_asked);
+        let mut step_work_asked = std::mem::take(&mut self.recorder.step_work_asked);
         step_work_asked.sort_unstable();
         step_work_asked.dedup();
         let mut attributes_set_outside: Vec<Box<str>> = self
+            .recorder
             .attributes_set_outside
             .iter()
             .map(|name| Box::from(name.as_str()))
@@ -601,4 +627,79 @@ pub(super) fn attributes_to_type(class: &ClassInfo) -> Box<[MethodsCalledOn]> {
         .collect();
     typed.sort_unstable();
     typed.into_boxed_slice()
+}
+
+impl SummaryRecorder {
+    /// Where `entry` stands among the dict entries the tests of function `id` read, in the
+    /// order first read (a new entry is added last).
+    pub(super) fn entry_index(&self, id: FunctionId, entry: EntryAsked) -> usize {
+        let mut asked = self.entries_asked.borrow_mut();
+        let of_function = asked.iter().filter(|(function, _)| *function == id);
+        match of_function.clone().position(|(_, known)| *known == entry) {
+            Some(index) => index,
+            None => {
+                let index = of_function.count();
+                asked.push((id, entry));
+                index
+            }
+        }
+    }
+
+    /// A test of `self.<attr>` that dies where every construction gives parameter `slot` of
+    /// `init` (which stores it in `attr`) `dies_if`.
+    pub(super) fn note_construction_asked(&self, init: FunctionId, slot: usize, dies_if: Given, attr: &str) {
+        let mut all_asked = self.constructions_asked.borrow_mut();
+        let index = all_asked
+            .iter()
+            .position(|asked| asked.init == init)
+            .unwrap_or_else(|| {
+                all_asked.push(ConstructionAsked {
+                    init,
+                    given: GivenAsked::default(),
+                    stored_absent: Vec::new(),
+                });
+                all_asked.len() - 1
+            });
+        let asked = &mut all_asked[index];
+        asked.given.note(dies_if, slot);
+        // An optional part left `None` may be attached after construction
+        // (`model.roi_heads.mask_head = head`), a flag turned on (`block.use_conv = True`): the
+        // project gives up an arm that needs the value absent where code sets it from outside.
+        if matches!(dies_if, Given::Falsy | Given::Never)
+            && !asked.stored_absent.iter().any(|(at, _)| usize::from(*at) == slot)
+        {
+            asked.stored_absent.push((slot as u16, Box::from(attr)));
+        }
+    }
+
+    /// What function `id`'s reads asked of other files' functions and classes.
+    pub(super) fn note_imports_asked(&mut self, id: FunctionId, demand: &Asked) {
+        self.project_imports
+            .extend(demand.calls.iter().map(|(name, questions)| ImportedCall {
+                name: name.as_ref().into(),
+                caller: id,
+                questions: *questions,
+            }));
+        self.attributes_asked.extend(
+            demand
+                .attributes
+                .iter()
+                .map(|((class, attr), questions)| ImportedAttribute {
+                    class: class.clone(),
+                    attr: attr.as_str().into(),
+                    caller: id,
+                    questions: *questions,
+                }),
+        );
+    }
+
+    /// Project functions of other files whose step work decided whether a loop is a step loop.
+    pub(super) fn note_step_work_asked<'n>(&mut self, names: impl Iterator<Item = &'n str>) {
+        self.step_work_asked.extend(names.map(Box::from));
+    }
+
+    /// An attribute set on an object other than `self`.
+    pub(super) fn note_set_outside(&mut self, attr: Name) {
+        self.attributes_set_outside.push(attr);
+    }
 }

@@ -145,8 +145,8 @@ impl<'a> Checker<'a> {
         }
         let facts = self.model.facts;
         let reaches = elsewhere.iter().any(|callee| facts.does_step_work(callee));
-        self.step_work_asked
-            .extend(elsewhere.iter().map(|callee| Box::from(&**callee)));
+        self.recorder
+            .note_step_work_asked(elsewhere.iter().map(|callee| &**callee));
         reaches
     }
 

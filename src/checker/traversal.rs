@@ -106,11 +106,9 @@ impl<'a> Checker<'a> {
             .or_else(|| self.device_narrowing(test, true));
         let lazily = initialises_lazily(test, body) || tests_first_step(test);
         let type_arm = self.parameter_type_test(test);
-        self.type_arms.extend(type_arm);
+        self.frame.enter_type_arm(type_arm);
         let arm = self.visit_tested_arm(test, true, lazily, body, narrowed);
-        if type_arm.is_some() {
-            self.type_arms.pop();
-        }
+        self.frame.leave_type_arm(type_arm);
         self.model.flow.periodic_guard = saved;
         arm
     }
@@ -129,7 +127,7 @@ impl<'a> Checker<'a> {
     ) -> ArmOutcome<'a> {
         let mut decided = self.arm_off_step(test, holds);
         let off_step = decided.off_step;
-        let dead = off_step && self.decided_by_arguments.take();
+        let dead = off_step && self.decision.take_decided_by_arguments();
         let guards = decided.guards;
         decided.off_step |= lazily;
         let entered = self.enter_arm(decided);
@@ -172,14 +170,14 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 // After `if torch.is_tensor(x): return x` (or `raise`, `continue`), the rest of
                 // the block is the test's `else`: off the step where that arm would be, and not
                 // at calls that take the early return.
-                self.returned_early = match if_stmt.body.as_slice() {
+                self.decision.set_returned_early(match if_stmt.body.as_slice() {
                     [Stmt::Return(ast::StmtReturn { value: Some(value), .. })] => {
                         value.as_name_expr().map(|name| name.id.as_str())
                     }
                     _ => None,
-                };
+                });
                 let mut decided = self.arm_off_step(&if_stmt.test, false);
-                self.returned_early = None;
+                self.decision.set_returned_early(None);
                 if !decided.off_step {
                     decided.guards = GivenAsked::default();
                 }
@@ -478,18 +476,15 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     && (kind.is_opaque() || value.is_tuple_expr())
                     && let Some(depends) = self.model.dependence_of(value)
                 {
-                    self.return_depends = Some(match self.return_depends.take() {
-                        Some(before) => before.union(&depends),
-                        None => depends,
-                    });
+                    self.frame.join_return_depends(depends);
                 }
-                self.returns = Some(self.returns.map_or(kind, |k| k.join(kind)));
+                self.frame.join_return(kind);
                 // Kept for other files too: an instance's class is numbered in this one.
                 let portable = match self.model.to_project(kind).kind {
                     Kind::Object(_) => Kind::Unknown,
                     other => other,
                 };
-                self.returns_by_arm.push((self.type_arms.last().copied(), portable));
+                self.frame.note_return_in_arm(portable);
                 // `return None` on a path the caller's unpacking never takes says nothing, nor
                 // does a value the file cannot tell (`return results`): where a caller unpacks
                 // it, it is a tuple like the others.
@@ -505,13 +500,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     _ => Some(Err(())),
                 };
                 if let Some(returned) = returned {
-                    self.returns_tuple = Some(match (self.returns_tuple.take(), returned) {
-                        (None, returned) => returned,
-                        (Some(Ok(a)), Ok(b)) if matches!((&a, &b), (Returned::Tuple(x), Returned::Tuple(y)) if x.len() == y.len()) => {
-                            Ok(a.join(&b))
-                        }
-                        _ => Err(()),
-                    });
+                    self.frame.join_returned_tuple(returned);
                 }
             }
             Stmt::Assert(assert) => {
@@ -616,7 +605,7 @@ impl<'a> Checker<'a> {
                     && !matches!(object, Expr::Name(name) if name.id.as_str() == "self")
                     && let Some(attr) = literal_text(&attr.value)
                 {
-                    self.attributes_set_outside.push(Name::new(attr));
+                    self.recorder.note_set_outside(Name::new(attr));
                 }
                 if let Some(id) = self.model.flow.function
                     && !self.model.functions[id as usize].step_work
@@ -635,7 +624,7 @@ impl<'a> Checker<'a> {
                 }
             }
             Expr::Yield(_) | Expr::YieldFrom(_) => {
-                self.yields = true;
+                self.frame.note_yield();
                 visitor::walk_expr(self, expr);
             }
             _ => visitor::walk_expr(self, expr),

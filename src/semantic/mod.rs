@@ -16,8 +16,8 @@ pub use facts::{FileFacts, Given, ProjectKind, ProjectReturns};
 pub use hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
 pub use kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
 pub(crate) use model::{
-    Analysis, ArmOutcome, Flow, device_from_str, falls_back_on_none, is_false_literal, is_host_library, is_library,
-    is_zero_int,
+    Analysis, ArmOutcome, Asked, Flow, device_from_str, falls_back_on_none, is_false_literal, is_host_library,
+    is_library, is_zero_int,
 };
 pub use model::{
     Argument, ArgumentDetail, Binding, BindingSource, CallArguments, CallArity, CallSite, Callee, ClassInfo, ClassRef,

@@ -20,7 +20,8 @@ use crate::outcome::{FixedText, outcome};
 use crate::pipeline::{
     Errors, RunOptions, Writes, cache_root, discover_all, module_infos, parse_all, run, run_to_write,
 };
-use crate::project::{Project, display_path};
+use crate::project::Project;
+use crate::project::modules::display_path;
 use crate::registry::{Rule, RuleSelector};
 use crate::render::{ColorChoice, Finding, OutputFormat, plural, render};
 use crate::server::ServerOptions;

@@ -7,7 +7,9 @@ use std::io::{self, Write};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::project::{HotFunctions, ModuleInfo, Project, ProjectFunction};
+use crate::project::hotness::HotFunctions;
+use crate::project::modules::ModuleInfo;
+use crate::project::{Project, ProjectFunction};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum GraphFormat {

@@ -16,7 +16,7 @@ use crate::linter::lint_source;
 use crate::notebook::Notebook;
 use crate::parse::{SourceKind, TextSize};
 use crate::pipeline::{Checked, Errors, Linted, Run};
-use crate::project::{FunctionNotes, hot_note};
+use crate::project::hotness::{FunctionNotes, hot_note};
 use crate::registry::Rule;
 use crate::render::{Finding, SourceText};
 use crate::semantic::{FileSemantics, FunctionId, HotContext};

@@ -17,7 +17,8 @@ use crate::linter::{is_test_path, lint_source, panic_reason};
 use crate::outcome::process_file;
 use crate::parse::SourceKind;
 use crate::pipeline::{Checked, Linted, Run, RunOptions, module_infos, run};
-use crate::project::{FunctionNotes, Project};
+use crate::project::Project;
+use crate::project::hotness::FunctionNotes;
 use crate::render::Finding;
 use crate::semantic::{FileFacts, FunctionId};
 

@@ -50,7 +50,7 @@ use super::uri;
 use crate::config::Resolver;
 use crate::linter::decode;
 use crate::parse::SourceKind;
-use crate::project::{ModulePaths, display_path};
+use crate::project::modules::{ModulePaths, display_path};
 
 /// How long edits must pause before a project pass: typing starts none.
 const PASS_DELAY_AFTER_EDIT: Duration = Duration::from_millis(300);

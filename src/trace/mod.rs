@@ -28,7 +28,7 @@ use crate::config::Resolver;
 use crate::linter::decode;
 use crate::outcome::{FixedText, outcome};
 use crate::pipeline::{Errors, RunOptions, run};
-use crate::project::display_path;
+use crate::project::modules::display_path;
 
 pub(crate) use report::{TraceFormat, render};
 

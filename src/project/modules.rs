@@ -39,12 +39,6 @@ impl ModuleInfo<'_> {
     }
 }
 
-/// The dotted module path of a file: its stem, prefixed by every enclosing folder that holds an
-/// `__init__.py`.
-pub fn module_path(path: &Path) -> (String, bool) {
-    ModulePaths::default().module_of(path)
-}
-
 /// Module paths of many files, looking each folder's `__init__.py` up once.
 #[derive(Default)]
 pub struct ModulePaths {

@@ -12,7 +12,6 @@ use ruff_text_size::TextRange;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::diagnostic::Edit;
-use crate::discovery::read_regular_file;
 use crate::fix::apply_edits;
 use crate::linter::decode;
 use crate::noqa::{Directive, covering_line_end, parse_line_directive};
@@ -21,6 +20,7 @@ use crate::outcome::{FixedText, outcome};
 use crate::parse::{SourceKind, TextLen, TextSize, parse, parses_cleanly};
 use crate::pipeline::{Errors, Run};
 use crate::registry::Rule;
+use crate::regular_file::read_regular_file;
 use crate::render::Finding;
 use crate::write::{NotWritten, Writer, file_id};
 

@@ -464,7 +464,7 @@ pub(crate) fn absolute(path: &Path, cwd: &Path) -> PathBuf {
 /// A config file's text, read only where it is a regular file (a FIFO named `synclint.toml`
 /// would block the run forever).
 fn read_text(path: &Path) -> std::io::Result<String> {
-    let bytes = crate::discovery::read_regular_file(path)?;
+    let bytes = crate::regular_file::read_regular_file(path)?;
     String::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
 }
 

@@ -3,14 +3,13 @@
 //! always linted, if it is a regular file: a FIFO, socket or device is never opened (opening a
 //! FIFO to read it waits for a writer, forever).
 
-use std::fs::{File, OpenOptions};
-use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use ignore::{WalkBuilder, WalkState};
 
 use crate::config::{Resolver, Settings};
+use crate::regular_file::NOT_REGULAR;
 
 pub struct DiscoveredFile {
     pub path: PathBuf,
@@ -109,39 +108,23 @@ pub fn discover(
     (files, errors)
 }
 
-const NOT_REGULAR: &str = "not a regular file";
-
-/// Opens `path` with `options` if it is a regular file (through links); else an error saying it
-/// is not one. The walk and the command line let only regular files through: this is for one
-/// swapped for a FIFO or a device since, which is refused without waiting on it.
-pub fn open_regular(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
-    open_checked(path, options).map(|(file, _)| file)
-}
-
-/// The bytes of the regular file at `path` ([`open_regular`]): the same system calls as
-/// [`std::fs::read`].
-pub fn read_regular_file(path: &Path) -> io::Result<Vec<u8>> {
-    let (mut file, metadata) = open_checked(path, OpenOptions::new().read(true))?;
-    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
-    file.read_to_end(&mut bytes)?;
-    Ok(bytes)
-}
-
-fn open_checked(path: &Path, options: &mut OpenOptions) -> io::Result<(File, std::fs::Metadata)> {
-    let not_regular = || io::Error::new(io::ErrorKind::InvalidInput, NOT_REGULAR);
-    // Elsewhere a FIFO cannot be opened without waiting: it is looked at first.
-    #[cfg(target_os = "linux")]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(options, libc::O_NONBLOCK);
-    #[cfg(not(target_os = "linux"))]
-    if !std::fs::metadata(path)?.is_file() {
-        return Err(not_regular());
-    }
-    let file = options.open(path)?;
-    let metadata = file.metadata()?;
-    if !metadata.is_file() {
-        return Err(not_regular());
-    }
-    Ok((file, metadata))
+/// Whether a path names test code: a file in a `test`, `tests` or `testing` folder (or one
+/// named `test_utils`), or named `test_*.py`, `*_test.py` or `conftest.py`. Its loops repeat
+/// checks and its models are fixtures: nothing in it runs per training step, and it starts no
+/// hot chains.
+pub fn is_test_path(path: &std::path::Path) -> bool {
+    let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
+    let in_tests = path
+        .parent()
+        .into_iter()
+        .flat_map(|parent| parent.components())
+        .any(|component| {
+            matches!(
+                component.as_os_str().to_str(),
+                Some("test" | "tests" | "testing" | "test_utils")
+            )
+        });
+    in_tests || name.starts_with("test_") || name.ends_with("_test.py") || name == "conftest.py"
 }
 
 /// A key that orders paths as `Path`'s own order does (component by component), compared as

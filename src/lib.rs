@@ -27,6 +27,7 @@ pub mod parse;
 pub mod pipeline;
 pub mod project;
 pub mod registry;
+pub mod regular_file;
 pub mod render;
 pub mod rules;
 pub mod semantic;

@@ -22,7 +22,7 @@ pub struct FileLint {
 /// Lints `source` with error recovery: syntax errors are returned beside the findings of the
 /// part that parsed.
 /// `every_call`: record calls in cold code too (for the whole call graph); `test_code`: the file
-/// is a test (see [`is_test_path`]): nothing in it is hot.
+/// is a test (see [`crate::discovery::is_test_path`]): nothing in it is hot.
 pub fn lint_source(
     source: &str,
     kind: SourceKind,
@@ -86,25 +86,6 @@ pub fn lint_source(
         syntax_errors: std::mem::take(&mut parsed.syntax_errors),
         semantics,
     }
-}
-
-/// Whether a path names test code: a file in a `test`, `tests` or `testing` folder (or one
-/// named `test_utils`), or named `test_*.py`, `*_test.py` or `conftest.py`. Its loops repeat
-/// checks and its models are fixtures: nothing in it runs per training step, and it starts no
-/// hot chains.
-pub fn is_test_path(path: &std::path::Path) -> bool {
-    let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
-    let in_tests = path
-        .parent()
-        .into_iter()
-        .flat_map(|parent| parent.components())
-        .any(|component| {
-            matches!(
-                component.as_os_str().to_str(),
-                Some("test" | "tests" | "testing" | "test_utils")
-            )
-        });
-    in_tests || name.starts_with("test_") || name.ends_with("_test.py") || name == "conftest.py"
 }
 
 /// Why a file's bytes could not be used as source.

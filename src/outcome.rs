@@ -308,7 +308,7 @@ pub(crate) fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<
         let mut facts = file.facts.clone();
         let relint = |source: &str, boundaries: &[TextSize], moves: &Moves| {
             facts = facts.with_calls_moved(|at| Some(moves.offset(at.into())?.into()));
-            let test_code = crate::linter::is_test_path(&file.path);
+            let test_code = crate::discovery::is_test_path(&file.path);
             let mut lint = lint_source(source, kind, rules, &settings.hot_functions, &facts, false, test_code);
             if let Some(notebook) = notebook {
                 lint.semantics.cell_rows = notebook.cell_rows(source, boundaries);

@@ -14,7 +14,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::cache::{Cache, FileKey, FileStat, Guarded, SnapshotFile};
 use crate::config::{Resolver, Settings};
 use crate::diagnostic::{Applicability, Diagnostic};
-use crate::discovery::{DiscoveredFile, discover, read_regular_file};
+use crate::discovery::{DiscoveredFile, discover};
 use crate::lines::Lines;
 use crate::linter::{FileLint, decode, lint_source};
 use crate::notebook::{Notebook, code_of};
@@ -24,6 +24,7 @@ use crate::project::hotness::FunctionNotes;
 use crate::project::modules::{ModuleInfo, ModulePaths, display_path};
 use crate::project::targets::Targets;
 use crate::registry::RuleSet;
+use crate::regular_file::read_regular_file;
 use crate::render::{Finding, ReportText, SourceText};
 use crate::semantic::{FileFacts, FileSemantics, FunctionId, HotContext};
 use crate::write::{Roots, finish_interrupted_write};
@@ -844,7 +845,7 @@ impl Analyser<'_> {
             Some(lint) => lint,
             None => {
                 let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    let test_code = crate::linter::is_test_path(path);
+                    let test_code = crate::discovery::is_test_path(path);
                     lint_source(
                         &code,
                         kind,

@@ -867,8 +867,12 @@ mod tests {
     #[test]
     fn fixed_collections_are_the_programs_own_not_its_data() {
         assert!(iterates_a_fixed_collection(&expression("model.named_parameters()")));
-        assert!(iterates_a_fixed_collection(&expression("enumerate(state_dict.items())")));
-        assert!(iterates_a_fixed_collection(&expression("range(torch.cuda.device_count())")));
+        assert!(iterates_a_fixed_collection(&expression(
+            "enumerate(state_dict.items())"
+        )));
+        assert!(iterates_a_fixed_collection(&expression(
+            "range(torch.cuda.device_count())"
+        )));
         assert!(!iterates_a_fixed_collection(&expression("loader")));
         assert!(!iterates_a_fixed_collection(&expression("range(n)")));
     }

@@ -13,7 +13,8 @@ use rustc_hash::FxHashMap;
 
 use crate::config::{Resolver, Settings};
 use crate::diagnostic::Applicability;
-use crate::linter::{is_test_path, lint_source, panic_reason};
+use crate::discovery::is_test_path;
+use crate::linter::{lint_source, panic_reason};
 use crate::outcome::process_file;
 use crate::parse::SourceKind;
 use crate::pipeline::{Checked, Linted, Run, RunOptions, module_infos, run};

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::NotWritten;
 use super::leftovers::{is_stale, journal_path};
-use crate::discovery::{open_regular, read_regular_file};
+use crate::regular_file::{open_regular, read_regular_file};
 
 /// Its first line; then `pid=P before=B after=A`, a line ending, and the B bytes before and the A
 /// bytes after.

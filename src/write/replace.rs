@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use super::NotWritten;
 use super::leftovers::temporary_path;
-use crate::discovery::open_regular;
+use crate::regular_file::open_regular;
 
 /// What became of a replacement.
 #[derive(Debug, PartialEq, Eq)]

@@ -100,7 +100,7 @@ impl<'m> Project<'m> {
                 let mut given_sites = Vec::new();
                 // Tests construct a library's public classes as a user might, with some options
                 // left out: the constructions that decide flags are the project's own.
-                let constructions_count = !crate::linter::is_test_path(Path::new(module.display));
+                let constructions_count = !crate::discovery::is_test_path(Path::new(module.display));
                 for (index, site) in module.semantics.call_sites.iter().enumerate() {
                     let targets = &self.targets[file][index].functions;
                     if targets.is_empty() {

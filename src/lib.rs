@@ -1,11 +1,14 @@
 //! synclint: finds host-device synchronization hazards in PyTorch code.
 //!
-//! Data flows one way: [`discovery`] finds files, [`parse`] parses them, the [`checker`] builds
-//! the [`semantic`] model and runs the [`rules`] in one pass per file, leaving a summary of each
-//! file; [`project`] joins the summaries into a call graph, resolves which functions are hot
-//! across files and derives what each file cannot see by itself (what hot callers pass its
-//! functions, what the project functions it calls return), and files whose facts changed are
-//! checked again; [`fix`] applies fixes, and [`render`] prints findings ([`graph`] the call graph).
+//! A run goes through stages (ARCHITECTURE.md describes each, with a code map): [`discovery`]
+//! finds files, [`parse`] parses them, the [`checker`] walks each file once, building the
+//! [`semantic`] model and running the [`rules`] at each node, and leaves a summary of the file;
+//! [`project`] joins the summaries into a call graph, resolves which functions are hot across
+//! files and derives what each file cannot see by itself (what hot callers pass its functions,
+//! what the project functions it calls return). The data does not flow one way only: those facts
+//! go back to the checker, and the files whose facts changed are checked again, for at most two
+//! rounds ([`pipeline`]). Then [`noqa`] and [`fix`] apply suppressions and fixes, and [`render`]
+//! prints findings ([`graph`] the call graph).
 
 pub mod add_noqa;
 pub mod arena;

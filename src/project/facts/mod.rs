@@ -33,6 +33,7 @@ use rustc_hash::FxHashMap;
 use self::passed::ArgumentsPassed;
 use self::wanted::Wanted;
 use super::hotness::HotFunctions;
+use super::modules::ModuleInfo;
 use super::{Project, ProjectFunction};
 use crate::semantic::facts::InstancesByClass;
 use crate::semantic::{FileFacts, ProjectKind, refines_passed_on};
@@ -175,18 +176,27 @@ impl<'m> Project<'m> {
         duck_typed: &FxHashMap<usize, FxHashMap<Box<str>, InstancesByClass>>,
         facts: &mut [FileFacts],
     ) {
-        let modules = self.modules;
+        self.tell_each_file(facts, |file, file_facts, module| {
+            if let Some(typed) = duck_typed.get(&file) {
+                file_facts.duck_typed = typed.clone();
+            }
+            self.tell_attributes(hot, applied, file, module, file_facts);
+            self.tell_returns(hot, applied, wanted, file, module, file_facts);
+            self.tell_results(hot, applied, wanted, file, module, file_facts);
+        });
+    }
+
+    /// Runs `tell` on each file's facts (with the file's index and module), the files in
+    /// parallel.
+    fn tell_each_file(
+        &self,
+        facts: &mut [FileFacts],
+        tell: impl Fn(usize, &mut FileFacts, &ModuleInfo<'m>) + Send + Sync,
+    ) {
         facts
             .par_iter_mut()
-            .zip(modules)
+            .zip(self.modules)
             .enumerate()
-            .for_each(|(file, (file_facts, module))| {
-                if let Some(typed) = duck_typed.get(&file) {
-                    file_facts.duck_typed = typed.clone();
-                }
-                self.tell_attributes(hot, applied, file, module, file_facts);
-                self.tell_returns(hot, applied, wanted, file, module, file_facts);
-                self.tell_results(hot, applied, wanted, file, module, file_facts);
-            });
+            .for_each(|(file, (file_facts, module))| tell(file, file_facts, module));
     }
 }

@@ -3,7 +3,6 @@
 //!
 //! It imports only from the project's passes, none of its sibling steps.
 
-use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::project::modules::Resolved;
@@ -56,34 +55,29 @@ impl<'m> Project<'m> {
     /// [`Self::step_work`]): a project function that does, a class whose `__init__` does, or a
     /// function the project does not have whose name says so.
     pub(super) fn tell_step_work(&self, step_work: &[Vec<bool>], facts: &mut [FileFacts]) {
-        let modules = self.modules;
-        facts
-            .par_iter_mut()
-            .zip(modules)
-            .enumerate()
-            .for_each(|(file, (file_facts, module))| {
-                let step_work_elsewhere: Vec<Box<str>> = module
-                    .semantics
-                    .step_work_asked
-                    .iter()
-                    .filter(|spelled| {
-                        let Some((_, name)) = spelled.rsplit_once('.') else {
-                            return true;
-                        };
-                        // Constructing an instance in a loop does its `__init__`'s work.
-                        let function = match self.resolve_spelled(file, spelled) {
-                            Some(Resolved::Function(function)) => Some(function),
-                            Some(Resolved::Class(class)) => self.lookup_method(class, "__init__"),
-                            // A function of the standard library or an installed package (or one
-                            // the project cannot find) does a step's work where its name says so
-                            // (`train_one_epoch`).
-                            None => return names_a_step(name),
-                        };
-                        function.is_some_and(|(file, id)| step_work[file][id as usize])
-                    })
-                    .cloned()
-                    .collect();
-                file_facts.step_work = step_work_elsewhere.into_boxed_slice();
-            });
+        self.tell_each_file(facts, |file, file_facts, module| {
+            let step_work_elsewhere: Vec<Box<str>> = module
+                .semantics
+                .step_work_asked
+                .iter()
+                .filter(|spelled| {
+                    let Some((_, name)) = spelled.rsplit_once('.') else {
+                        return true;
+                    };
+                    // Constructing an instance in a loop does its `__init__`'s work.
+                    let function = match self.resolve_spelled(file, spelled) {
+                        Some(Resolved::Function(function)) => Some(function),
+                        Some(Resolved::Class(class)) => self.lookup_method(class, "__init__"),
+                        // A function of the standard library or an installed package (or one
+                        // the project cannot find) does a step's work where its name says so
+                        // (`train_one_epoch`).
+                        None => return names_a_step(name),
+                    };
+                    function.is_some_and(|(file, id)| step_work[file][id as usize])
+                })
+                .cloned()
+                .collect();
+            file_facts.step_work = step_work_elsewhere.into_boxed_slice();
+        });
     }
 }

@@ -155,78 +155,74 @@ impl<'m> Project<'m> {
             return;
         }
         let modules = self.modules;
-        facts
-            .par_iter_mut()
-            .zip(modules)
-            .enumerate()
-            .for_each(|(file, (file_facts, module))| {
-                for (index, site) in module.semantics.call_sites.iter().enumerate() {
-                    if !hot.runs_hot(file, site) {
+        self.tell_each_file(facts, |file, file_facts, module| {
+            for (index, site) in module.semantics.call_sites.iter().enumerate() {
+                if !hot.runs_hot(file, site) {
+                    continue;
+                }
+                let mut told: Vec<CalleeSync> = Vec::new();
+                let targets = &self.targets[file][index];
+                // A registry's classes report their own lines; the call would name any of them.
+                if targets.registry || !targets.functions.iter().any(|target| syncs.contains_key(target)) {
+                    continue;
+                }
+                for target in self.run_as_named(file, site, targets) {
+                    let Some(target_syncs) = syncs.get(&target) else {
                         continue;
-                    }
-                    let mut told: Vec<CalleeSync> = Vec::new();
-                    let targets = &self.targets[file][index];
-                    // A registry's classes report their own lines; the call would name any of them.
-                    if targets.registry || !targets.functions.iter().any(|target| syncs.contains_key(target)) {
-                        continue;
-                    }
-                    for target in self.run_as_named(file, site, targets) {
-                        let Some(target_syncs) = syncs.get(&target) else {
+                    };
+                    let function = &modules[target.0].semantics.functions[target.1 as usize];
+                    for &(slot, ((origin_file, origin), sync)) in target_syncs {
+                        let origin_module = &modules[origin_file];
+                        let found = &origin_module.semantics.functions[origin as usize].details().syncs_on[sync];
+                        let Some(parameter) = function.params.get(usize::from(slot)) else {
                             continue;
                         };
-                        let function = &modules[target.0].semantics.functions[target.1 as usize];
-                        for &(slot, ((origin_file, origin), sync)) in target_syncs {
-                            let origin_module = &modules[origin_file];
-                            let found = &origin_module.semantics.functions[origin as usize].details().syncs_on[sync];
-                            let Some(parameter) = function.params.get(usize::from(slot)) else {
-                                continue;
-                            };
-                            let argument = self.argument_for(file, index, target, slot);
-                            // Left to its default, given a host value, or passed on from the caller's
-                            // own parameter (told where the caller is called).
-                            let not_given = argument.is_none()
-                                && site.arguments.as_deref().is_some_and(|arguments| !arguments.spread);
-                            // As the call's file will judge it (`may_be_cuda`): a file told of a call
-                            // it would not report is checked again for nothing.
-                            let no_gpu_tensor = match argument.map(|argument| argument.kind.kind) {
-                                Some(Kind::Tensor(facts)) => !facts.may_be_cuda(),
-                                // Recorded without a tensor among the arguments, or told unknown.
-                                None | Some(Kind::Unknown) => !found.unknown_counts,
-                                Some(_) => true,
-                            };
-                            let passed_on = argument.is_some_and(|argument| argument.from_parameter().is_some())
-                                && matches!(site.context, HotContext::InFunction(_));
-                            let skipped = (origin_file, origin) == target
-                                && self.skips_sync(file, index, ((origin_file, origin), sync));
-                            // A helper of the call's own file is reported there already, with the
-                            // call in its note.
-                            let same_file = origin_file == file;
-                            if same_file
-                                || skipped
-                                || not_given
-                                || no_gpu_tensor
-                                || passed_on
-                                || told.iter().any(|told| told.rule == found.rule)
-                            {
-                                continue;
-                            }
-                            told.push(CalleeSync {
-                                callee: format!("{}()", function.qualname).into(),
-                                parameter: parameter.name.clone(),
-                                position: self.position_of(file, index, target, slot),
-                                rule: found.rule,
-                                unknown_counts: found.unknown_counts,
-                                sync: found.deeper.clone().unwrap_or_else(|| {
-                                    let place = origin_module.semantics.place(origin_module.display, found.line);
-                                    format!("{} ({place})", found.message).into()
-                                }),
-                            });
+                        let argument = self.argument_for(file, index, target, slot);
+                        // Left to its default, given a host value, or passed on from the caller's
+                        // own parameter (told where the caller is called).
+                        let not_given =
+                            argument.is_none() && site.arguments.as_deref().is_some_and(|arguments| !arguments.spread);
+                        // As the call's file will judge it (`may_be_cuda`): a file told of a call
+                        // it would not report is checked again for nothing.
+                        let no_gpu_tensor = match argument.map(|argument| argument.kind.kind) {
+                            Some(Kind::Tensor(facts)) => !facts.may_be_cuda(),
+                            // Recorded without a tensor among the arguments, or told unknown.
+                            None | Some(Kind::Unknown) => !found.unknown_counts,
+                            Some(_) => true,
+                        };
+                        let passed_on = argument.is_some_and(|argument| argument.from_parameter().is_some())
+                            && matches!(site.context, HotContext::InFunction(_));
+                        let skipped = (origin_file, origin) == target
+                            && self.skips_sync(file, index, ((origin_file, origin), sync));
+                        // A helper of the call's own file is reported there already, with the
+                        // call in its note.
+                        let same_file = origin_file == file;
+                        if same_file
+                            || skipped
+                            || not_given
+                            || no_gpu_tensor
+                            || passed_on
+                            || told.iter().any(|told| told.rule == found.rule)
+                        {
+                            continue;
                         }
-                    }
-                    if !told.is_empty() {
-                        file_facts.callee_syncs.insert(site.at, told.into_boxed_slice());
+                        told.push(CalleeSync {
+                            callee: format!("{}()", function.qualname).into(),
+                            parameter: parameter.name.clone(),
+                            position: self.position_of(file, index, target, slot),
+                            rule: found.rule,
+                            unknown_counts: found.unknown_counts,
+                            sync: found.deeper.clone().unwrap_or_else(|| {
+                                let place = origin_module.semantics.place(origin_module.display, found.line);
+                                format!("{} ({place})", found.message).into()
+                            }),
+                        });
                     }
                 }
-            });
+                if !told.is_empty() {
+                    file_facts.callee_syncs.insert(site.at, told.into_boxed_slice());
+                }
+            }
+        });
     }
 }

@@ -7,8 +7,7 @@ use std::hash::{Hash, Hasher};
 
 use rustc_hash::FxHashMap;
 
-use super::kinds::Kind;
-use super::model::Returned;
+use super::kinds::{Kind, Returned};
 use crate::registry::Rule;
 
 /// A kind as it crosses files: the class of an instance spelled out as an absolute dotted path

@@ -1,7 +1,6 @@
 //! Where a line runs: every step (hot), once (cold), or every N steps (periodic).
 
-/// Index of a function in its file's [`FunctionTable`](super::FunctionInfo) list.
-pub type FunctionId = u32;
+use super::ids::FunctionId;
 
 /// Why a function runs every step, without looking at its callers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, bincode::Encode, bincode::Decode)]

@@ -1,28 +1,31 @@
 //! The semantic model: what names refer to, what values are, and which lines are hot.
 //!
 //! It is built in one pass over a file by the [`Checker`](crate::checker::Checker), which runs
-//! the rules at each node against the model's state at that point; rules only read it.
+//! the rules at each node against the model's state at that point; rules only read it. What
+//! the project pass reads of the file is its [`summary`](FileSemantics).
 
 mod demand;
 pub mod facts;
 mod hot;
+mod ids;
 mod kinds;
 pub(crate) mod model;
 pub(crate) mod names;
+mod summary;
 pub mod torch_api;
 
-pub use demand::{Demand, Dependence, GivenAsked, Question, Questions, refines_passed_on, slot_bit};
+pub use demand::{Demand, Dependence, GivenAsked, Question, Questions, slot_bit};
 pub use facts::{FileFacts, Given, ProjectKind, ProjectReturns};
-pub use hot::{FunctionId, HotContext, HotReason, IntrinsicHot, PeriodicInner};
-pub use kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFacts, TensorFacts};
+pub use hot::{HotContext, HotReason, IntrinsicHot, PeriodicInner};
+pub use ids::{ClassId, FunctionId};
+pub use kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFacts, Returned, TensorFacts};
 pub(crate) use model::{
     Analysis, ArmOutcome, Flow, device_from_str, falls_back_on_none, is_false_literal, is_host_library, is_library,
     is_zero_int,
 };
-pub use model::{
-    Argument, ArgumentDetail, Binding, BindingSource, CallArguments, CallArity, CallSite, Callee, ClassInfo, ClassRef,
-    ClassSummary, DeadWhere, EntryAsked, Export, Exports, FileSemantics, FunctionDetails, FunctionInfo,
-    FunctionSummary, ImportedAttribute, ImportedCall, LoopInfo, ParamSummary, ParameterSync, Receiver, Returned,
-    ScopeKind, SemanticModel, Signature,
+pub use model::{Binding, BindingSource, ClassInfo, FunctionInfo, LoopInfo, ScopeKind, SemanticModel, StoredCallable};
+pub use summary::{
+    Argument, ArgumentDetail, CallArguments, CallArity, CallSite, Callee, ClassRef, ClassSummary, DeadWhere,
+    EntryAsked, Export, Exports, FileSemantics, FunctionDetails, FunctionSummary, ImportedAttribute, ImportedCall,
+    MethodsCalledOn, ParamDefault, ParamSummary, ParameterSync, Receiver, Signature, refines_passed_on,
 };
-pub use model::{ClassId, MethodsCalledOn, ParamDefault, StoredCallable};

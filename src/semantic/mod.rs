@@ -9,7 +9,7 @@ pub mod facts;
 mod hot;
 mod ids;
 mod kinds;
-pub(crate) mod model;
+mod model;
 pub(crate) mod names;
 mod summary;
 pub mod torch_api;
@@ -19,11 +19,14 @@ pub use facts::{FileFacts, Given, ProjectKind, ProjectReturns};
 pub use hot::{HotContext, HotReason, IntrinsicHot, PeriodicInner};
 pub use ids::{ClassId, FunctionId};
 pub use kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFacts, Returned, TensorFacts};
-pub(crate) use model::{
-    Analysis, ArmOutcome, Flow, device_from_str, falls_back_on_none, is_false_literal, is_host_library, is_library,
-    is_zero_int,
-};
-pub use model::{Binding, BindingSource, ClassInfo, FunctionInfo, LoopInfo, ScopeKind, SemanticModel, StoredCallable};
+pub(crate) use model::imports::{is_host_library, is_library};
+pub(crate) use model::infer::device_from_str;
+pub(crate) use model::infer_call::is_zero_int;
+pub(crate) use model::scopes::ArmOutcome;
+pub use model::scopes::{Binding, BindingSource, ScopeKind};
+pub(crate) use model::trace::{falls_back_on_none, is_false_literal};
+pub(crate) use model::{Analysis, Flow};
+pub use model::{ClassInfo, FunctionInfo, LoopInfo, SemanticModel, StoredCallable};
 pub use summary::{
     Argument, ArgumentDetail, CallArguments, CallArity, CallSite, Callee, ClassRef, ClassSummary, DeadWhere,
     EntryAsked, Export, Exports, FileSemantics, FunctionDetails, FunctionSummary, ImportedAttribute, ImportedCall,

@@ -33,7 +33,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use self::class_refs::ClassRefs;
 use self::imports::is_library;
-use self::infer_call::CallKinds;
+use self::infer::Inferred;
 use self::scopes::{ArmLog, BindingSource, Origin, Scope, ScopeKind};
 use self::trace::Asked;
 use super::demand::{Demand, Dependence, GivenAsked, Question};
@@ -238,18 +238,8 @@ pub struct SemanticModel<'a> {
     /// bound when the checker visited it: `[g.reshape(-1) for g in grids]` is a list of what
     /// `grids` holds, though `g` is out of scope wherever the list is used.
     comprehension_elements: FxHashMap<NodeKey, Kind>,
-    /// Kinds of call expressions (and of what they call) already inferred since the bindings
-    /// last changed: every rule asks about the same calls, and a call's kind is the costliest
-    /// to infer.
-    call_kinds: std::cell::RefCell<FxHashMap<NodeKey, CallKinds>>,
-    /// Kinds of attributes and elements, likewise (see [`SemanticModel::remembered_kind`]).
-    part_kinds: std::cell::RefCell<FxHashMap<NodeKey, Kind>>,
-    /// Qualified names of callees resolved so far in the function being analysed, by call
-    /// node: the checker, every rule and the call's kind ask for them in turn. The checker
-    /// resolves each call when it visits it, so the name is the one its imports give at that
-    /// point of the flow. Scans ahead of the flow (loops over data loaders) resolve calls of
-    /// functions not yet analysed, so the cache is emptied as each analysis starts and ends.
-    callees: std::cell::RefCell<FxHashMap<NodeKey, Option<Rc<str>>>>,
+    /// What kind inference worked out already: the kinds of calls and parts, and callees.
+    inferred: Inferred,
     /// Inside the kind of an element of a tuple or list display read by index (`dt[0]`): one
     /// level only, since the element may read the name again (`shape = (shape[0], 1)`).
     reading_display: std::cell::Cell<bool>,
@@ -309,9 +299,7 @@ impl<'a> SemanticModel<'a> {
             sites_of_call: FxHashMap::default(),
             validation_disabled: false,
             loss_module_made: std::cell::Cell::new(false),
-            call_kinds: Default::default(),
-            part_kinds: Default::default(),
-            callees: Default::default(),
+            inferred: Inferred::default(),
             class_refs: Default::default(),
             joined: Vec::new(),
             comprehension_elements: FxHashMap::default(),

@@ -9,17 +9,40 @@
 //! It may import the model (its parent) and its scopes, imports, class references and call
 //! inference, the kinds, the torch tables and the naming conventions.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use ruff_python_ast::{self as ast, Expr, Operator, UnaryOp};
+use rustc_hash::FxHashMap;
 
 use super::class_refs::join_instances;
 use super::imports::is_library;
+use super::infer_call::CallKinds;
 use super::scopes::{Binding, BindingSource, Origin};
-use super::{SemanticModel, node_key};
+use super::{NodeKey, SemanticModel, node_key};
 use crate::parse::literal_text;
 use crate::semantic::demand::Question;
 use crate::semantic::ids::ClassId;
 use crate::semantic::kinds::{BatchSource, Device, Kind, ModuleKind, TensorFacts};
 use crate::semantic::torch_api as api;
+
+/// What kind inference worked out already, by node, while it still holds: every rule asks
+/// about the same expressions, and the checker resolves each call's callee before them.
+#[derive(Default)]
+pub(super) struct Inferred {
+    /// Kinds of call expressions (and of what they call) already inferred since the bindings
+    /// last changed: every rule asks about the same calls, and a call's kind is the costliest
+    /// to infer.
+    pub(super) call_kinds: RefCell<FxHashMap<NodeKey, CallKinds>>,
+    /// Kinds of attributes and elements, likewise (see [`SemanticModel::remembered_kind`]).
+    pub(super) part_kinds: RefCell<FxHashMap<NodeKey, Kind>>,
+    /// Qualified names of callees resolved so far in the function being analysed, by call
+    /// node: the checker, every rule and the call's kind ask for them in turn. The checker
+    /// resolves each call when it visits it, so the name is the one its imports give at that
+    /// point of the flow. Scans ahead of the flow (loops over data loaders) resolve calls of
+    /// functions not yet analysed, so the cache is emptied as each analysis starts and ends.
+    pub(super) callees: RefCell<FxHashMap<NodeKey, Option<Rc<str>>>>,
+}
 
 impl<'a> SemanticModel<'a> {
     /// Notes the kind of a comprehension's element while its loop variables are in scope.
@@ -32,11 +55,11 @@ impl<'a> SemanticModel<'a> {
 
     /// Forgets inferred call kinds: bindings, attributes, return kinds or the scope changed.
     pub(crate) fn invalidate_kinds(&self) {
-        let mut cache = self.call_kinds.borrow_mut();
+        let mut cache = self.inferred.call_kinds.borrow_mut();
         if !cache.is_empty() {
             cache.clear();
         }
-        let mut parts = self.part_kinds.borrow_mut();
+        let mut parts = self.inferred.part_kinds.borrow_mut();
         if !parts.is_empty() {
             parts.clear();
         }
@@ -44,7 +67,7 @@ impl<'a> SemanticModel<'a> {
 
     /// Forgets resolved callees: a function's analysis starts or ends.
     pub(crate) fn forget_callees(&mut self) {
-        self.callees.get_mut().clear();
+        self.inferred.callees.get_mut().clear();
     }
 
     pub(super) fn infer_kind(&self, expr: &Expr) -> Kind {
@@ -105,11 +128,11 @@ impl<'a> SemanticModel<'a> {
             return infer();
         }
         let key = node_key(expr);
-        if let Some(kind) = self.part_kinds.borrow().get(&key) {
+        if let Some(kind) = self.inferred.part_kinds.borrow().get(&key) {
             return *kind;
         }
         let kind = infer();
-        self.part_kinds.borrow_mut().insert(key, kind);
+        self.inferred.part_kinds.borrow_mut().insert(key, kind);
         kind
     }
 

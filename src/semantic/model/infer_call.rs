@@ -30,11 +30,11 @@ pub(super) struct CallKinds {
 impl<'a> SemanticModel<'a> {
     pub(super) fn call_kinds(&self, call: &ast::ExprCall) -> CallKinds {
         let key = call_key(call);
-        if let Some(kinds) = self.call_kinds.borrow().get(&key) {
+        if let Some(kinds) = self.inferred.call_kinds.borrow().get(&key) {
             return *kinds;
         }
         let kinds = self.infer_call(call);
-        self.call_kinds.borrow_mut().insert(key, kinds);
+        self.inferred.call_kinds.borrow_mut().insert(key, kinds);
         kinds
     }
 
@@ -47,11 +47,11 @@ impl<'a> SemanticModel<'a> {
     /// once per call however many rules ask.
     pub fn callee(&self, call: &ast::ExprCall) -> Option<Rc<str>> {
         let key = call_key(call);
-        if let Some(name) = self.callees.borrow().get(&key) {
+        if let Some(name) = self.inferred.callees.borrow().get(&key) {
             return name.clone();
         }
         let name: Option<Rc<str>> = self.qualified_name(&call.func).map(Rc::from);
-        self.callees.borrow_mut().insert(key, name.clone());
+        self.inferred.callees.borrow_mut().insert(key, name.clone());
         name
     }
 

@@ -3,6 +3,9 @@
 //! return); a file is checked again only where that would answer one of its questions
 //! differently. Most facts answer none: a float tensor passed as `x[i]`'s index is no mask, and
 //! a tensor passed where a rule asked whether a call is a loss module is no module.
+//!
+//! It may import the kinds and the facts; not the summary (which holds its [`Demand`]s) nor the
+//! model (which notes them).
 
 use super::facts::{Given, ProjectKind, ProjectReturns, merged_with_callers};
 use super::kinds::{Device, Kind};

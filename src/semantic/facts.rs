@@ -2,6 +2,8 @@
 //! functions' hot callers pass them, and what the project functions it imports return. The
 //! first check of a file has none; the project pass derives them from every file's summary, and
 //! files whose facts changed are checked again.
+//!
+//! It may import the kinds and the rule codes; not the summary, the questions or the model.
 
 use std::hash::{Hash, Hasher};
 

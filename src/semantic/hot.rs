@@ -1,4 +1,5 @@
-//! Where a line runs: every step (hot), once (cold), or every N steps (periodic).
+//! Where a line runs: every step (hot), once (cold), or every N steps (periodic). It imports
+//! only the ids.
 
 use super::ids::FunctionId;
 

@@ -1,4 +1,5 @@
-//! What a value is: the lattice the semantic model infers for every expression.
+//! What a value is: the lattice the semantic model infers for every expression, and the
+//! shape of what a function returns ([`Returned`]). It imports no other module of `semantic`.
 
 use ruff_text_size::{TextRange, TextSize};
 

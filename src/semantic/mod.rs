@@ -2,7 +2,21 @@
 //!
 //! It is built in one pass over a file by the [`Checker`](crate::checker::Checker), which runs
 //! the rules at each node against the model's state at that point; rules only read it. What
-//! the project pass reads of the file is its [`summary`](FileSemantics).
+//! the project pass reads of the file is its summary ([`FileSemantics`]).
+//!
+//! The modules, each importing only those above it in this list:
+//! - `ids`: the numbers of a file's functions, classes and scopes;
+//! - `kinds`: what a value is ([`Kind`]) and what a function returns ([`Returned`]);
+//! - `names`, `torch_api`: naming conventions and PyTorch's API, as tables;
+//! - `hot`: where a line runs ([`HotContext`]);
+//! - `facts`: what the project tells a file ([`FileFacts`]);
+//! - `demand`: the questions asked of values the file could not tell ([`Question`],
+//!   [`Demand`]);
+//! - `summary`: what the project pass reads of a file ([`FileSemantics`]);
+//! - `model`: the [`SemanticModel`] of the file being checked, with its children `scopes`,
+//!   `imports`, `class_refs`, `infer`, `infer_call`, `infer_torch` and `trace`.
+//!
+//! Users outside import through the names re-exported here.
 
 mod demand;
 pub mod facts;

@@ -11,11 +11,11 @@
 //! [`SemanticModel`] are private to the model and those modules, grouped by the one that owns
 //! them.
 //!
-//! It may import the semantic vocabulary (ids, kinds, hot contexts, questions, facts, and the
-//! summary types it fills in) and the torch tables; never the checker, the rules or the
-//! project pass.
+//! The model and its children may import the semantic vocabulary (ids, kinds, hot contexts,
+//! questions, facts, and the summary types they fill in), the torch tables and the naming
+//! conventions; never the checker, the rules or the project pass.
 
-pub(super) mod class_refs;
+mod class_refs;
 pub(super) mod imports;
 pub(super) mod infer;
 pub(super) mod infer_call;
@@ -138,11 +138,11 @@ pub struct FunctionInfo<'a> {
     /// Whether its hot callers give each parameter a value, as the project found (empty
     /// where it found nothing).
     pub given: Box<[Given]>,
-    /// See [`FunctionSummary::demand`].
+    /// See [`FunctionDetails::demand`](super::FunctionDetails::demand).
     pub demand: Demand,
-    /// See [`FunctionSummary::return_depends`].
+    /// See [`FunctionDetails::return_depends`](super::FunctionDetails::return_depends).
     pub return_depends: Option<Box<Dependence>>,
-    /// See [`FunctionSummary::stored_absent`].
+    /// See [`FunctionDetails::stored_absent`](super::FunctionDetails::stored_absent).
     pub stored_absent: Box<[(u16, Box<str>)]>,
     /// Holds a loop (whose lines are hot by themselves).
     pub has_loops: bool,

@@ -1,5 +1,6 @@
 //! Tests on identifiers that ignore ASCII case, without a lowered copy of the name (they run
-//! for every function, loop and call).
+//! for every function, loop and call), and the naming conventions built on them (a loader, a
+//! network, a step, a mask by its name). It imports no other module of `semantic`.
 
 use ruff_python_ast::Expr;
 

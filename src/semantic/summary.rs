@@ -5,8 +5,8 @@
 //! parameters, its classes, its call sites with what they pass, its exports, and the questions
 //! it could not answer alone.
 //!
-//! It may import what both passes speak of: the ids, kinds, hot contexts, questions (demand)
-//! and facts. Never the model: a summary outlives the model that wrote it.
+//! It may import what both passes speak of: the ids, kinds, hot contexts, questions (demand),
+//! facts and rule codes. Never the model: a summary outlives the model that wrote it.
 
 use ruff_python_ast::{self as ast, Expr};
 
@@ -80,7 +80,7 @@ impl FileSemantics {
         })
     }
 
-    /// Keeps the functions' [`FunctionSummary::syncs_on`] whose finding (rule, offset) is
+    /// Keeps the functions' [`FunctionDetails::syncs_on`] whose finding (rule, offset) is
     /// still reported.
     pub fn keep_syncs(&mut self, reported: impl Fn(Rule, u32) -> bool) {
         for function in &mut self.functions {

@@ -7,7 +7,7 @@
 //! worked out is kept while the bindings stand ([`SemanticModel::invalidate_kinds`]).
 //!
 //! It may import the model (its parent) and its scopes, imports, class references and call
-//! inference, the kinds, the torch tables and the naming conventions.
+//! inference, the kinds, the questions, the torch tables and the naming conventions.
 
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -20,7 +20,7 @@
 //! is made from, for the call sites' summaries.
 //!
 //! It may import the model (its parent) and its scopes, imports and kind inference, the
-//! questions, the facts and the summary's argument types.
+//! questions, the facts, the summary's argument types and the torch tables.
 
 use std::rc::Rc;
 
@@ -400,8 +400,9 @@ impl<'a> SemanticModel<'a> {
         self.given_within(expr, 0)
     }
 
-    /// What a dict `expr` spells out gives each of its keys (see [`Argument::entries`]): a
-    /// literal whose keys are all strings, or `dict(key=value)`.
+    /// What a dict `expr` spells out gives each of its keys (see
+    /// [`Argument::entries`](crate::semantic::Argument::entries)): a literal whose keys are all
+    /// strings, or `dict(key=value)`.
     pub(crate) fn entries_given(&self, expr: &Expr) -> Option<Box<[DictEntry]>> {
         match expr {
             Expr::Dict(dict) => dict

@@ -3,10 +3,12 @@
 //! return); a file is checked again only where that would answer one of its questions
 //! differently. Most facts answer none: a float tensor passed as `x[i]`'s index is no mask, and
 //! a tensor passed where a rule asked whether a call is a loss module is no module.
+//!
+//! It may import the kinds and the facts; not the summary (which holds its [`Demand`]s) nor the
+//! model (which notes them).
 
 use super::facts::{Given, ProjectKind, ProjectReturns, merged_with_callers};
 use super::kinds::{Device, Kind};
-use super::model::ParamSummary;
 
 /// What a rule asks about a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, bincode::Encode, bincode::Decode)]
@@ -273,28 +275,29 @@ impl Demand {
         questions
     }
 
-    /// Whether what hot callers pass (`from_callers`) answers a question asked of `param` (in
-    /// slot `slot`) differently from the kind the file gave it.
-    pub fn answered_by_callers(&self, slot: usize, param: &ParamSummary, from_callers: &ProjectKind) -> bool {
-        answered_by_callers(self.of(slot), param, from_callers)
-    }
-
     /// Whether any question was asked of parameter `slot`.
     pub fn asks(&self, slot: usize) -> bool {
         self.of(slot) != Questions::default()
     }
 }
 
-/// Whether what hot callers pass (`from_callers`) answers one of `questions` about `param`
-/// differently from the kind the file gave it.
-fn answered_by_callers(questions: Questions, param: &ParamSummary, from_callers: &ProjectKind) -> bool {
+/// Whether what hot callers pass (`from_callers`) answers one of `questions` about a parameter
+/// differently from the kind the file gave it (`kind`, from its annotation where `annotated`).
+/// The summary asks this of a parameter's summary
+/// ([`Demand::answered_by_callers`](super::Demand::answered_by_callers)).
+pub(super) fn answered_by_callers(
+    questions: Questions,
+    kind: &ProjectKind,
+    annotated: bool,
+    from_callers: &ProjectKind,
+) -> bool {
     if questions == Questions::default() {
         return false;
     }
-    let after = merged_with_callers(&param.kind, param.annotated, from_callers);
+    let after = merged_with_callers(kind, annotated, from_callers);
     questions
         .iter()
-        .any(|question| question.answered_differently(&param.kind, &after))
+        .any(|question| question.answered_differently(kind, &after))
 }
 
 /// The bit of parameter slot `slot` in a [`Demand`].
@@ -398,12 +401,6 @@ impl Dependence {
             sites: sites.into_boxed_slice(),
         }
     }
-}
-
-/// Whether what hot callers pass (`from_callers`) makes a parameter that a value passed on
-/// depends on something a receiver could ask about: what it is.
-pub fn refines_passed_on(param: &ParamSummary, from_callers: &ProjectKind) -> bool {
-    answered_by_callers(Questions::of(Question::Kind), param, from_callers)
 }
 
 #[cfg(test)]

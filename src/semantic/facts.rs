@@ -2,13 +2,14 @@
 //! functions' hot callers pass them, and what the project functions it imports return. The
 //! first check of a file has none; the project pass derives them from every file's summary, and
 //! files whose facts changed are checked again.
+//!
+//! It may import the kinds and the rule codes; not the summary, the questions or the model.
 
 use std::hash::{Hash, Hasher};
 
 use rustc_hash::FxHashMap;
 
-use super::kinds::Kind;
-use super::model::Returned;
+use super::kinds::{Kind, Returned};
 use crate::registry::Rule;
 
 /// A kind as it crosses files: the class of an instance spelled out as an absolute dotted path

@@ -1,7 +1,7 @@
-//! Where a line runs: every step (hot), once (cold), or every N steps (periodic).
+//! Where a line runs: every step (hot), once (cold), or every N steps (periodic). It imports
+//! only the ids.
 
-/// Index of a function in its file's [`FunctionTable`](super::FunctionInfo) list.
-pub type FunctionId = u32;
+use super::ids::FunctionId;
 
 /// Why a function runs every step, without looking at its callers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, bincode::Encode, bincode::Decode)]

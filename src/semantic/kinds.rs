@@ -1,4 +1,5 @@
-//! What a value is: the lattice the semantic model infers for every expression.
+//! What a value is: the lattice the semantic model infers for every expression, and the
+//! shape of what a function returns ([`Returned`]). It imports no other module of `semantic`.
 
 use ruff_text_size::{TextRange, TextSize};
 
@@ -192,7 +193,7 @@ impl ModuleKind {
 }
 
 /// A class of the project, by its index in the file's table of class references
-/// ([`ClassRef`](super::model::ClassRef)).
+/// ([`ClassRef`](super::ClassRef)).
 pub type ClassRefId = u32;
 
 /// What a value is, as far as the code shows.
@@ -360,6 +361,47 @@ impl Kind {
             Kind::Tensor(facts) | Kind::TensorSequence(facts) => facts.device == Device::Cpu,
             Kind::Unknown | Kind::Module(..) | Kind::Object(_) => false,
             _ => true,
+        }
+    }
+}
+
+/// One element of a returned tuple: a value, or a tuple of its own (`return (a, b), loss`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, bincode::Encode, bincode::Decode)]
+pub enum Returned {
+    Value(Kind),
+    Tuple(Box<[Returned]>),
+}
+
+impl Returned {
+    /// Element by element where both are tuples of one length; else what both are as values.
+    pub fn join(&self, other: &Returned) -> Returned {
+        match (self, other) {
+            (Returned::Tuple(a), Returned::Tuple(b)) if a.len() == b.len() => {
+                Returned::Tuple(a.iter().zip(b.iter()).map(|(a, b)| a.join(b)).collect())
+            }
+            (Returned::Value(a), Returned::Value(b)) => Returned::Value(a.join(*b)),
+            _ => Returned::Value(Kind::Tuple),
+        }
+    }
+
+    /// The join of two tuples' elements, where they have one length.
+    pub fn join_elements(a: &[Returned], b: &[Returned]) -> Option<Box<[Returned]>> {
+        (a.len() == b.len()).then(|| a.iter().zip(b).map(|(a, b)| a.join(b)).collect())
+    }
+
+    /// The same shape, each value's kind mapped (from one file's terms to another's).
+    pub fn map_kinds(&self, map: &impl Fn(Kind) -> Kind) -> Returned {
+        match self {
+            Returned::Value(kind) => Returned::Value(map(*kind)),
+            Returned::Tuple(elements) => Returned::Tuple(elements.iter().map(|e| e.map_kinds(map)).collect()),
+        }
+    }
+
+    /// Whether any value, at any depth, satisfies `test`.
+    pub fn any_value(&self, test: &impl Fn(Kind) -> bool) -> bool {
+        match self {
+            Returned::Value(kind) => test(*kind),
+            Returned::Tuple(elements) => elements.iter().any(|e| e.any_value(test)),
         }
     }
 }

@@ -1,5 +1,7 @@
 //! Tests on identifiers that ignore ASCII case, without a lowered copy of the name (they run
-//! for every function, loop and call).
+//! for every function, loop and call), and the naming conventions built on them (a loader, a
+//! network, a step, a mask by its name; a qualified name rooted in a library rather than in the
+//! project). It imports no other module of `semantic`.
 
 use ruff_python_ast::Expr;
 
@@ -129,6 +131,49 @@ pub(crate) fn names_a_mask(name: &str) -> bool {
     matches!(name, "mask" | "keep" | "valid" | "is_valid")
         || ends_with_ignoring_ascii_case(name, "_mask")
         || ends_with_ignoring_ascii_case(name, "_valid")
+}
+
+/// Libraries that compute on the host alone: calling them runs no network, whatever the
+/// function's name says (`scipy.optimize.linear_sum_assignment` in a Hungarian matcher).
+pub(crate) fn is_host_library(qualified: &str) -> bool {
+    let root = qualified.split('.').next().unwrap_or(qualified);
+    matches!(
+        root,
+        "numpy" | "scipy" | "sklearn" | "pandas" | "cv2" | "PIL" | "math" | "shapely" | "pycocotools" | "skimage"
+    )
+}
+
+/// Imports of third-party libraries are not part of the project's call graph.
+pub(crate) fn is_library(qualified: &str) -> bool {
+    let root = qualified.split('.').next().unwrap_or(qualified);
+    matches!(
+        root,
+        "torch"
+            | "numpy"
+            | "math"
+            | "os"
+            | "sys"
+            | "logging"
+            | "time"
+            | "json"
+            | "re"
+            | "typing"
+            | "collections"
+            | "functools"
+            | "itertools"
+            | "dataclasses"
+            | "transformers"
+            | "lightning"
+            | "pytorch_lightning"
+            | "torchvision"
+            | "timm"
+            | "accelerate"
+            | "diffusers"
+            | "torchmetrics"
+            | "einops"
+            | "tqdm"
+            | "wandb"
+    )
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! What PyTorch's API returns, by qualified name or tensor method name. The model uses these
-//! tables to infer kinds; rules use the predicates to match calls by meaning.
+//! tables to infer kinds; rules use the predicates to match calls by meaning. It imports only
+//! the kinds.
 
 use super::kinds::Device;
 

@@ -64,11 +64,11 @@ fn hot_tree(out: &mut dyn Write, modules: &[ModuleInfo], project: &Project, hot:
     }
     let describe = |node: Node| {
         let module = &modules[node.0];
-        let function = &module.semantics.functions[node.1 as usize];
+        let function = &module.summary.functions[node.1 as usize];
         format!(
             "{}  ({})",
             project.dotted_name(node),
-            module.semantics.place(module.display, function.line)
+            module.summary.place(module.display, function.line)
         )
     };
     let mut printed: FxHashSet<Node> = FxHashSet::default();

@@ -9,14 +9,14 @@ use crate::noqa::{NoqaMap, noqa_row};
 use crate::parse::{SourceKind, SyntaxError, parse};
 use crate::registry::{Rule, RuleSet};
 use crate::rules;
-use crate::semantic::{FileFacts, FileSemantics};
+use crate::semantic::{FileFacts, FileSummary};
 
 /// What linting one source produced.
 #[derive(bincode::Encode, bincode::Decode)]
 pub struct FileLint {
     pub diagnostics: Vec<Diagnostic>,
     pub syntax_errors: Vec<SyntaxError>,
-    pub semantics: FileSemantics,
+    pub summary: FileSummary,
 }
 
 /// Lints `source` with error recovery: syntax errors are returned beside the findings of the
@@ -38,7 +38,7 @@ pub fn lint_source(
         return FileLint {
             diagnostics: Vec::new(),
             syntax_errors: std::mem::take(&mut parsed.syntax_errors),
-            semantics: FileSemantics::default(),
+            summary: FileSummary::default(),
         };
     }
     let lines = Lines::new(source);
@@ -51,7 +51,7 @@ pub fn lint_source(
     };
     let result = check_module(parsed.module(), source, &lines, &options);
     let mut diagnostics = result.diagnostics;
-    let mut semantics = result.semantics;
+    let mut summary = result.summary;
     let judge_directives = rules.contains(Rule::UnusedNoqa);
     // Most files have no finding: their comments are read only where SYNC900 judges them.
     if !diagnostics.is_empty() || judge_directives {
@@ -72,7 +72,7 @@ pub fn lint_source(
         diagnostics.retain(|d| !noqa.suppresses(d.rule, d.noqa_row));
         // A sync accepted in a helper (`# noqa` there) is accepted at its callers too.
         let kept: FxHashSet<(Rule, u32)> = diagnostics.iter().map(|d| (d.rule, d.range.start().to_u32())).collect();
-        semantics.keep_syncs(|rule, at| kept.contains(&(rule, at)));
+        summary.keep_syncs(|rule, at| kept.contains(&(rule, at)));
         if judge_directives {
             let unused = rules::unused_noqa(source, &lines, noqa.directives(), rules);
             // Only a file-level directive can cover these: one that lists SYNC900 is not judged.
@@ -84,7 +84,7 @@ pub fn lint_source(
     FileLint {
         diagnostics,
         syntax_errors: std::mem::take(&mut parsed.syntax_errors),
-        semantics,
+        summary,
     }
 }
 
@@ -129,9 +129,9 @@ mod tests {
     use super::lint_source;
     use crate::parse::SourceKind;
     use crate::registry::RuleSet;
-    use crate::semantic::{FileFacts, FileSemantics, Question, Questions};
+    use crate::semantic::{FileFacts, FileSummary, Question, Questions};
 
-    fn semantics(source: &str) -> FileSemantics {
+    fn summary(source: &str) -> FileSummary {
         lint_source(
             source,
             SourceKind::Python,
@@ -141,18 +141,18 @@ mod tests {
             false,
             false,
         )
-        .semantics
+        .summary
     }
 
     /// The questions asked of parameter `slot` of the function named `name`.
-    fn asked(semantics: &FileSemantics, name: &str, slot: usize) -> Questions {
-        let function = semantics.functions.iter().find(|f| &*f.qualname == name).unwrap();
+    fn asked(summary: &FileSummary, name: &str, slot: usize) -> Questions {
+        let function = summary.functions.iter().find(|f| &*f.qualname == name).unwrap();
         function.details().demand.of(slot)
     }
 
     /// `step`'s parameter `slot` is asked `question`, and not what it is in general.
     fn assert_asks_only(source: &str, slot: usize, question: Question) {
-        let questions = asked(&semantics(source), "step", slot);
+        let questions = asked(&summary(source), "step", slot);
         assert!(questions.contains(question), "{questions:?}");
         assert!(!questions.contains(Question::Kind), "{questions:?}");
     }
@@ -161,8 +161,8 @@ mod tests {
     fn a_value_made_from_a_parameter_asks_what_the_parameter_is() {
         // `x[ok]` reads a boolean mask if `keep` turns out to be a tensor (`ok` is then a mask).
         let source = "import torch\ndef step(x: torch.Tensor, keep):\n    ok = keep > 0\n    y = x[ok]\n";
-        let semantics = semantics(source);
-        assert!(asked(&semantics, "step", 1).contains(Question::Kind));
+        let summary = summary(source);
+        assert!(asked(&summary, "step", 1).contains(Question::Kind));
     }
 
     #[test]
@@ -217,17 +217,17 @@ mod tests {
         // to the host, a host value written into a tensor that may be on a GPU to the device.
         let source = "import torch\ndef step(v):\n    x = torch.zeros(4, 4)\n    x[:, 1:] = v\n";
         assert_asks_only(source, 0, Question::GpuTensor);
-        assert!(!asked(&semantics(source), "step", 0).contains(Question::Number));
+        assert!(!asked(&summary(source), "step", 0).contains(Question::Number));
         let source = "import torch\ndef step(x: torch.Tensor, v):\n    x[:, 1:] = v\n";
         assert_asks_only(source, 1, Question::Host);
-        assert!(!asked(&semantics(source), "step", 1).contains(Question::Number));
+        assert!(!asked(&summary(source), "step", 1).contains(Question::Number));
     }
 
     #[test]
     fn values_that_are_never_tensors_demand_nothing() {
         let source = "def step(x, y):\n    n = x.shape[0]\n    if y is None:\n        return n\n    if isinstance(y, int):\n        return len(y)\n    return x.size(1)\n";
-        let semantics = semantics(source);
-        assert_eq!(asked(&semantics, "step", 0), Questions::default());
-        assert_eq!(asked(&semantics, "step", 1), Questions::default());
+        let summary = summary(source);
+        assert_eq!(asked(&summary, "step", 0), Questions::default());
+        assert_eq!(asked(&summary, "step", 1), Questions::default());
     }
 }

@@ -200,7 +200,7 @@ impl Notebook {
     }
 
     /// Each linted cell's first row and number, in a joined source of this notebook's cells
-    /// that start at `starts` (see [`crate::semantic::FileSemantics::cell_rows`]).
+    /// that start at `starts` (see [`crate::semantic::FileSummary::cell_rows`]).
     pub fn cell_rows(&self, code: &str, starts: &[TextSize]) -> Box<[(u32, u32)]> {
         let lines = crate::lines::Lines::new(code);
         self.cells

@@ -19,7 +19,7 @@ use crate::pipeline::{Checked, Errors, Linted, Run};
 use crate::project::hotness::{FunctionNotes, hot_note};
 use crate::registry::Rule;
 use crate::render::{Finding, SourceText};
-use crate::semantic::{FileSemantics, FunctionId, HotContext};
+use crate::semantic::{FileSummary, FunctionId, HotContext};
 use crate::write::{FileId, Writer, file_id};
 
 /// Fix passes before a file is reported as not converging.
@@ -235,7 +235,7 @@ pub(crate) fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<
                 let note = hot_note(
                     *context,
                     &file.display,
-                    &file.semantics,
+                    &file.summary,
                     called_note,
                     settings.report_periodic,
                 )?;
@@ -259,24 +259,24 @@ pub(crate) fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<
     // Notes of this file's hot functions, by qualified name, so re-checked (fixed) code finds
     // them again.
     let function_notes: FxHashMap<&str, String> = file
-        .semantics
+        .summary
         .functions
         .iter()
         .enumerate()
         .filter_map(|(id, f)| Some((&*f.qualname, notes.get(&(id as FunctionId))?.clone())))
         .collect();
-    // Whether a finding is reported in a file with these semantics, and why its line is hot.
-    let note = |context: HotContext, semantics: &FileSemantics| {
+    // Whether a finding is reported in a file with this summary, and why its line is hot.
+    let note = |context: HotContext, summary: &FileSummary| {
         let called_note = |id: FunctionId| {
-            let qualname = &*semantics.functions.get(id as usize)?.qualname;
+            let qualname = &*summary.functions.get(id as usize)?.qualname;
             function_notes.get(qualname).cloned()
         };
-        hot_note(context, &file.display, semantics, called_note, settings.report_periodic)
+        hot_note(context, &file.display, summary, called_note, settings.report_periodic)
     };
-    let visible = |diagnostics: &[Diagnostic], semantics: &FileSemantics| -> Vec<(Diagnostic, Option<String>)> {
+    let visible = |diagnostics: &[Diagnostic], summary: &FileSummary| -> Vec<(Diagnostic, Option<String>)> {
         diagnostics
             .iter()
-            .filter_map(|d| Some((d.clone(), note(d.context, semantics)?)))
+            .filter_map(|d| Some((d.clone(), note(d.context, summary)?)))
             .collect()
     };
     let original_lines = Lines::new(source);
@@ -292,7 +292,7 @@ pub(crate) fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<
         ..FileOutput::default()
     };
     // The findings to report in the text as read.
-    let mut remaining = visible(diagnostics, &file.semantics);
+    let mut remaining = visible(diagnostics, &file.summary);
     let has_fix = |minimum| {
         remaining
             .iter()
@@ -311,9 +311,9 @@ pub(crate) fn process_file(file: &Linted, notes: &FunctionNotes, fixing: Option<
             let test_code = crate::discovery::is_test_path(&file.path);
             let mut lint = lint_source(source, kind, rules, &settings.hot_functions, &facts, false, test_code);
             if let Some(notebook) = notebook {
-                lint.semantics.cell_rows = notebook.cell_rows(source, boundaries);
+                lint.summary.cell_rows = notebook.cell_rows(source, boundaries);
             }
-            visible(&lint.diagnostics, &lint.semantics)
+            visible(&lint.diagnostics, &lint.summary)
         };
         let target = FixTarget {
             source,

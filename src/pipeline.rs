@@ -26,7 +26,7 @@ use crate::project::targets::Targets;
 use crate::registry::RuleSet;
 use crate::regular_file::read_regular_file;
 use crate::render::{Finding, ReportText, SourceText};
-use crate::semantic::{FileFacts, FileSemantics, FunctionId, HotContext};
+use crate::semantic::{FileFacts, FileSummary, FunctionId, HotContext};
 use crate::write::{Roots, finish_interrupted_write};
 
 /// How many times files are checked again with what the project learned about them (callers'
@@ -323,12 +323,12 @@ fn replay(
     let mut notes = Vec::with_capacity(named);
     for (file, display, concluded, checked) in results {
         match checked {
-            Ok((checked, semantics, key)) => {
+            Ok((checked, summary, key)) => {
                 linted.push(Linted {
                     path: file.path.clone(),
                     display,
                     settings: file.settings.clone(),
-                    semantics,
+                    summary,
                     checked,
                     module: String::new(),
                     is_package: false,
@@ -566,7 +566,7 @@ pub(crate) struct Linted {
     pub(crate) path: PathBuf,
     pub(crate) display: String,
     pub(crate) settings: Arc<Settings>,
-    pub(crate) semantics: FileSemantics,
+    pub(crate) summary: FileSummary,
     pub(crate) checked: Checked,
     pub(crate) module: String,
     pub(crate) is_package: bool,
@@ -663,14 +663,14 @@ fn lint_all(
     let lint_file = |(index, file): (usize, &DiscoveredFile)| -> Result<Linted, Report> {
         let display = display_path(&file.path, cwd);
         let facts = FileFacts::default();
-        let (checked, semantics, key) = analyser.check(&file.path, &display, &file.settings, &facts, index < named)?;
+        let (checked, summary, key) = analyser.check(&file.path, &display, &file.settings, &facts, index < named)?;
         Ok(Linted {
             checked,
             key,
             path: file.path.clone(),
             display,
             settings: file.settings.clone(),
-            semantics,
+            summary,
             module: String::new(),
             is_package: false,
             named: index < named,
@@ -740,11 +740,11 @@ fn settle_facts(linted: &mut [Linted], errors: &mut Errors, analyser: &Analyser)
         }
         // Each file's old summary goes as soon as its new one is made, not after every file is
         // checked again: the files checked again hold the largest summaries.
-        let changed: Vec<(usize, FileFacts, FileSemantics)> = changed
+        let changed: Vec<(usize, FileFacts, FileSummary)> = changed
             .into_iter()
             .map(|(index, facts)| {
                 known[index] = None;
-                (index, facts, std::mem::take(&mut linted[index].semantics))
+                (index, facts, std::mem::take(&mut linted[index].summary))
             })
             .collect();
         let rechecked: Vec<_> = changed
@@ -759,15 +759,15 @@ fn settle_facts(linted: &mut [Linted], errors: &mut Errors, analyser: &Analyser)
         for (index, facts, result) in rechecked {
             let file = &mut linted[index];
             match result {
-                Ok((checked, semantics, key)) => {
+                Ok((checked, summary, key)) => {
                     file.checked = checked;
-                    file.semantics = semantics;
+                    file.summary = summary;
                     file.facts = facts;
                     file.key = key;
                 }
                 // The file changed or vanished since: keep what its first check found.
                 Err((report, old)) => {
-                    file.semantics = old;
+                    file.summary = old;
                     if file.named {
                         errors.push(report);
                     }
@@ -786,7 +786,7 @@ pub(crate) fn module_infos(linted: &[Linted]) -> Vec<ModuleInfo<'_>> {
             module: file.module.clone(),
             is_package: file.is_package,
             display: &file.display,
-            semantics: &file.semantics,
+            summary: &file.summary,
         })
         .collect()
 }
@@ -809,7 +809,7 @@ impl Analyser<'_> {
         settings: &Settings,
         facts: &FileFacts,
         named: bool,
-    ) -> Result<(Checked, FileSemantics, Option<FileKey>), Report> {
+    ) -> Result<(Checked, FileSummary, Option<FileKey>), Report> {
         let overlay = self.options.overlays.get(path);
         // Unsaved text from an editor is not worth keeping.
         let cache = self.cache.filter(|_| overlay.is_none());
@@ -823,7 +823,7 @@ impl Analyser<'_> {
             && let Some(key) = cache.known_key(path, stat)
             && let Some(lint) = cache.get(path, key, Some(stat), facts)
         {
-            return Ok((unreported(), lint.semantics, Some(key)));
+            return Ok((unreported(), lint.summary, Some(key)));
         }
         let text = match overlay {
             Some(text) => text.clone(),
@@ -863,7 +863,7 @@ impl Analyser<'_> {
                 // Kept with the summary, so that a file the cache answers for without reading
                 // it (a project file not named) still shows its rows in their cells.
                 if let Some(notebook) = &notebook {
-                    lint.semantics.cell_rows = notebook.cell_rows(&code, &notebook.cell_starts());
+                    lint.summary.cell_rows = notebook.cell_rows(&code, &notebook.cell_starts());
                 }
                 if let Some((cache, key)) = cache.zip(key) {
                     cache.put(path, key, stat, facts, &lint);
@@ -872,11 +872,11 @@ impl Analyser<'_> {
             }
         };
         if !named {
-            return Ok((unreported(), lint.semantics, key));
+            return Ok((unreported(), lint.summary, key));
         }
-        let semantics = std::mem::take(&mut lint.semantics);
+        let summary = std::mem::take(&mut lint.summary);
         let fixing = (self.options.fixing)(settings);
-        Ok((Checked::new(display, code, notebook, lint, fixing), semantics, key))
+        Ok((Checked::new(display, code, notebook, lint, fixing), summary, key))
     }
 
     /// The cache's key of a file: from the cache where its size and time still match, else

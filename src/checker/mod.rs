@@ -45,7 +45,7 @@ use crate::nesting::MAX_NESTING;
 use crate::registry::RuleSet;
 use crate::rules::{Findings, RuleContext};
 use crate::semantic::{
-    CallArguments, Callee, ClassId, FileFacts, FileSemantics, GivenAsked, Kind, Question, SemanticModel, slot_bit,
+    CallArguments, Callee, ClassId, FileFacts, FileSummary, GivenAsked, Kind, Question, SemanticModel, slot_bit,
 };
 
 /// What the checker needs from the settings.
@@ -103,7 +103,7 @@ pub struct Checker<'a> {
 /// Everything checking a file produced.
 pub struct CheckResult {
     pub diagnostics: Vec<Diagnostic>,
-    pub semantics: FileSemantics,
+    pub summary: FileSummary,
 }
 
 pub fn check_module<'a>(

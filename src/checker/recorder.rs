@@ -1,7 +1,7 @@
 //! The file's summary for the project pass, recorded as the walk goes: call sites with their
 //! context and arguments, construction and property edges, what classes' attributes hold and
 //! are called with, the findings on values made from parameters; [`Checker::finish`] turns it,
-//! with the model's tables, into the [`FileSemantics`] the project reads.
+//! with the model's tables, into the [`FileSummary`] the project reads.
 
 use std::cell::RefCell;
 
@@ -18,9 +18,9 @@ use crate::registry::Rule;
 use crate::rules;
 use crate::semantic::{
     Argument, Asked, Binding, BindingSource, CallArguments, CallArity, CallSite, Callee, ClassId, ClassInfo, ClassRef,
-    ClassSummary, DeadWhere, EntryAsked, FileSemantics, FunctionDetails, FunctionId, FunctionSummary, Given,
-    GivenAsked, HotContext, ImportedAttribute, ImportedCall, Kind, MethodsCalledOn, ModuleKind, ParameterSync,
-    ProjectKind, Question, Questions, Returned, SemanticModel, Signature, slot_bit,
+    ClassSummary, DeadWhere, EntryAsked, FileSummary, FunctionDetails, FunctionId, FunctionSummary, Given, GivenAsked,
+    HotContext, ImportedAttribute, ImportedCall, Kind, MethodsCalledOn, ModuleKind, ParameterSync, ProjectKind,
+    Question, Questions, Returned, SemanticModel, Signature, slot_bit,
 };
 use crate::syntax::on_self;
 
@@ -251,7 +251,7 @@ impl<'a> Checker<'a> {
 
         CheckResult {
             diagnostics: self.findings.diagnostics,
-            semantics: FileSemantics {
+            summary: FileSummary {
                 functions,
                 call_sites: model.call_sites,
                 exports,

@@ -46,7 +46,7 @@ impl ClassIndex {
             .enumerate()
             .map(|(file, module)| {
                 module
-                    .semantics
+                    .summary
                     .classes
                     .iter()
                     .map(|class| {
@@ -62,7 +62,7 @@ impl ClassIndex {
             .collect();
         let mut module: Vec<Vec<Option<ModuleKind>>> = modules
             .iter()
-            .map(|m| m.semantics.classes.iter().map(|c| c.module).collect())
+            .map(|m| m.summary.classes.iter().map(|c| c.module).collect())
             .collect();
         // Module-ness flows from bases to subclasses: a few rounds reach any real hierarchy.
         for _ in 0..8 {
@@ -100,7 +100,7 @@ impl ClassIndex {
         }
         let mut registered: Vec<FxHashMap<Box<str>, Vec<ProjectClass>>> = vec![FxHashMap::default(); modules.len()];
         for (file, info) in modules.iter().enumerate() {
-            for (id, class) in info.semantics.classes.iter().enumerate() {
+            for (id, class) in info.summary.classes.iter().enumerate() {
                 for spelled in &class.registries {
                     if let Some((owner, name)) = registry_named(modules, index, file, spelled) {
                         registered[owner]
@@ -165,7 +165,7 @@ impl<'m> Project<'m> {
     /// methods assign it, else the nearest base's.
     pub(super) fn attribute_of(&self, class: ProjectClass, attr: &str, file: usize) -> Option<ProjectKind> {
         self.first_in_lineage(class, |(owner, id)| {
-            let kind = self.modules[owner].semantics.classes[id as usize].attribute(attr)?;
+            let kind = self.modules[owner].summary.classes[id as usize].attribute(attr)?;
             Some(self.respell(owner, kind, file))
         })
     }
@@ -192,8 +192,8 @@ impl<'m> Project<'m> {
     /// does for single inheritance).
     pub(super) fn lookup_method(&self, class: ProjectClass, method: &str) -> Option<ProjectFunction> {
         self.first_in_lineage(class, |(owner, id)| {
-            let semantics = self.modules[owner].semantics;
-            let found = semantics.classes[id as usize].method(&semantics.functions, method)?;
+            let summary = self.modules[owner].summary;
+            let found = summary.classes[id as usize].method(&summary.functions, method)?;
             Some((owner, found))
         })
     }
@@ -223,7 +223,7 @@ impl<'m> Project<'m> {
             .filter_map(|spelled| {
                 parts += 1;
                 match self.class_named(from, spelled) {
-                    Some((file, id)) => Some((file, &*self.modules[file].semantics.classes[id as usize].name)),
+                    Some((file, id)) => Some((file, &*self.modules[file].summary.classes[id as usize].name)),
                     None => registry_named(self.modules, &self.index, from, spelled)
                         .filter(|&(owner, name)| self.classes.registered[owner].contains_key(name)),
                 }

@@ -22,7 +22,7 @@ impl CallEdgesBuilder {
         let mut functions = 0u32;
         for module in modules {
             first_of_file.push(functions);
-            functions += module.semantics.functions.len() as u32;
+            functions += module.summary.functions.len() as u32;
         }
         first_of_file.push(functions);
         CallEdgesBuilder {
@@ -84,10 +84,10 @@ impl<'m> Project<'m> {
         let mut graph: std::collections::BTreeMap<String, Vec<String>> = Default::default();
         for (file, module) in self.modules.iter().enumerate() {
             graph.entry(module.dotted_name().into_owned()).or_default();
-            for id in 0..module.semantics.functions.len() {
+            for id in 0..module.summary.functions.len() {
                 graph.entry(self.dotted_name((file, id as FunctionId))).or_default();
             }
-            for (site, targets) in module.semantics.call_sites.iter().zip(&self.targets[file]) {
+            for (site, targets) in module.summary.call_sites.iter().zip(&self.targets[file]) {
                 let caller = match site.caller {
                     Some(id) => self.dotted_name((file, id)),
                     None => module.dotted_name().into_owned(),
@@ -106,7 +106,7 @@ impl<'m> Project<'m> {
     /// `pkg.model.Net.forward`; a nested function's `<locals>` step is left out.
     pub fn dotted_name(&self, (file, id): ProjectFunction) -> String {
         let module = self.modules[file].dotted_name();
-        let qualname = self.modules[file].semantics.functions[id as usize]
+        let qualname = self.modules[file].summary.functions[id as usize]
             .qualname
             .replace(".<locals>.", ".");
         if module.is_empty() {

@@ -15,8 +15,7 @@ use super::edges::CallEdgesBuilder;
 use super::modules::ModuleInfo;
 use super::{Project, ProjectFunction};
 use crate::semantic::{
-    CallSite, FileSemantics, FunctionId, FunctionSummary, HotContext, HotReason, IntrinsicHot, ModuleKind,
-    PeriodicInner,
+    CallSite, FileSummary, FunctionId, FunctionSummary, HotContext, HotReason, IntrinsicHot, ModuleKind, PeriodicInner,
 };
 
 /// Why a file's functions are hot through calls: the note of each one a hot line reaches
@@ -184,18 +183,18 @@ impl HotFunctions<'_> {
                 let heading = match root.reason {
                     HotReason::Loop { line } => {
                         let module = &self.modules[root.file];
-                        format!("the loop at {}", module.semantics.place(module.display, line))
+                        format!("the loop at {}", module.summary.place(module.display, line))
                     }
                     HotReason::Function { function, why } => {
                         if caller.is_none() && node == (root.file, function) {
                             return None;
                         }
                         let module = &self.modules[root.file];
-                        let summary = &module.semantics.functions[function as usize];
+                        let summary = &module.summary.functions[function as usize];
                         format!(
                             "`{}()` at {}: {}",
                             summary.qualname,
-                            module.semantics.place(module.display, summary.line),
+                            module.summary.place(module.display, summary.line),
                             why.describe()
                         )
                     }
@@ -214,7 +213,7 @@ impl HotFunctions<'_> {
     fn function_name(&self, (file, function): ProjectFunction) -> String {
         format!(
             "`{}()`",
-            self.modules[file].semantics.functions[function as usize].qualname
+            self.modules[file].summary.functions[function as usize].qualname
         )
     }
 }
@@ -229,7 +228,7 @@ impl<'m> Project<'m> {
         let mut function_roots: VecDeque<Queued> = VecDeque::new();
         let mut edges = CallEdgesBuilder::new(modules);
         for (file, module) in modules.iter().enumerate() {
-            for (site, targets) in module.semantics.call_sites.iter().zip(&self.targets[file]) {
+            for (site, targets) in module.summary.call_sites.iter().zip(&self.targets[file]) {
                 let root = |reason| RootCall {
                     file,
                     reason,
@@ -262,7 +261,7 @@ impl<'m> Project<'m> {
         // Functions hot by themselves that no file of the project defines as such: `forward`
         // of a class that is an `nn.Module` only through a base in another file.
         for (file, module) in modules.iter().enumerate() {
-            for (id, function) in module.semantics.functions.iter().enumerate() {
+            for (id, function) in module.summary.functions.iter().enumerate() {
                 if function.intrinsic.is_none()
                     && let Some(why) = self.intrinsic_through_bases(file, function)
                 {
@@ -288,7 +287,7 @@ impl<'m> Project<'m> {
         };
         for mut queue in [loop_roots, function_roots] {
             while let Some((node, root, caller)) = queue.pop_front() {
-                let summary = &modules[node.0].semantics.functions[node.1 as usize];
+                let summary = &modules[node.0].summary.functions[node.1 as usize];
                 if summary.never_hot || hot.reached.contains_key(&node) {
                     continue;
                 }
@@ -305,7 +304,7 @@ impl<'m> Project<'m> {
     /// only through bases in other files (the file itself did not see it).
     fn intrinsic_through_bases(&self, file: usize, function: &FunctionSummary) -> Option<IntrinsicHot> {
         let class = function.class?;
-        let local = self.modules[file].semantics.classes.get(class as usize)?.module;
+        let local = self.modules[file].summary.classes.get(class as usize)?.module;
         let global = self.classes.module[file][class as usize];
         if local == global {
             return None;
@@ -330,10 +329,10 @@ fn describe_root(
 ) -> String {
     let module = &modules[file];
     match reason {
-        HotReason::Loop { line } => format!("the loop at {}", module.semantics.place(module.display, line)),
+        HotReason::Loop { line } => format!("the loop at {}", module.summary.place(module.display, line)),
         HotReason::Function { function, .. } => {
-            let name = &module.semantics.functions[function as usize].qualname;
-            format!("`{name}()` at {}", module.semantics.place(module.display, call_line))
+            let name = &module.summary.functions[function as usize].qualname;
+            format!("`{name}()` at {}", module.summary.place(module.display, call_line))
         }
     }
 }
@@ -341,7 +340,7 @@ fn describe_root(
 /// Whether function `caller` of `file` runs in hot code: hot by itself, holding a loop, or
 /// reached from hot code.
 pub(super) fn runs_hot(modules: &[ModuleInfo], hot: &HotFunctions, file: usize, caller: FunctionId) -> bool {
-    modules[file].semantics.functions[caller as usize].has_hot_lines || hot.reached.contains_key(&(file, caller))
+    modules[file].summary.functions[caller as usize].has_hot_lines || hot.reached.contains_key(&(file, caller))
 }
 
 /// Whether a finding is reported, and what the user is told about why its line is hot: `None`
@@ -351,13 +350,13 @@ pub(super) fn runs_hot(modules: &[ModuleInfo], hot: &HotFunctions, file: usize, 
 pub fn hot_note(
     context: HotContext,
     display: &str,
-    semantics: &FileSemantics,
+    summary: &FileSummary,
     called_note: impl Fn(FunctionId) -> Option<String>,
     report_periodic: bool,
 ) -> Option<Option<String>> {
     let describe_inner = |inner: PeriodicInner| -> Option<String> {
         match inner {
-            PeriodicInner::Hot(reason) => Some(describe_hot(display, semantics, reason)),
+            PeriodicInner::Hot(reason) => Some(describe_hot(display, summary, reason)),
             PeriodicInner::InFunction(function) => called_note(function).map(|note| format!("hot: {note}")),
         }
     };
@@ -366,7 +365,7 @@ pub fn hot_note(
         HotContext::Hot(reason) => describe_inner(PeriodicInner::Hot(reason)),
         HotContext::InFunction(function) => describe_inner(PeriodicInner::InFunction(function)),
         HotContext::Periodic { guard_line, inner } if report_periodic => describe_inner(inner).map(|note| {
-            let guard = semantics.line_label(guard_line);
+            let guard = summary.line_label(guard_line);
             format!("{note}; periodic: runs under the guard at {guard}, not every step")
         }),
         HotContext::Periodic { .. } | HotContext::Cold => None,
@@ -374,11 +373,11 @@ pub fn hot_note(
     note.map(Some)
 }
 
-fn describe_hot(display: &str, semantics: &FileSemantics, reason: HotReason) -> String {
+fn describe_hot(display: &str, summary: &FileSummary, reason: HotReason) -> String {
     match reason {
-        HotReason::Loop { line } => format!("hot: inside the loop at {}", semantics.place(display, line)),
+        HotReason::Loop { line } => format!("hot: inside the loop at {}", summary.place(display, line)),
         HotReason::Function { function, why } => {
-            let name = semantics.functions.get(function as usize).map_or("?", |f| &*f.qualname);
+            let name = summary.functions.get(function as usize).map_or("?", |f| &*f.qualname);
             format!("hot: `{name}`: {}", why.describe())
         }
     }
@@ -409,12 +408,12 @@ mod tests {
     }
 
     /// A module of the project, as the call graph sees it.
-    fn info<'a>(module: &str, display: &'a str, semantics: &'a FileSemantics) -> ModuleInfo<'a> {
+    fn info<'a>(module: &str, display: &'a str, summary: &'a FileSummary) -> ModuleInfo<'a> {
         ModuleInfo {
             module: module.to_string(),
             is_package: false,
             display,
-            semantics,
+            summary,
         }
     }
 
@@ -439,7 +438,7 @@ mod tests {
     /// `masked_mean`: each note names the shortest chain, outermost caller first.
     #[test]
     fn notes_spell_the_chain_from_the_loop() {
-        let train = FileSemantics {
+        let train = FileSummary {
             functions: vec![function("step", 1)],
             call_sites: vec![
                 call(Callee::Local(0), HotContext::Hot(HotReason::Loop { line: 9 }), 10),
@@ -452,9 +451,9 @@ mod tests {
                     2,
                 ),
             ],
-            ..FileSemantics::default()
+            ..FileSummary::default()
         };
-        let losses = FileSemantics {
+        let losses = FileSummary {
             functions: vec![function("loss", 1), function("masked_mean", 5)],
             call_sites: vec![call(Callee::Local(1), HotContext::InFunction(0), 2)],
             exports: [
@@ -463,11 +462,11 @@ mod tests {
             ]
             .into_iter()
             .collect(),
-            ..FileSemantics::default()
+            ..FileSummary::default()
         };
-        let unrelated = FileSemantics {
+        let unrelated = FileSummary {
             functions: vec![function("setup", 1)],
-            ..FileSemantics::default()
+            ..FileSummary::default()
         };
         let modules = [
             info("train", "train.py", &train),
@@ -491,20 +490,20 @@ mod tests {
     }
 
     /// A chain of `n` functions, each calling the next, the first called from a loop.
-    fn chain(n: u32) -> FileSemantics {
+    fn chain(n: u32) -> FileSummary {
         let mut call_sites = vec![call(Callee::Local(0), HotContext::Hot(HotReason::Loop { line: 1 }), 2)];
         call_sites.extend((1..n).map(|id| call(Callee::Local(id), HotContext::InFunction(id - 1), 3 + id)));
-        FileSemantics {
+        FileSummary {
             functions: (0..n).map(|id| function(&format!("f{id}"), 3 + id)).collect(),
             call_sites,
-            ..FileSemantics::default()
+            ..FileSummary::default()
         }
     }
 
     #[test]
     fn a_long_chain_is_spelled_by_its_ends() {
-        let semantics = chain(9);
-        let modules = [info("train", "train.py", &semantics)];
+        let summary = chain(9);
+        let modules = [info("train", "train.py", &summary)];
         let hot = Project::new(&modules).hot_functions();
         let mut places = ChainPlaces::default();
         // Eight callers are named one by one; nine are not.
@@ -514,8 +513,8 @@ mod tests {
                 "`f8()` is called from the loop at train.py:1 via `f0()` → `f1()` → `f2()` → `f3()` → `f4()` → `f5()` → `f6()` → `f7()`"
             )
         );
-        let semantics = chain(40);
-        let modules = [info("train", "train.py", &semantics)];
+        let summary = chain(40);
+        let modules = [info("train", "train.py", &summary)];
         let hot = Project::new(&modules).hot_functions();
         let notes = hot.notes(1, |_, _| true).pop().unwrap();
         assert_eq!(
@@ -538,7 +537,7 @@ mod tests {
     /// their chains: its note names the one beside it, whatever the files' order.
     #[test]
     fn notes_prefer_the_chain_beside_the_function() {
-        let borrower = FileSemantics {
+        let borrower = FileSummary {
             call_sites: vec![call(
                 Callee::Imported {
                     module: "ops".into(),
@@ -547,13 +546,13 @@ mod tests {
                 HotContext::Hot(HotReason::Loop { line: 3 }),
                 4,
             )],
-            ..FileSemantics::default()
+            ..FileSummary::default()
         };
-        let ops = FileSemantics {
+        let ops = FileSummary {
             functions: vec![function("mask", 1)],
             call_sites: vec![call(Callee::Local(0), HotContext::Hot(HotReason::Loop { line: 8 }), 9)],
             exports: [("mask".into(), Export::Function(0))].into_iter().collect(),
-            ..FileSemantics::default()
+            ..FileSummary::default()
         };
         let modules = [info("borrower", "borrower.py", &borrower), info("ops", "ops.py", &ops)];
         let hot = Project::new(&modules).hot_functions();

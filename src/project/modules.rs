@@ -14,7 +14,7 @@ use rustc_hash::FxHashMap;
 
 use super::{Project, ProjectClass, ProjectFunction};
 use crate::parse::SourceKind;
-use crate::semantic::{ClassId, Export, FileSemantics};
+use crate::semantic::{ClassId, Export, FileSummary};
 
 /// One linted file, as the call graph sees it.
 pub struct ModuleInfo<'a> {
@@ -24,7 +24,7 @@ pub struct ModuleInfo<'a> {
     pub is_package: bool,
     /// The path shown to users.
     pub display: &'a str,
-    pub semantics: &'a FileSemantics,
+    pub summary: &'a FileSummary,
 }
 
 impl ModuleInfo<'_> {
@@ -108,7 +108,7 @@ impl<'m> ModuleIndex<'m> {
         }
         let mut classes = FxHashMap::default();
         for (file, module) in modules.iter().enumerate() {
-            for (id, class) in module.semantics.classes.iter().enumerate() {
+            for (id, class) in module.summary.classes.iter().enumerate() {
                 classes.entry((file, &*class.name)).or_insert(id as ClassId);
             }
         }
@@ -199,7 +199,7 @@ impl<'m> Project<'m> {
         }
         let absolute = absolute_module(&self.modules[file], module)?;
         let target = self.index.find(self.modules, &absolute)?;
-        match self.modules[target].semantics.exports.get(name)? {
+        match self.modules[target].summary.exports.get(name)? {
             Export::Function(id) => Some(Resolved::Function((target, *id))),
             Export::Class(id) => Some(Resolved::Class((target, *id))),
             Export::Import { module, name } => self.resolve_name(target, module, name, depth + 1),
@@ -255,7 +255,7 @@ fn defined<'m>(
     for _ in 0..5 {
         let absolute = absolute_module(&modules[importer], module)?;
         let target = index.find(modules, &absolute)?;
-        match modules[target].semantics.exports.get(name) {
+        match modules[target].summary.exports.get(name) {
             Some(Export::Import {
                 module: next,
                 name: next_name,
@@ -281,18 +281,18 @@ pub fn display_path(path: &Path, cwd: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::semantic::FileSemantics;
+    use crate::semantic::FileSummary;
 
     /// `pkg.tal` names `pkg/tal.py` where `pkg` has no `__init__.py` (its module path is `tal`),
     /// and only that file: another `tal.py` elsewhere is not it.
     #[test]
     fn imports_through_a_namespace_folder() {
-        let semantics = FileSemantics::default();
+        let summary = FileSummary::default();
         let info = |module: &str, display: &'static str| ModuleInfo {
             module: module.to_string(),
             is_package: false,
             display,
-            semantics: &semantics,
+            summary: &summary,
         };
         let modules = [info("tal", "work/pkg/tal.py"), info("loss", "work/pkg/loss.py")];
         let index = ModuleIndex::new(&modules);

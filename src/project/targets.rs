@@ -40,7 +40,7 @@ impl<'m> Project<'m> {
         // A file calls the same names and methods again and again: each resolved once.
         let mut resolved: FxHashMap<&Callee, Targets> = FxHashMap::default();
         module
-            .semantics
+            .summary
             .call_sites
             .iter()
             .map(|site| match &site.callee {
@@ -100,7 +100,7 @@ impl<'m> Project<'m> {
             Callee::Property { class, name } => {
                 let ClassesOf { classes, registry } = self.classes_of(file, class);
                 let mut functions = self.methods_of_all(&classes, name);
-                functions.retain(|&(file, id)| self.modules[file].semantics.functions[id as usize].property);
+                functions.retain(|&(file, id)| self.modules[file].summary.functions[id as usize].property);
                 Targets {
                     functions,
                     unbound: false,
@@ -150,7 +150,7 @@ impl<'m> Project<'m> {
             return;
         }
         let accepts = |&(file, id): &ProjectFunction| {
-            let function = &self.modules[file].semantics.functions[id as usize];
+            let function = &self.modules[file].summary.functions[id as usize];
             let skip = function.receiver.leading_arguments(targets.unbound);
             function.signature.accepts(site.arity, skip)
         };
@@ -172,7 +172,7 @@ impl<'m> Project<'m> {
             return;
         };
         let Some(caller) = site.caller else { return };
-        let functions = &self.modules[file].semantics.functions;
+        let functions = &self.modules[file].summary.functions;
         let caller_function = &functions[caller as usize];
         if caller_function.class != Some(*class)
             || caller_function.receiver != Receiver::Instance
@@ -185,7 +185,7 @@ impl<'m> Project<'m> {
         targets.functions.retain(|&(target_file, target)| {
             // Only a subclass's override: the class's own method, or a base's it inherits, is
             // what runs on an instance of the class itself.
-            let Some(target_class) = self.modules[target_file].semantics.functions[target as usize].class else {
+            let Some(target_class) = self.modules[target_file].summary.functions[target as usize].class else {
                 return true;
             };
             if !subclasses.contains(&(target_file, target_class)) {
@@ -195,7 +195,7 @@ impl<'m> Project<'m> {
                 // The subclass runs this very `f`, or its own `f` hands over to it.
                 Some(runs) if runs == (file, caller) => true,
                 Some((override_file, override_id)) => {
-                    self.modules[override_file].semantics.call_sites.iter().any(|call| {
+                    self.modules[override_file].summary.call_sites.iter().any(|call| {
                         call.caller == Some(override_id)
                             && matches!(&call.callee, Callee::Super { method, .. } if **method == *caller_name)
                     })
@@ -244,8 +244,8 @@ impl<'m> Project<'m> {
         };
         let mut found: Vec<ProjectFunction> = self.lookup_method(class, method).into_iter().collect();
         for &sub in self.classes.subclasses_of(class) {
-            let semantics = self.modules[sub.0].semantics;
-            if let Some(id) = semantics.classes[sub.1 as usize].method(&semantics.functions, method) {
+            let summary = self.modules[sub.0].summary;
+            if let Some(id) = summary.classes[sub.1 as usize].method(&summary.functions, method) {
                 found.push((sub.0, id));
             }
         }

@@ -2,7 +2,7 @@
 //!
 //! It is built in one pass over a file by the checker, which runs the rules at each node
 //! against the model's state at that point; rules only read it (through their context). What
-//! the project pass reads of the file is its summary ([`FileSemantics`]).
+//! the project pass reads of the file is its summary ([`FileSummary`]).
 //!
 //! The modules, each importing only those above it in this list:
 //! - `ids`: the numbers of a file's functions, classes and scopes;
@@ -13,7 +13,7 @@
 //! - `facts`: what the project tells a file ([`FileFacts`]);
 //! - `demand`: the questions asked of values the file could not tell ([`Question`],
 //!   [`Demand`]);
-//! - `summary`: what the project pass reads of a file ([`FileSemantics`]);
+//! - `summary`: what the project pass reads of a file ([`FileSummary`]);
 //! - `model`: the [`SemanticModel`] of the file being checked, with its children `scopes`,
 //!   `imports`, `class_refs`, `infer`, `infer_call`, `infer_torch` and `trace`.
 //!
@@ -44,6 +44,6 @@ pub use model::{ClassInfo, FunctionInfo, LoopInfo, SemanticModel, StoredCallable
 pub(crate) use names::{is_host_library, is_library};
 pub use summary::{
     Argument, ArgumentDetail, CallArguments, CallArity, CallSite, Callee, ClassRef, ClassSummary, DeadWhere,
-    EntryAsked, Export, Exports, FileSemantics, FunctionDetails, FunctionSummary, ImportedAttribute, ImportedCall,
+    EntryAsked, Export, Exports, FileSummary, FunctionDetails, FunctionSummary, ImportedAttribute, ImportedCall,
     MethodsCalledOn, ParamDefault, ParamSummary, ParameterSync, Receiver, Signature, refines_passed_on,
 };

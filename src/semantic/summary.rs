@@ -1,7 +1,7 @@
 //! What the project pass reads of a file: the contract between the pass over one file (the
 //! [`Checker`](crate::checker::Checker) and its [`SemanticModel`](super::SemanticModel), which
 //! write it) and the project-wide pass (the call graph, which reads it once the file's AST is
-//! gone, or from the cache). A file's [`FileSemantics`] holds its functions and their
+//! gone, or from the cache). A file's [`FileSummary`] holds its functions and their
 //! parameters, its classes, its call sites with what they pass, its exports, and the questions
 //! it could not answer alone.
 //!
@@ -19,7 +19,7 @@ use crate::registry::Rule;
 
 /// What the project-wide pass needs from a file once its AST is gone.
 #[derive(Debug, Default, Clone, bincode::Encode, bincode::Decode)]
-pub struct FileSemantics {
+pub struct FileSummary {
     /// (qualname, name, line, intrinsic, setup) per function, indexed by [`FunctionId`].
     pub functions: Vec<FunctionSummary>,
     pub call_sites: Vec<CallSite>,
@@ -43,7 +43,7 @@ pub struct FileSemantics {
     pub cell_rows: Box<[(u32, u32)]>,
 }
 
-impl FileSemantics {
+impl FileSummary {
     /// Where `line` is, for a note: `train.py:12`, in a notebook `train.ipynb:cell 6:2`.
     pub fn place(&self, display: &str, line: u32) -> String {
         match self.cell_of(line) {
@@ -52,7 +52,7 @@ impl FileSemantics {
         }
     }
 
-    /// The places a note names after ` at ` (each written by [`FileSemantics::place`]), read
+    /// The places a note names after ` at ` (each written by [`FileSummary::place`]), read
     /// back in order: where a hot chain starts, for an editor to link to.
     pub fn places_in_note(note: &str) -> impl Iterator<Item = NotePlace<'_>> {
         note.match_indices(" at ").filter_map(move |(at, _)| {
@@ -129,7 +129,7 @@ impl FileSemantics {
     }
 }
 
-/// A place a note names, read back (see [`FileSemantics::places_in_note`]).
+/// A place a note names, read back (see [`FileSummary::places_in_note`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NotePlace<'n> {
     /// As the note shows it: relative to the folder checked.
@@ -637,7 +637,7 @@ pub fn refines_passed_on(param: &ParamSummary, from_callers: &ProjectKind) -> bo
 
 #[cfg(test)]
 mod tests {
-    use super::{CallArity, FileSemantics, NotePlace, Receiver, Signature};
+    use super::{CallArity, FileSummary, NotePlace, Receiver, Signature};
 
     /// Which calls a signature can bind, as Python would (the parameters of the `def` parsed).
     #[test]
@@ -674,10 +674,10 @@ mod tests {
 
     #[test]
     fn the_places_a_note_names_read_back_as_they_were_written() {
-        let script = FileSemantics::default();
-        let notebook = FileSemantics {
+        let script = FileSummary::default();
+        let notebook = FileSummary {
             cell_rows: Box::new([(1, 2), (4, 6)]),
-            ..FileSemantics::default()
+            ..FileSummary::default()
         };
         let note = format!(
             "`record()` is called from the loop at {} via `log()`; hot: `f()` at {}: a loss",
@@ -688,7 +688,7 @@ mod tests {
             note,
             "`record()` is called from the loop at pkg/train.py:12 via `log()`; hot: `f()` at nb/train.ipynb:cell 6:2: a loss"
         );
-        let places: Vec<NotePlace> = FileSemantics::places_in_note(&note).collect();
+        let places: Vec<NotePlace> = FileSummary::places_in_note(&note).collect();
         assert_eq!(
             places,
             [
@@ -705,7 +705,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            FileSemantics::places_in_note("hot: `Net.forward`: runs at every step").count(),
+            FileSummary::places_in_note("hot: `Net.forward`: runs at every step").count(),
             0
         );
     }

@@ -73,7 +73,7 @@ impl Report {
 
     /// The 1-based line of the function with this qualified name.
     pub fn function_line(&self, qualname: &str) -> Option<u32> {
-        let functions = &self.linted.semantics.functions;
+        let functions = &self.linted.summary.functions;
         let function = functions.iter().find(|f| &*f.qualname == qualname)?;
         Some(function.line).filter(|&line| line > 0)
     }
@@ -157,14 +157,14 @@ pub fn quick_check(
             is_test_path(path),
         )
     })?;
-    let semantics = std::mem::take(&mut lint.semantics);
+    let summary = std::mem::take(&mut lint.summary);
     let minimum = fix_minimum(&settings);
     let linted = Linted {
         path: path.clone(),
         display: target.display.clone(),
         checked: Checked::new(&target.display, text.to_string(), None, lint, Some(minimum)),
         settings,
-        semantics,
+        summary,
         module: target.module.clone(),
         is_package: target.is_package,
         named: true,
@@ -182,7 +182,7 @@ fn notes_within(linted: &Linted, context: Option<&ProjectContext>) -> FunctionNo
     let project = Project::with_targets(&modules, Vec::new());
     let mut notes = project.hot_functions().notes(1, |_, _| true).pop().unwrap_or_default();
     if let Some(context) = context {
-        for (id, function) in linted.semantics.functions.iter().enumerate() {
+        for (id, function) in linted.summary.functions.iter().enumerate() {
             if let Some(note) = context.notes.get(&*function.qualname) {
                 notes.insert(id as FunctionId, note.clone());
             }
@@ -265,7 +265,7 @@ pub fn project_pass(request: &PassRequest) -> PassOutcome {
         let Some(text) = options.overlays.get(&file.path) else {
             continue;
         };
-        let functions = &file.semantics.functions;
+        let functions = &file.summary.functions;
         let context = ProjectContext {
             text: text.as_str().into(),
             facts: file.facts.clone(),

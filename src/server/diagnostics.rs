@@ -14,7 +14,7 @@ use super::analysis::Report;
 use super::documents::Document;
 use super::uri;
 use crate::render::Finding;
-use crate::semantic::FileSemantics;
+use crate::semantic::FileSummary;
 
 pub const SOURCE: &str = "synclint";
 
@@ -81,7 +81,7 @@ fn note_location(note: &str, report: &Report, document_uri: &Uri, root: &Path) -
         uri,
         range: Range::new(Position::new(line - 1, 0), Position::new(line - 1, 0)),
     };
-    if let Some(place) = FileSemantics::places_in_note(note).next() {
+    if let Some(place) = FileSummary::places_in_note(note).next() {
         if place.cell.is_some() {
             return None;
         }

@@ -24,7 +24,7 @@ impl<'m> Project<'m> {
         let wanted: FxHashSet<&str> = self
             .modules
             .iter()
-            .flat_map(|module| &module.semantics.classes)
+            .flat_map(|module| &module.summary.classes)
             .flat_map(|class| {
                 class
                     .duck_typed
@@ -37,8 +37,8 @@ impl<'m> Project<'m> {
         }
         let mut having: FxHashMap<&str, Vec<ProjectClass>> = FxHashMap::default();
         for (file, module) in self.modules.iter().enumerate() {
-            let functions = &module.semantics.functions;
-            for (id, class) in module.semantics.classes.iter().enumerate() {
+            let functions = &module.summary.functions;
+            for (id, class) in module.summary.classes.iter().enumerate() {
                 for &method in &class.methods {
                     let name = functions[method as usize].name();
                     if let Some(&wanted) = wanted.get(name) {
@@ -59,7 +59,7 @@ impl<'m> Project<'m> {
         };
         let mut told: FxHashMap<usize, FxHashMap<Box<str>, InstancesByClass>> = FxHashMap::default();
         for (file, module) in self.modules.iter().enumerate() {
-            for (id, class) in module.semantics.classes.iter().enumerate() {
+            for (id, class) in module.summary.classes.iter().enumerate() {
                 for (attr, methods) in &class.duck_typed {
                     let Some(mut candidates) = having_all(methods) else {
                         continue;
@@ -71,7 +71,7 @@ impl<'m> Project<'m> {
                     let spelled: Vec<String> = candidates
                         .into_iter()
                         .map(|(owner, class)| {
-                            self.qualified_in(owner, &self.modules[owner].semantics.classes[class as usize].name)
+                            self.qualified_in(owner, &self.modules[owner].summary.classes[class as usize].name)
                         })
                         .collect();
                     let instance = ProjectKind {
@@ -111,7 +111,7 @@ impl<'m> Project<'m> {
                 file_facts.attributes.insert((class.clone(), attr.clone()), kind);
             }
         }
-        for asked in &module.semantics.attributes_asked {
+        for asked in &module.summary.attributes_asked {
             let key = (asked.class.clone(), asked.attr.clone());
             if file_facts.attributes.contains_key(&key) || !runs_hot(modules, hot, file, asked.caller) {
                 continue;

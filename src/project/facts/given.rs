@@ -78,7 +78,7 @@ impl<'m> Project<'m> {
             .par_iter()
             .map(|&(file, index)| {
                 // A call whose arguments were not kept may give any parameter.
-                let arguments = self.modules[file].semantics.call_sites[index]
+                let arguments = self.modules[file].summary.call_sites[index]
                     .arguments
                     .as_deref()
                     .unwrap_or(&unknown);
@@ -90,7 +90,7 @@ impl<'m> Project<'m> {
                     .functions
                     .iter()
                     .filter_map(|&target| {
-                        let callee = &self.modules[target.0].semantics.functions[target.1 as usize];
+                        let callee = &self.modules[target.0].summary.functions[target.1 as usize];
                         // Only what a callee asked is told (or what it was told before, kept
                         // while it holds): most ask nothing.
                         let told_before = || {
@@ -137,10 +137,10 @@ impl<'m> Project<'m> {
         let modules = self.modules;
         let set_outside: FxHashSet<&str> = modules
             .iter()
-            .flat_map(|module| module.semantics.attributes_set_outside.iter().map(|name| &**name))
+            .flat_map(|module| module.summary.attributes_set_outside.iter().map(|name| &**name))
             .collect();
         for ((file, id), mut given) in given {
-            let function = &modules[file].semantics.functions[id as usize];
+            let function = &modules[file].summary.functions[id as usize];
             // What a construction left out may be set on the instance later.
             for (slot, attr) in &function.details().stored_absent {
                 if set_outside.contains(&**attr)

@@ -102,7 +102,7 @@ impl<'m> Project<'m> {
                 // Tests construct a library's public classes as a user might, with some options
                 // left out: the constructions that decide flags are the project's own.
                 let constructions_count = !crate::discovery::is_test_path(Path::new(module.display));
-                for (index, site) in module.semantics.call_sites.iter().enumerate() {
+                for (index, site) in module.summary.call_sites.iter().enumerate() {
                     let targets = &self.targets[file][index].functions;
                     if targets.is_empty() {
                         continue;
@@ -110,7 +110,7 @@ impl<'m> Project<'m> {
                     let runs_hot = hot.runs_hot(file, site);
                     let constructs = || {
                         targets.iter().any(|&(file, id)| {
-                            modules[file].semantics.functions[id as usize]
+                            modules[file].summary.functions[id as usize]
                                 .qualname
                                 .ends_with(".__init__")
                         })
@@ -142,7 +142,7 @@ impl<'m> Project<'m> {
     ) {
         let modules = self.modules;
         for ((file, id), slots) in passed {
-            let function = &modules[file].semantics.functions[id as usize];
+            let function = &modules[file].summary.functions[id as usize];
             // Given once, kept while they hold, so the file is not checked again for nothing.
             let kept = applied[file].parameters.contains_key(&*function.qualname);
             // Checked again only where a rule could tell more: it asked about a value the file

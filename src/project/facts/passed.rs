@@ -124,7 +124,7 @@ impl<'m> Project<'m> {
         sites
             .par_iter()
             .map(|&(file, index)| {
-                let site = &modules[file].semantics.call_sites[index];
+                let site = &modules[file].summary.call_sites[index];
                 let (Some(arguments), targets) = (site.arguments.as_deref(), &self.targets[file][index]) else {
                     return Vec::new();
                 };
@@ -133,7 +133,7 @@ impl<'m> Project<'m> {
                 }
                 let mut passing = Vec::new();
                 for &target in &targets.functions {
-                    let callee = &modules[target.0].semantics.functions[target.1 as usize];
+                    let callee = &modules[target.0].summary.functions[target.1 as usize];
                     let skip = callee.receiver.leading_arguments(targets.unbound);
                     let by_position = arguments
                         .positional
@@ -208,7 +208,7 @@ impl<'m> Project<'m> {
                     .get(&caller)
                     .and_then(|kinds| kinds.get(from))
                     .unwrap_or(&ProjectKind::UNKNOWN);
-                let annotated = modules[caller.0].semantics.functions[caller.1 as usize]
+                let annotated = modules[caller.0].summary.functions[caller.1 as usize]
                     .params
                     .get(from)
                     .is_some_and(|param| param.annotated);

@@ -17,7 +17,7 @@ use crate::semantic::{
 impl<'m> Project<'m> {
     /// What `function` returns, spelled for `file`.
     fn returns_of(&self, (target, id): ProjectFunction, file: usize) -> ProjectReturns {
-        let function = &self.modules[target].semantics.functions[id as usize];
+        let function = &self.modules[target].summary.functions[id as usize];
         ProjectReturns {
             kind: self.respell(target, &function.returns, file),
             tuple: function.details().returns_tuple.clone(),
@@ -50,7 +50,7 @@ impl<'m> Project<'m> {
             .map(|name| (*name, what_is_it));
         // Only what hot code calls can matter.
         let rules_asked = module
-            .semantics
+            .summary
             .imports
             .iter()
             .filter(|call| runs_hot(modules, hot, file, call.caller))
@@ -88,7 +88,7 @@ impl<'m> Project<'m> {
         let what_is_it = Questions::of(Question::Kind);
         // Calls through objects, by where they are: those a rule asked about in hot code,
         // and those told before (kept while they hold).
-        for (index, site) in module.semantics.call_sites.iter().enumerate() {
+        for (index, site) in module.summary.call_sites.iter().enumerate() {
             let told = applied[file].results.contains_key(&site.at);
             // Asked by a rule in hot code, or made into a value passed on that is asked
             // about where it goes.
@@ -119,7 +119,7 @@ impl<'m> Project<'m> {
                 Some(earlier) => earlier.join(&returns),
                 None => returns,
             };
-            let seen = module.semantics.result_seen(index).unwrap_or(&ProjectKind::UNKNOWN);
+            let seen = module.summary.result_seen(index).unwrap_or(&ProjectKind::UNKNOWN);
             let asked = narrowed_for_plain_tensor(asked, &joined, passed_on);
             if told || asked.answered_differently_by_returns(seen, &joined) {
                 file_facts.results.insert(site.at, joined);

@@ -18,7 +18,7 @@ impl<'m> Project<'m> {
         let mut step_work: Vec<Vec<bool>> = Vec::with_capacity(self.modules.len());
         let mut found: Vec<ProjectFunction> = Vec::new();
         for (file, module) in self.modules.iter().enumerate() {
-            let functions = &module.semantics.functions;
+            let functions = &module.summary.functions;
             step_work.push(functions.iter().map(|function| function.step_work).collect());
             let itself = functions.iter().enumerate().filter(|(_, function)| function.step_work);
             found.extend(itself.map(|(id, _)| (file, id as FunctionId)));
@@ -26,7 +26,7 @@ impl<'m> Project<'m> {
         // Backwards along the edges: who calls what.
         let mut callers: FxHashMap<ProjectFunction, Vec<ProjectFunction>> = FxHashMap::default();
         for (file, module) in self.modules.iter().enumerate() {
-            for (site, targets) in module.semantics.call_sites.iter().zip(&self.targets[file]) {
+            for (site, targets) in module.summary.call_sites.iter().zip(&self.targets[file]) {
                 let Some(caller) = site.caller else { continue };
                 if step_work[file][caller as usize] {
                     continue;
@@ -39,7 +39,7 @@ impl<'m> Project<'m> {
         while let Some(function) = found.pop() {
             // Building an object or setting up (`__init__`, `configure_optimizers`) is no step,
             // whatever it runs: a loop that constructs something is no step loop.
-            if self.modules[function.0].semantics.functions[function.1 as usize].never_hot {
+            if self.modules[function.0].summary.functions[function.1 as usize].never_hot {
                 continue;
             }
             for &(file, caller) in callers.get(&function).into_iter().flatten() {
@@ -57,7 +57,7 @@ impl<'m> Project<'m> {
     pub(super) fn tell_step_work(&self, step_work: &[Vec<bool>], facts: &mut [FileFacts]) {
         self.tell_each_file(facts, |file, file_facts, module| {
             let step_work_elsewhere: Vec<Box<str>> = module
-                .semantics
+                .summary
                 .step_work_asked
                 .iter()
                 .filter(|spelled| {

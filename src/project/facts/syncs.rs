@@ -41,7 +41,7 @@ impl<'m> Project<'m> {
         let modules = self.modules;
         let mut syncs: FxHashMap<ProjectFunction, Vec<SyncThrough>> = FxHashMap::default();
         for (file, module) in modules.iter().enumerate() {
-            for (id, function) in module.semantics.functions.iter().enumerate() {
+            for (id, function) in module.summary.functions.iter().enumerate() {
                 let function_id = (file, id as FunctionId);
                 for (index, sync) in function.details().syncs_on.iter().enumerate() {
                     syncs
@@ -61,7 +61,7 @@ impl<'m> Project<'m> {
             .enumerate()
             .map(|(file, module)| {
                 let mut passing = Vec::new();
-                for (index, site) in module.semantics.call_sites.iter().enumerate() {
+                for (index, site) in module.summary.call_sites.iter().enumerate() {
                     let passes_a_parameter = site
                         .arguments
                         .as_deref()
@@ -86,7 +86,7 @@ impl<'m> Project<'m> {
             let Some(sites) = passing.get(&callee) else { continue };
             let callee_syncs = syncs[&callee].clone();
             for &(file, index) in sites {
-                let site = &modules[file].semantics.call_sites[index];
+                let site = &modules[file].summary.call_sites[index];
                 let HotContext::InFunction(caller) = site.context else {
                     continue;
                 };
@@ -117,25 +117,25 @@ impl<'m> Project<'m> {
     /// Whether call site `index` of `file`, a call of the function that found `sync`, gives
     /// what skips the code it was found in (see [`ParameterSync::dead_where`]).
     fn skips_sync(&self, file: usize, index: usize, ((callee_file, callee), sync): SyncOrigin) -> bool {
-        let function = &self.modules[callee_file].semantics.functions[callee as usize];
+        let function = &self.modules[callee_file].summary.functions[callee as usize];
         let skip = function.receiver.leading_arguments(self.targets[file][index].unbound);
-        let arguments = self.modules[file].semantics.call_sites[index].arguments.as_deref();
+        let arguments = self.modules[file].summary.call_sites[index].arguments.as_deref();
         skips(arguments, function, skip, &function.details().syncs_on[sync].dead_where)
     }
 
     /// Where parameter `slot` of `callee` stands among the positional arguments of call site
     /// `index` of `file` (after the instance, in `Head.loss(obj, x)`).
     fn position_of(&self, file: usize, index: usize, callee: ProjectFunction, slot: u16) -> u16 {
-        let function = &self.modules[callee.0].semantics.functions[callee.1 as usize];
+        let function = &self.modules[callee.0].summary.functions[callee.1 as usize];
         slot + function.receiver.leading_arguments(self.targets[file][index].unbound) as u16
     }
 
     /// What call site `index` of `file` gives parameter `slot` of `callee`, where the file
     /// recorded its arguments.
     fn argument_for(&self, file: usize, index: usize, callee: ProjectFunction, slot: u16) -> Option<&'m Argument> {
-        let site = &self.modules[file].semantics.call_sites[index];
+        let site = &self.modules[file].summary.call_sites[index];
         let arguments = site.arguments.as_deref()?;
-        let function = &self.modules[callee.0].semantics.functions[callee.1 as usize];
+        let function = &self.modules[callee.0].summary.functions[callee.1 as usize];
         let parameter = function.params.get(usize::from(slot))?;
         let position = self.position_of(file, index, callee, slot);
         arguments.for_parameter(Some(usize::from(position)), &parameter.name)
@@ -156,7 +156,7 @@ impl<'m> Project<'m> {
         }
         let modules = self.modules;
         self.tell_each_file(facts, |file, file_facts, module| {
-            for (index, site) in module.semantics.call_sites.iter().enumerate() {
+            for (index, site) in module.summary.call_sites.iter().enumerate() {
                 if !hot.runs_hot(file, site) {
                     continue;
                 }
@@ -170,10 +170,10 @@ impl<'m> Project<'m> {
                     let Some(target_syncs) = syncs.get(&target) else {
                         continue;
                     };
-                    let function = &modules[target.0].semantics.functions[target.1 as usize];
+                    let function = &modules[target.0].summary.functions[target.1 as usize];
                     for &(slot, ((origin_file, origin), sync)) in target_syncs {
                         let origin_module = &modules[origin_file];
-                        let found = &origin_module.semantics.functions[origin as usize].details().syncs_on[sync];
+                        let found = &origin_module.summary.functions[origin as usize].details().syncs_on[sync];
                         let Some(parameter) = function.params.get(usize::from(slot)) else {
                             continue;
                         };
@@ -213,7 +213,7 @@ impl<'m> Project<'m> {
                             rule: found.rule,
                             unknown_counts: found.unknown_counts,
                             sync: found.deeper.clone().unwrap_or_else(|| {
-                                let place = origin_module.semantics.place(origin_module.display, found.line);
+                                let place = origin_module.summary.place(origin_module.display, found.line);
                                 format!("{} ({place})", found.message).into()
                             }),
                         });

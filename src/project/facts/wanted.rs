@@ -107,10 +107,7 @@ impl<'m> Project<'m> {
     ) -> Wanted<'m> {
         let modules = self.modules;
         let asks = |(file, id): ProjectFunction, slot: usize| {
-            modules[file].semantics.functions[id as usize]
-                .details()
-                .demand
-                .asks(slot)
+            modules[file].summary.functions[id as usize].details().demand.asks(slot)
         };
         // Edges by what they lead to: an argument made from the caller's values, a parameter
         // passed on unchanged, a function's `return` value.
@@ -142,14 +139,14 @@ impl<'m> Project<'m> {
         }
         for (file, module) in modules.iter().enumerate() {
             for call in module
-                .semantics
+                .summary
                 .imports
                 .iter()
                 .filter(|call| runs_hot(modules, hot, file, call.caller))
             {
                 reach.call(file, &call.name);
             }
-            for (index, site) in module.semantics.call_sites.iter().enumerate() {
+            for (index, site) in module.summary.call_sites.iter().enumerate() {
                 if site.result_asked != Questions::default()
                     && site.caller.is_some_and(|caller| runs_hot(modules, hot, file, caller))
                 {
@@ -168,7 +165,7 @@ impl<'m> Project<'m> {
                     }
                 }
                 Reached::Return((file, id)) => {
-                    if let Some(depends) = modules[file].semantics.functions[id as usize]
+                    if let Some(depends) = modules[file].summary.functions[id as usize]
                         .details()
                         .return_depends
                         .as_deref()

@@ -177,6 +177,24 @@ fn no_rule_names_the_checker() {
     assert!(naming.is_empty(), "rules that name the checker: {naming:?}");
 }
 
+#[test]
+fn the_contract_between_the_passes_does_not_import_the_model() {
+    let modules = modules();
+    let known: BTreeSet<Vec<String>> = modules.iter().map(|module| module.path.clone()).collect();
+    let model = ["semantic", "model"].map(String::from).to_vec();
+    let contract = ["summary", "kinds", "facts", "demand", "ids", "hot"];
+    let importing: Vec<String> = modules
+        .iter()
+        .filter(|module| matches!(module.path.as_slice(), [semantic, name] if semantic == "semantic" && contract.contains(&name.as_str())))
+        .filter(|module| references(module, &known).iter().any(|target| target.starts_with(&model)))
+        .map(|module| format!("src/{}", module.file))
+        .collect();
+    assert!(
+        importing.is_empty(),
+        "contract modules importing the model: {importing:?}"
+    );
+}
+
 /// The code map's entries: each top-level module and the modules it may import.
 fn code_map() -> BTreeMap<String, BTreeSet<String>> {
     let map = std::fs::read_to_string(common::repo().join("ARCHITECTURE.md")).expect("read ARCHITECTURE.md");

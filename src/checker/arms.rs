@@ -425,7 +425,7 @@ impl<'a> Checker<'a> {
         let off_step = self.runs_on_no_cuda_step(test, holds, true);
         let guards = self.decision.consulted_given.take();
         if off_step {
-            self.ask_given(guards);
+            self.model.ask_given(guards);
         }
         ArmDecided {
             off_step,

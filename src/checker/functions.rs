@@ -13,8 +13,8 @@ use crate::semantic::facts::{self, ReturnsByType, TypeSet};
 use crate::semantic::names::{contains_ignoring_ascii_case, last_name};
 use crate::semantic::torch_api as api;
 use crate::semantic::{
-    Analysis, Binding, BindingSource, ClassId, ClassInfo, Demand, Device, Flow, FunctionId, FunctionInfo, IntrinsicHot,
-    Kind, ParamDefault, ParamSummary, Receiver, ScopeKind, StoredCallable, TensorFacts, is_false_literal,
+    Analysis, Binding, BindingSource, ClassId, ClassInfo, Demand, Device, FunctionId, FunctionInfo, IntrinsicHot, Kind,
+    ParamDefault, ParamSummary, Receiver, ScopeKind, StoredCallable, TensorFacts, is_false_literal,
 };
 use crate::syntax::{decorator_callee, is_stub, joined, on_self, registered_modules};
 
@@ -45,23 +45,8 @@ impl<'a> Checker<'a> {
             self.ensure_analyzed(init);
         }
         self.model.functions[id as usize].analysis = Analysis::InProgress;
-        self.model.forget_callees();
-        let scope = self.model.push_scope(ScopeKind::Function(id), parent);
-        let devices = self.model.flow.default_device_stack.clone();
-        let saved_flow = std::mem::replace(
-            &mut self.model.flow,
-            Flow {
-                scope,
-                function: Some(id),
-                class,
-                default_device_stack: devices,
-                ..Flow::default()
-            },
-        );
+        let caller = self.model.enter_function(id, parent, class);
         let saved_frame = std::mem::take(&mut self.frame);
-        // A function analysed in the middle of a conditional has branches of its own.
-        let saved_arms = std::mem::take(&mut self.model.branch_logs);
-        let saved_demand = std::mem::take(&mut *self.model.demand.borrow_mut());
 
         self.bind_parameters(id, def, class.is_some(), intrinsic, passed);
         self.model.functions[id as usize].runs_whole_loops = self.runs_epochs(&def.body, false)
@@ -90,7 +75,7 @@ impl<'a> Checker<'a> {
             },
             _ => returns,
         };
-        let demand = std::mem::replace(&mut *self.model.demand.borrow_mut(), saved_demand);
+        let demand = self.model.leave_function(caller);
         self.recorder.note_imports_asked(id, &demand);
         let returns_tuple = frame.take_returned_tuple();
         let returns_by_type = match frame.take_returns_by_arm() {
@@ -108,10 +93,6 @@ impl<'a> Checker<'a> {
         }
         function.return_depends = frame.take_return_depends().map(Box::new);
         function.analysis = Analysis::Done;
-        self.model.flow = saved_flow;
-        self.model.invalidate_kinds();
-        self.model.forget_callees();
-        self.model.branch_logs = saved_arms;
     }
 
     pub(super) fn bind_parameters(

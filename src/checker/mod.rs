@@ -45,7 +45,7 @@ use crate::nesting::MAX_NESTING;
 use crate::registry::RuleSet;
 use crate::rules::{Findings, RuleContext};
 use crate::semantic::{
-    CallArguments, Callee, ClassId, FileFacts, FileSummary, GivenAsked, Kind, Question, SemanticModel, slot_bit,
+    CallArguments, Callee, ClassId, FileFacts, FileSummary, Kind, Question, SemanticModel, slot_bit,
 };
 
 /// What the checker needs from the settings.
@@ -161,14 +161,6 @@ pub fn check_module<'a>(
 }
 
 impl<'a> Checker<'a> {
-    /// Asks the project to tell what hot callers give the parameters in `guards`.
-    fn ask_given(&self, guards: GivenAsked) {
-        if !guards.is_empty() {
-            let mut demand = self.model.demand.borrow_mut();
-            demand.parameters.given = demand.parameters.given.union(guards);
-        }
-    }
-
     /// Runs rules, noting what the values they ask about and the file cannot tell depend on.
     #[inline]
     fn run_rules(&mut self, rules: impl FnOnce(&mut RuleContext)) {

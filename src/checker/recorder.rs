@@ -493,7 +493,7 @@ impl<'a> Checker<'a> {
         arity: CallArity,
     ) {
         if context != HotContext::Cold {
-            self.ask_given(self.model.flow.given_guards);
+            self.model.ask_given_guards();
         }
         self.model.call_sites.push(CallSite {
             callee,

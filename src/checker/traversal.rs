@@ -12,7 +12,7 @@ use super::arms::ArmDecided;
 use super::narrowing::Narrowed;
 use crate::parse::literal_text;
 use crate::rules;
-use crate::semantic::{ArmOutcome, Binding, GivenAsked, Kind, Returned, ScopeKind, TensorFacts, is_false_literal};
+use crate::semantic::{ArmOutcome, Binding, GivenAsked, Kind, Returned, ScopeKind, is_false_literal};
 use crate::syntax::{
     builds_a_message, collect_names, initialises_lazily, is_periodic_guard, iterates_a_fixed_collection,
     iterates_steps, names_not_none, names_steps, none_unless, on_self, registered_modules, skips_off_period,
@@ -143,7 +143,7 @@ impl<'a> Checker<'a> {
         // later lines may read.
         arm.falls_through &= !dead;
         if !off_step && arm.binds_anything() {
-            self.ask_given(guards);
+            self.model.ask_given(guards);
         }
         arm
     }
@@ -255,37 +255,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 self.visit_expr(&assign.value);
                 self.visit_expr(&assign.target);
                 self.run_rules(|context| rules::dispatch::check_stmt(context, stmt));
-                let target = self.model.kind_of(&assign.target);
-                let value = self.model.kind_of(&assign.value);
-                // `keep &= score > t` of masks is a mask.
-                let logical = matches!(
-                    assign.op,
-                    ast::Operator::BitAnd | ast::Operator::BitOr | ast::Operator::BitXor
-                );
-                let kind = match (target, value) {
-                    (Kind::Tensor(a), Kind::Tensor(b)) if logical && a.boolean && b.boolean => {
-                        Kind::Tensor(TensorFacts {
-                            device: a.device.combine(b.device),
-                            data_dependent: false,
-                            ..a
-                        })
-                    }
-                    (target, Kind::Tensor(b)) if logical && b.boolean && target.is_opaque() => {
-                        Kind::Tensor(TensorFacts {
-                            data_dependent: false,
-                            ..b
-                        })
-                    }
-                    (Kind::Tensor(a), Kind::Tensor(b)) => Kind::Tensor(TensorFacts {
-                        device: a.device.combine(b.device),
-                        ..a.numeric()
-                    }),
-                    (Kind::Tensor(facts), _) | (_, Kind::Tensor(facts)) => Kind::Tensor(facts.numeric()),
-                    // `total = 0; total += loss` with a loss of unknown kind: a tensor if the
-                    // loss is one, so no longer known to be a number.
-                    (Kind::Number, value) if value.is_opaque() => Kind::Unknown,
-                    (kind, _) => kind,
-                };
+                let kind = self.model.aug_assign_kind(assign);
                 if matches!(*assign.target, Expr::Name(_) | Expr::Attribute(_)) {
                     self.bind_target(&assign.target, kind, None);
                 }

@@ -84,19 +84,9 @@ impl<'r, 'a> RuleContext<'r, 'a> {
         if context == HotContext::Cold || !self.enabled(diagnostic.rule) {
             return;
         }
-        self.ask_given_guards();
+        self.model.ask_given_guards();
         diagnostic.context = context;
         self.findings.diagnostics.push(diagnostic);
-    }
-
-    /// What hot code reports in an arm that callers' arguments decide runs would go if they
-    /// decided otherwise: the project is asked to keep telling them.
-    fn ask_given_guards(&self) {
-        let guards = self.model.flow.given_guards;
-        if !guards.is_empty() {
-            let mut demand = self.model.demand.borrow_mut();
-            demand.parameters.given = demand.parameters.given.union(guards);
-        }
     }
 
     /// The qualified name of what `call` calls (`torch.nn.functional.cross_entropy`).

@@ -34,12 +34,12 @@ pub use facts::{FileFacts, Given, ProjectKind, ProjectReturns};
 pub use hot::{HotContext, HotReason, IntrinsicHot, PeriodicInner};
 pub use ids::{ClassId, FunctionId};
 pub use kinds::{BatchSource, ClassRefId, Device, Kind, ModuleKind, OptimizerFacts, Returned, TensorFacts};
+pub(crate) use model::Analysis;
 pub(crate) use model::infer::device_from_str;
 pub(crate) use model::infer_call::is_zero_int;
 pub(crate) use model::scopes::ArmOutcome;
 pub use model::scopes::{Binding, BindingSource, ScopeKind};
 pub(crate) use model::trace::{Asked, falls_back_on_none, is_false_literal};
-pub(crate) use model::{Analysis, Flow};
 pub use model::{ClassInfo, FunctionInfo, LoopInfo, SemanticModel, StoredCallable};
 pub(crate) use names::{is_host_library, is_library};
 pub use summary::{

@@ -198,6 +198,14 @@ pub(crate) struct Flow {
     pub narrowed_attributes: Vec<(Name, Kind)>,
 }
 
+/// What the function whose walk asked for another's analysis had in the model, kept while the
+/// other is analysed (see [`SemanticModel::enter_function`]).
+pub(crate) struct CallerContext<'a> {
+    flow: Flow,
+    branch_logs: Vec<ArmLog<'a>>,
+    demand: Asked,
+}
+
 /// What one file's names and values are at the node being visited, and where it runs.
 pub struct SemanticModel<'a> {
     // The file's tables, its call sites and the flow context (this module).
@@ -329,6 +337,51 @@ impl<'a> SemanticModel<'a> {
         if !sites.is_empty() {
             self.sites_of_call.insert(key, sites);
         }
+    }
+
+    /// Starts analysing function `id` (of `class`, if a method), defined in scope `parent`: a
+    /// scope of its own, a fresh flow context (the default devices of `with` blocks around it
+    /// kept), no arms, no demand. A function may be analysed in the middle of another's walk
+    /// (a call asks what it returns); what the caller had is returned whole, to be given back
+    /// by [`SemanticModel::leave_function`].
+    pub(crate) fn enter_function(
+        &mut self,
+        id: FunctionId,
+        parent: ScopeId,
+        class: Option<ClassId>,
+    ) -> CallerContext<'a> {
+        self.forget_callees();
+        let scope = self.push_scope(ScopeKind::Function(id), parent);
+        let devices = self.flow.default_device_stack.clone();
+        let flow = std::mem::replace(
+            &mut self.flow,
+            Flow {
+                scope,
+                function: Some(id),
+                class,
+                default_device_stack: devices,
+                ..Flow::default()
+            },
+        );
+        // A function analysed in the middle of a conditional has branches of its own.
+        let branch_logs = std::mem::take(&mut self.branch_logs);
+        let demand = std::mem::take(&mut *self.demand.borrow_mut());
+        CallerContext {
+            flow,
+            branch_logs,
+            demand,
+        }
+    }
+
+    /// Ends the analysis [`SemanticModel::enter_function`] started, giving the caller's
+    /// context back; returns what the function's reads asked.
+    pub(crate) fn leave_function(&mut self, caller: CallerContext<'a>) -> Asked {
+        let demand = std::mem::replace(&mut *self.demand.borrow_mut(), caller.demand);
+        self.flow = caller.flow;
+        self.invalidate_kinds();
+        self.forget_callees();
+        self.branch_logs = caller.branch_logs;
+        demand
     }
 
     pub fn current_function(&self) -> Option<&FunctionInfo<'a>> {

@@ -491,6 +491,38 @@ impl<'a> SemanticModel<'a> {
             .is_some_and(|facts| facts.boolean)
     }
 
+    /// What `target op= value` leaves in `target`: the kind of the binary operation, as the
+    /// in-place operators keep it (a mask stays a mask under `&=`, `|=`, `^=`).
+    pub(crate) fn aug_assign_kind(&self, assign: &ast::StmtAugAssign) -> Kind {
+        let target = self.kind_of(&assign.target);
+        let value = self.kind_of(&assign.value);
+        // `keep &= score > t` of masks is a mask.
+        let logical = matches!(
+            assign.op,
+            ast::Operator::BitAnd | ast::Operator::BitOr | ast::Operator::BitXor
+        );
+        match (target, value) {
+            (Kind::Tensor(a), Kind::Tensor(b)) if logical && a.boolean && b.boolean => Kind::Tensor(TensorFacts {
+                device: a.device.combine(b.device),
+                data_dependent: false,
+                ..a
+            }),
+            (target, Kind::Tensor(b)) if logical && b.boolean && target.is_opaque() => Kind::Tensor(TensorFacts {
+                data_dependent: false,
+                ..b
+            }),
+            (Kind::Tensor(a), Kind::Tensor(b)) => Kind::Tensor(TensorFacts {
+                device: a.device.combine(b.device),
+                ..a.numeric()
+            }),
+            (Kind::Tensor(facts), _) | (_, Kind::Tensor(facts)) => Kind::Tensor(facts.numeric()),
+            // `total = 0; total += loss` with a loss of unknown kind: a tensor if the
+            // loss is one, so no longer known to be a number.
+            (Kind::Number, value) if value.is_opaque() => Kind::Unknown,
+            (kind, _) => kind,
+        }
+    }
+
     fn binop_kind(&self, binop: &ast::ExprBinOp) -> Kind {
         let left = self.kind_of(&binop.left);
         let right = self.kind_of(&binop.right);

@@ -30,7 +30,7 @@ use ruff_python_ast::{self as ast, Expr};
 use super::scopes::{Binding, BindingSource, Origin};
 use super::{SemanticModel, call_key};
 use crate::parse::literal_text;
-use crate::semantic::demand::{Demand, Dependence, Question, Questions, slot_bit};
+use crate::semantic::demand::{Demand, Dependence, GivenAsked, Question, Questions, slot_bit};
 use crate::semantic::facts::Given;
 use crate::semantic::kinds::{Kind, ModuleKind};
 use crate::semantic::names::is_library;
@@ -50,6 +50,21 @@ pub(crate) struct Asked {
 }
 
 impl<'a> SemanticModel<'a> {
+    /// Asks the project to keep telling what hot callers give the parameters in `guards`
+    /// (tests that decided an arm by what callers pass).
+    pub(crate) fn ask_given(&self, guards: GivenAsked) {
+        if !guards.is_empty() {
+            let mut demand = self.demand.borrow_mut();
+            demand.parameters.given = demand.parameters.given.union(guards);
+        }
+    }
+
+    /// What hot code reports or calls in an arm that callers' arguments decide runs would go if
+    /// they decided otherwise: the project is asked to keep telling them.
+    pub(crate) fn ask_given_guards(&self) {
+        self.ask_given(self.flow.given_guards);
+    }
+
     /// What `expr` evaluates to, at this point of the flow.
     pub fn kind_of(&self, expr: &Expr) -> Kind {
         self.asked(expr, Question::Kind)

@@ -196,7 +196,7 @@ impl<'a> Checker<'a> {
     /// of the function analysed give the parameter it tests (see [`Checker::given_test`]), as
     /// the project found. Such a parameter is noted as consulted (see
     /// [`Checker::visit_tested_arm`]).
-    pub(super) fn callers_never_take(&self, test: &Expr, holds: bool) -> bool {
+    fn callers_never_take(&self, test: &Expr, holds: bool) -> bool {
         let Some((slot, dies_if)) = self.given_test(test, holds) else {
             return false;
         };
@@ -214,7 +214,7 @@ impl<'a> Checker<'a> {
     /// returns early the value it tests (`if cached is not None: return cached`) skips the
     /// rest where every caller hands one over (`Passed`). A dict entry the test reads (`(n :=
     /// kwargs.pop("max_seqlen", None)) is not None`) is asked as a slot after the parameters.
-    pub(super) fn given_test(&self, test: &Expr, holds: bool) -> Option<(usize, Given)> {
+    fn given_test(&self, test: &Expr, holds: bool) -> Option<(usize, Given)> {
         match test {
             Expr::Name(name) if holds => self
                 .parameter_slot(name.id.as_str(), |default| {
@@ -250,7 +250,7 @@ impl<'a> Checker<'a> {
 
     /// The slot of parameter `name` of the function analysed, where its default passes
     /// `default_kills`.
-    pub(super) fn parameter_slot(&self, name: &str, default_kills: impl Fn(ParamDefault) -> bool) -> Option<usize> {
+    fn parameter_slot(&self, name: &str, default_kills: impl Fn(ParamDefault) -> bool) -> Option<usize> {
         let Some(Binding {
             source: BindingSource::Parameter(slot),
             ..
@@ -266,7 +266,7 @@ impl<'a> Checker<'a> {
     /// The entry of a dict parameter (or of `**kwargs`) that `value` holds: `(n :=
     /// kwargs.pop(key, None))`, or a name now bound to `kwargs.get(key)`, where the key is a
     /// string or a parameter whose default is one.
-    pub(super) fn entry_read(&self, value: &Expr) -> Option<EntryAsked> {
+    fn entry_read(&self, value: &Expr) -> Option<EntryAsked> {
         let read = match value {
             Expr::Named(named) => named.value.as_ref(),
             Expr::Name(name) => self.model.lookup(name.id.as_str())?.value?,
@@ -321,7 +321,7 @@ impl<'a> Checker<'a> {
 
     /// The slot `entry` of the function analysed is asked as: after its parameters, in the
     /// order its tests first read them.
-    pub(super) fn entry_slot(&self, entry: EntryAsked) -> Option<usize> {
+    fn entry_slot(&self, entry: EntryAsked) -> Option<usize> {
         let id = self.model.flow.function?;
         let params = self.model.functions[id as usize].params.len();
         Some(params + self.recorder.entry_index(id, entry))
@@ -329,7 +329,7 @@ impl<'a> Checker<'a> {
 
     /// Whether what callers or constructions give a parameter (`given`, where the project told
     /// it) kills an arm that dies where they give it `dies_if`; noted in `decided_by_arguments`.
-    pub(super) fn decided_by(&self, given: Option<Given>, dies_if: Given) -> bool {
+    fn decided_by(&self, given: Option<Given>, dies_if: Given) -> bool {
         let decided = given.is_some_and(|given| given.kills(dies_if));
         self.decision
             .decided_by_arguments
@@ -346,7 +346,7 @@ impl<'a> Checker<'a> {
     /// dead where every construction leaves `remap=None`, `if self.head is None:` where every
     /// one passes a head. What `default_kills` says of the parameter's default decides where
     /// constructions leave it out.
-    pub(super) fn constructions_never_take(
+    fn constructions_never_take(
         &self,
         attribute: &ast::ExprAttribute,
         dies_if: Given,
@@ -498,13 +498,13 @@ impl<'a> Checker<'a> {
 }
 
 /// Whether a parameter's default, where callers leave it out, kills an arm.
-pub(super) type DefaultKills = fn(ParamDefault) -> bool;
+type DefaultKills = fn(ParamDefault) -> bool;
 
 /// What callers give the value `x is None` (`op` `Is`) or `x is not None` tests, where the
 /// arm the test comes out `holds` in dies, and which defaults leaving it out kills it with: a
 /// value, where the arm needs `None` (any default); none, where it needs a value (a `None`
 /// default).
-pub(super) fn none_test_kills(op: ast::CmpOp, holds: bool) -> Option<(Given, DefaultKills)> {
+fn none_test_kills(op: ast::CmpOp, holds: bool) -> Option<(Given, DefaultKills)> {
     match op {
         ast::CmpOp::Is | ast::CmpOp::IsNot if (op == ast::CmpOp::Is) == holds => Some((Given::Always, |_| true)),
         ast::CmpOp::Is | ast::CmpOp::IsNot => Some((Given::Never, |default| default == ParamDefault::None)),

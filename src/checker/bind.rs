@@ -101,7 +101,7 @@ impl<'a> Checker<'a> {
 
     /// Binds a target to what a returned tuple holds: `(mask, idx), loss = self.assign(x)`;
     /// what each name is depends on `call`.
-    pub(super) fn bind_returned(&mut self, target: &Expr, returned: &Returned, call: &'a Expr) {
+    fn bind_returned(&mut self, target: &Expr, returned: &Returned, call: &'a Expr) {
         match (target, returned) {
             (
                 Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }),
@@ -128,7 +128,7 @@ impl<'a> Checker<'a> {
 
     /// Binds a target unpacked from `whole` (`(mask, idx), loss = f(x)`, `b, n = x.shape[:2]`):
     /// what its names are depends on it.
-    pub(super) fn bind_unpacked(&mut self, target: &Expr, kind: Kind, whole: &'a Expr) {
+    fn bind_unpacked(&mut self, target: &Expr, kind: Kind, whole: &'a Expr) {
         match target {
             Expr::Name(name) => self.model.bind_unpacked(&name.id, kind, whole),
             Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
@@ -249,7 +249,7 @@ impl<'a> Checker<'a> {
     /// `forward` passes to `ctx.save_for_backward(...)`, each `true` where it is copied to the
     /// CPU there (`x.cpu()`, `x.to("cpu")`); `None` elsewhere, or where `forward` saves in
     /// several places.
-    pub(super) fn saved_for_backward(&self, value: &Expr) -> Option<Vec<bool>> {
+    fn saved_for_backward(&self, value: &Expr) -> Option<Vec<bool>> {
         let Expr::Attribute(attribute) = value else { return None };
         if attribute.attr.as_str() != "saved_tensors" || !attribute.value.is_name_expr() {
             return None;
@@ -321,14 +321,7 @@ impl<'a> Checker<'a> {
     }
 
     /// What `class`'s instances hold in `attr`, joined with `kind` (or replaced by it).
-    pub(super) fn join_class_attribute(
-        &mut self,
-        class: ClassId,
-        attr: &Name,
-        kind: Kind,
-        value: Option<&Expr>,
-        replaces: bool,
-    ) {
+    fn join_class_attribute(&mut self, class: ClassId, attr: &Name, kind: Kind, value: Option<&Expr>, replaces: bool) {
         let placeholder = value.is_some_and(|value| self.model.is_empty_placeholder(value));
         // The project calls an unknown value is made of (`to_tensor(w) if w is not None else
         // None`), for what a later question asks of the attribute.
@@ -368,7 +361,7 @@ impl<'a> Checker<'a> {
 
     /// The project functions `value` is the result of: a call of one, or an arm of a
     /// conditional or `or` that is.
-    pub(super) fn project_calls_of(&self, value: &Expr, calls: &mut Vec<Rc<str>>) {
+    fn project_calls_of(&self, value: &Expr, calls: &mut Vec<Rc<str>>) {
         match value {
             Expr::Call(call) => {
                 if let Some(callee) = self.model.callee(call).filter(|callee| !is_library(callee)) {
@@ -385,7 +378,7 @@ impl<'a> Checker<'a> {
     }
 
     /// The kind of one element produced by iterating over `iter`.
-    pub(super) fn iteration_kind(&self, iter: &Expr) -> Kind {
+    fn iteration_kind(&self, iter: &Expr) -> Kind {
         if let Expr::Call(call) = iter
             && let Expr::Name(func) = call.func.as_ref()
         {
@@ -495,7 +488,7 @@ impl<'a> Checker<'a> {
     /// the callers of another file can answer (`v.to(device)` asks what `batch` is). Other
     /// iterables are not traced: what they depend on is rarely a parameter, and each question
     /// traced costs the project pass.
-    pub(super) fn bind_element(&mut self, target: &'a Expr, kind: Kind, iter: &'a Expr) {
+    fn bind_element(&mut self, target: &'a Expr, kind: Kind, iter: &'a Expr) {
         match target {
             Expr::Name(name) if kind.is_opaque() && self.iterates_a_parameter(iter) => {
                 self.model.bind_unpacked(&name.id, kind, iter)
@@ -507,7 +500,7 @@ impl<'a> Checker<'a> {
     /// `xs.append(t)`, `xs.insert(i, t)`, `xs.extend(ts)` of tensors on a list this function
     /// made: it holds tensors from here on (`torch.stack(xs)`, `xs[i]`, `for t in xs` read them);
     /// of Python numbers on a list made empty, it holds numbers (`x[xs]` is a host index).
-    pub(super) fn note_list_growth(&mut self, call: &ast::ExprCall) {
+    fn note_list_growth(&mut self, call: &ast::ExprCall) {
         let Expr::Attribute(attribute) = call.func.as_ref() else {
             return;
         };

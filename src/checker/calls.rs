@@ -36,7 +36,7 @@ impl<'a> Checker<'a> {
     }
 
     /// The project function a name is bound to here: one of this file, or an imported one.
-    pub(super) fn named_function(&self, name: &str) -> Option<Callee> {
+    fn named_function(&self, name: &str) -> Option<Callee> {
         match &self.model.lookup(name)?.source {
             BindingSource::Function(id) => Some(Callee::Local(*id)),
             BindingSource::Import(_) => imported(&self.model.imported_name(name)?),
@@ -184,7 +184,7 @@ impl<'a> Checker<'a> {
     /// `self.base_loss(x)` where the `__init__` the class runs stores its parameter `base_loss`
     /// and the file constructs the class with a function for it (`PitWrapper(cal_si_snr)`, in
     /// any function of the file): those functions, as a stored default names one.
-    pub(super) fn constructed_callees(&self, class: ClassId, attr: &str) -> Vec<Callee> {
+    fn constructed_callees(&self, class: ClassId, attr: &str) -> Vec<Callee> {
         let key = (class, Name::from(attr));
         if let Some(callees) = self.constructed.borrow().get(&key) {
             return callees.clone();
@@ -194,7 +194,7 @@ impl<'a> Checker<'a> {
         callees
     }
 
-    pub(super) fn callees_by_constructions(&self, class: ClassId, attr: &str) -> Vec<Callee> {
+    fn callees_by_constructions(&self, class: ClassId, attr: &str) -> Vec<Callee> {
         let Some(init) = self.model.method_of(class, "__init__") else {
             return Vec::new();
         };
@@ -236,7 +236,7 @@ impl<'a> Checker<'a> {
 
     /// A project name reached through an import (`losses.f`, `.heads.Head.loss`); the project
     /// pass tells a module's function from a class's method.
-    pub(super) fn imported_callee(&mut self, call: &ast::ExprCall) -> Option<Callee> {
+    fn imported_callee(&mut self, call: &ast::ExprCall) -> Option<Callee> {
         imported(&self.model.callee(call)?)
     }
 
@@ -274,7 +274,7 @@ impl<'a> Checker<'a> {
 
     /// The kinds of a call's arguments, `None` when none says anything and none passes on a
     /// parameter of the caller.
-    pub(super) fn argument_kinds(&self, call: &ast::ExprCall) -> Option<Box<CallArguments>> {
+    fn argument_kinds(&self, call: &ast::ExprCall) -> Option<Box<CallArguments>> {
         let argument = |expr: &Expr| {
             let parameter = match expr {
                 Expr::Name(name) => match self.model.lookup(name.id.as_str()) {

@@ -95,7 +95,7 @@ impl<'a> Checker<'a> {
         function.analysis = Analysis::Done;
     }
 
-    pub(super) fn bind_parameters(
+    fn bind_parameters(
         &mut self,
         id: FunctionId,
         def: &ast::StmtFunctionDef,
@@ -195,7 +195,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    pub(super) fn parameter_kind(
+    fn parameter_kind(
         &self,
         name: &str,
         annotation: Option<&Expr>,
@@ -283,11 +283,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    pub(super) fn intrinsic_hotness(
-        &self,
-        def: &ast::StmtFunctionDef,
-        class: Option<&ClassInfo>,
-    ) -> Option<IntrinsicHot> {
+    fn intrinsic_hotness(&self, def: &ast::StmtFunctionDef, class: Option<&ClassInfo>) -> Option<IntrinsicHot> {
         let name = def.name.id.as_str();
         let compiled = def.decorator_list.iter().any(|decorator| {
             matches!(
@@ -562,9 +558,7 @@ impl<'a> Checker<'a> {
 /// a name of the module's scope, a parameter whose default is such a name, either arm of a
 /// conditional, the values of a dict, the items of a list or tuple), and which methods assign
 /// each attribute.
-pub(super) fn class_attributes(
-    class_body: &[Stmt],
-) -> (FxHashMap<Name, Vec<StoredCallable>>, FxHashMap<Name, Vec<Name>>) {
+fn class_attributes(class_body: &[Stmt]) -> (FxHashMap<Name, Vec<StoredCallable>>, FxHashMap<Name, Vec<Name>>) {
     struct Finder<'b> {
         stored: FxHashMap<Name, Vec<StoredCallable>>,
         setters: FxHashMap<Name, Vec<Name>>,
@@ -732,7 +726,7 @@ pub(super) fn init_parameter_assigned(init: &ast::StmtFunctionDef, attr: &str) -
     Some((slot, param_default(parameter.default.as_deref())))
 }
 
-pub(super) fn param_default(default: Option<&Expr>) -> ParamDefault {
+fn param_default(default: Option<&Expr>) -> ParamDefault {
     match default {
         None => ParamDefault::Required,
         Some(Expr::NoneLiteral(_)) => ParamDefault::None,

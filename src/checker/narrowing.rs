@@ -53,7 +53,7 @@ impl<'a> Checker<'a> {
 
     /// `t.device.type` compared with `"cuda"` or `"cpu"`, or `t.device` with `torch.device(...)`
     /// of one: the tensor, and whether the device named is a GPU.
-    pub(super) fn device_compared<'e>(&self, side: &'e Expr, device: &Expr) -> Option<(&'e ast::ExprName, bool)> {
+    fn device_compared<'e>(&self, side: &'e Expr, device: &Expr) -> Option<(&'e ast::ExprName, bool)> {
         let named = |text: &str| match device_from_str(text) {
             Device::Cpu => Some(false),
             Device::Cuda => Some(true),
@@ -108,7 +108,7 @@ impl<'a> Checker<'a> {
 
     /// `isinstance(subject, T)` or `isinstance(subject, (T, U))` with the builtin: the subject
     /// and each class named.
-    pub(super) fn isinstance_test<'e>(&self, test: &'e Expr) -> Option<(&'e Expr, Vec<&'e Expr>)> {
+    fn isinstance_test<'e>(&self, test: &'e Expr) -> Option<(&'e Expr, Vec<&'e Expr>)> {
         let Expr::Call(call) = test else { return None };
         let (Expr::Name(func), [subject, classes]) = (call.func.as_ref(), &*call.arguments.args) else {
             return None;
@@ -126,7 +126,7 @@ impl<'a> Checker<'a> {
     /// The types a class an `isinstance` test names stands for, where both of its readers (a
     /// parameter's type test, a narrowing) know it alike: a builtin (any other builtin is
     /// `OTHER`), `torch.Tensor`, a numpy type, a mapping; `None` for other classes.
-    pub(super) fn common_class_types(&self, class: &Expr) -> Option<TypeSet> {
+    fn common_class_types(&self, class: &Expr) -> Option<TypeSet> {
         if let Expr::Name(builtin) = class
             && self.model.is_builtin(builtin.id.as_str())
         {

@@ -49,7 +49,7 @@ pub(super) struct SummaryRecorder {
 
 /// A finding in a function's own lines on a value made from its parameters, found while the
 /// rules ran (matched with the findings that remain when the file is done).
-pub(super) struct ParameterSyncFound {
+struct ParameterSyncFound {
     function: FunctionId,
     /// The parameters, as slot bits, and those of them whose kind was unknown.
     slots: u64,
@@ -62,7 +62,7 @@ pub(super) struct ParameterSyncFound {
 }
 
 /// What tests of `self.<attr>` asked of one `__init__`'s parameters.
-pub(super) struct ConstructionAsked {
+struct ConstructionAsked {
     init: FunctionId,
     given: GivenAsked,
     /// The attributes those parameters are stored in, where an arm needs them absent (see
@@ -304,7 +304,7 @@ impl<'a> Checker<'a> {
     /// attribute of `self` holds (see [`ClassInfo::methods_called_on`]); and whether code that
     /// may run hot calls it (`self.augmentations(X, y)` in a loop), for which alone the project
     /// is asked (each answer checks the file again).
-    pub(super) fn note_method_called_on_attribute(&mut self, call: &ast::ExprCall, context: HotContext) {
+    fn note_method_called_on_attribute(&mut self, call: &ast::ExprCall, context: HotContext) {
         let Some(class) = self.model.flow.class else {
             return;
         };
@@ -333,7 +333,7 @@ impl<'a> Checker<'a> {
     /// A construction of a project class in code that runs once (`self.down =
     /// Downsample(ch, use_conv=False)` in `__init__`, `super().__init__(...)`): an edge with the
     /// arguments it gives, for the flags the instance's methods test. Nothing runs hot by it.
-    pub(super) fn note_construction(&mut self, call: &ast::ExprCall, context: HotContext) {
+    fn note_construction(&mut self, call: &ast::ExprCall, context: HotContext) {
         let constructs = |callee: &Callee| match callee {
             Callee::Method { method, .. } | Callee::Super { method, .. } => &**method == "__init__",
             Callee::Imported { name, .. } => name.starts_with(|c: char| c.is_ascii_uppercase()),
@@ -434,7 +434,7 @@ impl<'a> Checker<'a> {
     /// `partial(f, x)`, `map(f, xs)`, `checkpoint(self._forward, x)`, `sorted(xs, key=f)`): the
     /// callee calls them, so they run where the call runs (as PyCG assumes of a function passed
     /// on). What they are called with comes from the callee: no arguments are recorded.
-    pub(super) fn record_passed_functions(&mut self, call: &ast::ExprCall, context: HotContext) {
+    fn record_passed_functions(&mut self, call: &ast::ExprCall, context: HotContext) {
         let arguments = call
             .arguments
             .args
@@ -462,7 +462,7 @@ impl<'a> Checker<'a> {
 
     /// Records a call's sites, one per project function it may call (analysing those of this
     /// file first, with the kinds the call passes, so their return kinds are known).
-    pub(super) fn record_call_sites(&mut self, call: &ast::ExprCall, callees: Vec<Callee>, context: HotContext) {
+    fn record_call_sites(&mut self, call: &ast::ExprCall, callees: Vec<Callee>, context: HotContext) {
         let arguments = self.analyse_local_callees(call, &callees);
         let line = self.line(call.start());
         // Arguments matter only where the call may run every step.
@@ -483,7 +483,7 @@ impl<'a> Checker<'a> {
     }
 
     /// A call-graph edge from the function being analysed, at `at` in the file.
-    pub(super) fn push_call_site(
+    fn push_call_site(
         &mut self,
         callee: Callee,
         context: HotContext,
@@ -595,7 +595,7 @@ impl<'a> Checker<'a> {
 
 /// What a class's methods assign to `self.<attr>`, for other files, where it says what a rule
 /// asks: a tensor, an array, a device, an instance of a project class (sorted by name).
-pub(super) fn told_attributes(model: &SemanticModel, class: &ClassInfo) -> Box<[(Box<str>, ProjectKind)]> {
+fn told_attributes(model: &SemanticModel, class: &ClassInfo) -> Box<[(Box<str>, ProjectKind)]> {
     let mut attributes: Vec<(Box<str>, ProjectKind)> = class
         .attrs
         .iter()
@@ -612,7 +612,7 @@ pub(super) fn told_attributes(model: &SemanticModel, class: &ClassInfo) -> Box<[
 
 /// The attributes of `class` that hold what the file cannot tell, with the methods called on
 /// them (see [`ClassSummary::duck_typed`]), sorted.
-pub(super) fn attributes_to_type(class: &ClassInfo) -> Box<[MethodsCalledOn]> {
+fn attributes_to_type(class: &ClassInfo) -> Box<[MethodsCalledOn]> {
     let mut typed: Vec<MethodsCalledOn> = class
         .methods_called_on
         .iter()

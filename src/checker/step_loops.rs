@@ -93,7 +93,7 @@ impl<'a> Checker<'a> {
     }
 
     /// `enumerate(x)`, `zip(x, y)`, `iter(x)`, `tqdm(x)`: iterating it iterates `x`.
-    pub(super) fn wraps_an_iterable(&self, call: &ast::ExprCall) -> bool {
+    fn wraps_an_iterable(&self, call: &ast::ExprCall) -> bool {
         let Expr::Name(func) = call.func.as_ref() else {
             return false;
         };
@@ -155,12 +155,7 @@ impl<'a> Checker<'a> {
     /// a base in another file counts as step work; a call of project code in another file (an
     /// imported function) counts as `elsewhere` says of its qualified name. A loop over inputs
     /// that calls only the library and helpers that do no step's work is no step loop.
-    pub(super) fn reaches_step_work(
-        &self,
-        body: &[Stmt],
-        depth: u32,
-        elsewhere: &mut dyn FnMut(Rc<str>) -> bool,
-    ) -> bool {
+    fn reaches_step_work(&self, body: &[Stmt], depth: u32, elsewhere: &mut dyn FnMut(Rc<str>) -> bool) -> bool {
         // A loop that yields feeds its consumer's loop one item at a time (a generator of
         // batches): it runs as often as that loop.
         if self.does_step_work(body) || (depth == 0 && (yields(body) || calls_collectives(body))) {
@@ -233,7 +228,7 @@ impl<'a> Checker<'a> {
     /// decodes where its body does a step's work without training: the statement is walked
     /// once, each loop's body telling the loop around it what it calls (asking each loop's body
     /// in turn walked the innermost loop once for every loop around it).
-    pub(super) fn holds_a_decoding_loop(&self, stmt: &Stmt) -> bool {
+    fn holds_a_decoding_loop(&self, stmt: &Stmt) -> bool {
         let mut scan = DecodeScan {
             checker: self,
             calls: LoopCalls::default(),
@@ -244,7 +239,7 @@ impl<'a> Checker<'a> {
     }
 
     /// Does this call run a network or train (see [`Checker::holds_a_decoding_loop`])?
-    pub(super) fn call_in_a_decode(&self, call: &ast::ExprCall) -> LoopCalls {
+    fn call_in_a_decode(&self, call: &ast::ExprCall) -> LoopCalls {
         let held_module = self.model.flow.class.is_some_and(|class| {
             matches!(call.func.as_ref(), Expr::Attribute(attribute)
                 if on_self(attribute)
@@ -274,7 +269,7 @@ impl<'a> Checker<'a> {
 }
 
 /// Looks for a loop over a data loader (see [`Checker::runs_epochs`]).
-pub(super) struct StepLoopFinder<'c, 'a> {
+struct StepLoopFinder<'c, 'a> {
     checker: &'c Checker<'a>,
     found: bool,
     /// Names the body binds to what iterates batches (`pbar = tqdm(enumerate(loader))`,
@@ -338,7 +333,7 @@ impl<'b> Visitor<'b> for StepLoopFinder<'_, '_> {
 /// an optimizer's step), a call that does a step's work or calls a held module, and whether it
 /// holds a decoding loop.
 #[derive(Default, Clone, Copy)]
-pub(super) struct LoopCalls {
+struct LoopCalls {
     trains: bool,
     works: bool,
     decoding_loop: bool,
@@ -361,7 +356,7 @@ impl LoopCalls {
 /// nested definitions and lambdas; decoding loops are looked for in the bodies of loops, `if`,
 /// `with` and `try` (not in `except` clauses, `else` clauses of `while` and `try`, or `match`
 /// cases).
-pub(super) struct DecodeScan<'c, 'a> {
+struct DecodeScan<'c, 'a> {
     checker: &'c Checker<'a>,
     calls: LoopCalls,
     /// Inside the body of a loop that decodes if its body does (a `while` loop, or a `for` loop

@@ -22,7 +22,7 @@ use crate::syntax::{
 impl<'a> Checker<'a> {
     /// Whether `stmt` always stops the program's normal flow with an error: `raise`, `assert
     /// False`, `torch._assert(False, ...)`, `sys.exit(...)`.
-    pub(super) fn always_fails(&self, stmt: Option<&Stmt>) -> bool {
+    fn always_fails(&self, stmt: Option<&Stmt>) -> bool {
         match stmt {
             Some(Stmt::Raise(_)) => true,
             Some(Stmt::Assert(assert)) => is_false_literal(&assert.test),
@@ -42,22 +42,18 @@ impl<'a> Checker<'a> {
 
     /// Whether a block ending in `last` never reaches the line after it: it returns, leaves
     /// the loop or fails.
-    pub(super) fn leaves_the_block(&self, last: Option<&Stmt>) -> bool {
+    fn leaves_the_block(&self, last: Option<&Stmt>) -> bool {
         self.always_fails(last) || matches!(last, Some(Stmt::Return(_) | Stmt::Continue(_) | Stmt::Break(_)))
     }
 
     /// One arm of a conditional, visited from the state before the conditional. An arm that
     /// ends in an error (`raise`, `assert False`) runs at most once, so it is cold.
-    pub(super) fn visit_arm(&mut self, body: &'a [Stmt]) -> ArmOutcome<'a> {
+    fn visit_arm(&mut self, body: &'a [Stmt]) -> ArmOutcome<'a> {
         self.visit_narrowed_arm(body, None)
     }
 
     /// An arm in which `isinstance` narrowed a name (`if isinstance(v, np.generic):`).
-    pub(super) fn visit_narrowed_arm(
-        &mut self,
-        body: &'a [Stmt],
-        narrowed: Option<(Narrowed<'a>, Kind)>,
-    ) -> ArmOutcome<'a> {
+    fn visit_narrowed_arm(&mut self, body: &'a [Stmt], narrowed: Option<(Narrowed<'a>, Kind)>) -> ArmOutcome<'a> {
         let last = body.last();
         let raises = self.always_fails(last);
         let falls_through = !self.leaves_the_block(last);
@@ -85,7 +81,7 @@ impl<'a> Checker<'a> {
     }
 
     /// A block that may or may not run (a loop's `else`).
-    pub(super) fn visit_optional(&mut self, body: &'a [Stmt]) {
+    fn visit_optional(&mut self, body: &'a [Stmt]) {
         if !body.is_empty() {
             let arm = self.visit_arm(body);
             self.model.merge_arms(vec![arm], false);
@@ -94,7 +90,7 @@ impl<'a> Checker<'a> {
 
     /// The body of an `if` / `elif` clause: periodic when its test is a periodic guard (the
     /// outermost guard is the one named).
-    pub(super) fn visit_guarded_arm(&mut self, test: &'a Expr, start: TextSize, body: &'a [Stmt]) -> ArmOutcome<'a> {
+    fn visit_guarded_arm(&mut self, test: &'a Expr, start: TextSize, body: &'a [Stmt]) -> ArmOutcome<'a> {
         let saved = self.model.flow.periodic_guard;
         // `if (i + 1) % accumulation == 0:` around the optimizer step runs with every step it
         // makes (`accumulation` is often 1): not a logging guard.
@@ -117,7 +113,7 @@ impl<'a> Checker<'a> {
     /// (or `lazily`, on the first call only), knowing the names the test finds are not `None`.
     /// Where callers' arguments decided it, the project is asked to keep telling them: always
     /// where they made it dead, else where the arm reports or calls something.
-    pub(super) fn visit_tested_arm(
+    fn visit_tested_arm(
         &mut self,
         test: &'a Expr,
         holds: bool,
@@ -518,7 +514,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
 
 impl<'a> Checker<'a> {
     #[inline(never)]
-    pub(super) fn visit_compound_expr(&mut self, expr: &'a Expr) {
+    fn visit_compound_expr(&mut self, expr: &'a Expr) {
         match expr {
             Expr::Lambda(lambda) => {
                 let scope = self.model.push_scope(ScopeKind::Lambda, self.model.flow.scope);
@@ -604,7 +600,7 @@ impl<'a> Checker<'a> {
         self.start_at_the_method(expr, reported);
     }
 
-    pub(super) fn visit_comprehension(&mut self, generators: &'a [ast::Comprehension], body: impl FnOnce(&mut Self)) {
+    fn visit_comprehension(&mut self, generators: &'a [ast::Comprehension], body: impl FnOnce(&mut Self)) {
         let scope = self.model.push_scope(ScopeKind::Comprehension, self.model.flow.scope);
         let saved = std::mem::replace(&mut self.model.flow.scope, scope);
         for generator in generators {

@@ -12,7 +12,7 @@ use std::path::Path;
 const MAX_LINES: usize = 1_500;
 
 /// A module of the crate by its path below `crate` (`["checker", "arms"]`), with its code:
-/// comments and the unit tests at the end left out.
+/// comments and the unit-test module at the end left out.
 struct Module {
     path: Vec<String>,
     file: String,
@@ -54,7 +54,9 @@ fn collect(src: &Path, dir: &Path, found: &mut Vec<Module>) {
             parts.pop();
         }
         let text = std::fs::read_to_string(&path).expect("read a source file");
-        let before_tests = text.split("#[cfg(test)]").next().unwrap_or_default();
+        // The unit tests at the end are left out; code that is only compiled for tests elsewhere
+        // (`#[cfg(test)] mod mutations;`) is kept.
+        let before_tests = text.rfind("#[cfg(test)]\nmod tests").map_or(text.as_str(), |end| &text[..end]);
         let code = before_tests
             .lines()
             .filter(|line| !line.trim_start().starts_with("//"))

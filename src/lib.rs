@@ -10,34 +10,16 @@
 //! rounds ([`pipeline`]). Then [`noqa`] and [`fix`] apply suppressions and fixes, and [`render`]
 //! prints findings ([`graph`] the call graph).
 
-pub mod add_noqa;
-pub mod arena;
-pub mod cache;
-pub mod checker;
 pub mod cli;
-pub mod config;
-pub mod diagnostic;
-pub mod discovery;
-pub mod fix;
-pub mod graph;
-pub mod lines;
-pub mod linter;
-pub mod nesting;
-pub mod noqa;
-pub mod notebook;
-pub mod outcome;
-pub mod parse;
-pub mod pipeline;
-pub mod project;
-pub mod registry;
-pub mod regular_file;
-pub mod render;
-pub mod rules;
-pub mod semantic;
-pub mod server;
-pub mod syntax;
-pub mod trace;
-pub mod write;
+
+pub use synclint_linter::{
+    add_noqa, cache, checker, config, diagnostic, discovery, fix, graph, linter, noqa, outcome, pipeline, project,
+    render, rules, write,
+};
+pub use synclint_python::{arena, lines, nesting, notebook, parse, regular_file};
+pub use synclint_semantic::{registry, semantic, syntax};
+pub use synclint_server::server;
+pub use synclint_trace::trace;
 
 /// The binary's and the tests' allocator alike, so that the tests run the arena too.
 #[global_allocator]

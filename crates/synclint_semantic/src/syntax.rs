@@ -163,7 +163,7 @@ pub fn loop_iterables(body: &[Stmt]) -> Option<FxHashSet<Name>> {
 }
 
 /// `range(...)`.
-pub fn is_range_call(iter: &Expr) -> bool {
+pub(crate) fn is_range_call(iter: &Expr) -> bool {
     matches!(iter, Expr::Call(call) if matches!(call.func.as_ref(), Expr::Name(name) if name.id.as_str() == "range"))
 }
 
@@ -363,7 +363,7 @@ pub fn registered_modules(call: &ast::ExprCall) -> impl Iterator<Item = (&Name, 
 
 /// The attribute of `self` whose size `expr` reads: `self.weights.size(0)`,
 /// `self.pe.shape[1]`, `len(self._cache)`.
-pub fn size_of_self_attribute(expr: &Expr) -> Option<&str> {
+pub(crate) fn size_of_self_attribute(expr: &Expr) -> Option<&str> {
     let sized = match expr {
         Expr::Call(call) => match call.func.as_ref() {
             Expr::Attribute(method) if method.attr.as_str() == "size" => method.value.as_ref(),
@@ -514,7 +514,7 @@ pub fn any_expr_where<'b>(
 
 /// Walks code until an expression satisfies `found`, leaving out nested definitions, lambdas
 /// and the arms `skip_arm` says never run.
-pub struct ExprFinder<S, F> {
+pub(crate) struct ExprFinder<S, F> {
     skip_arm: S,
     found: F,
     done: bool,
@@ -590,7 +590,7 @@ pub fn is_training_call(receiver: Option<&str>, method: &str) -> bool {
 /// Does this code (outside nested definitions) call a method that `matches` (the receiver's
 /// last name, if it is a name or an attribute; the method), or a function by name (no receiver:
 /// `matches(None, name)`)?
-pub fn calls_any(body: &[Stmt], matches: impl Fn(Option<&str>, &str) -> bool) -> bool {
+pub(crate) fn calls_any(body: &[Stmt], matches: impl Fn(Option<&str>, &str) -> bool) -> bool {
     any_expr(
         body,
         |expr| matches!(expr, Expr::Call(call) if call_matches(call, &matches)),
@@ -653,13 +653,13 @@ pub fn is_periodic_guard(test: &Expr) -> bool {
 }
 
 /// `step % n` of a period (`step % 2` alternates: it, or its `else`, runs every other step).
-pub fn is_a_period(expr: &Expr) -> bool {
+pub(crate) fn is_a_period(expr: &Expr) -> bool {
     let every_other = |divisor: &Expr| matches!(divisor, Expr::NumberLiteral(n) if n.value.as_int().and_then(|i| i.as_u64()).is_some_and(|i| i <= 2));
     matches!(expr, Expr::BinOp(b) if b.op == ast::Operator::Mod && !every_other(&b.right))
 }
 
 /// `step % n == 0` (with `op` `==`), `step % n != 0` (with `!=`).
-pub fn compares_a_period(compare: &ast::ExprCompare, op: ast::CmpOp) -> bool {
+pub(crate) fn compares_a_period(compare: &ast::ExprCompare, op: ast::CmpOp) -> bool {
     compare.ops.iter().all(|compared| *compared == op)
         && (is_a_period(&compare.left) || compare.comparators.iter().any(is_a_period))
 }
@@ -684,7 +684,7 @@ pub fn skips_off_period(test: &Expr) -> bool {
 }
 
 /// `last_batch`, `is_last_step`, `step == total_steps - 1`, `final_step`: true once, at the end.
-pub fn names_the_last_step(test: &Expr) -> bool {
+pub(crate) fn names_the_last_step(test: &Expr) -> bool {
     let name = match test {
         Expr::Name(name) => name.id.as_str(),
         Expr::Attribute(attribute) => attribute.attr.as_str(),
@@ -697,7 +697,7 @@ pub fn names_the_last_step(test: &Expr) -> bool {
 
 /// `should_log`, `self.should_log(step)`, `args.verbose`, `self.collect_stats`, `debug`: a switch
 /// for logging, statistics or debugging, off on most steps (or off by default).
-pub fn names_a_logging_switch(test: &Expr) -> bool {
+pub(crate) fn names_a_logging_switch(test: &Expr) -> bool {
     let Some(name) = last_name(test) else {
         return false;
     };

@@ -33,7 +33,7 @@ use crate::parse::SyntaxError;
 use crate::registry::Rule;
 
 pub use full::ColorChoice;
-pub use report_source::ReportText;
+pub(crate) use report_source::ReportText;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {

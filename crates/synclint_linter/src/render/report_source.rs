@@ -19,7 +19,7 @@ const CONTEXT_ROWS: usize = 2;
 const LABEL_ROWS: usize = 4;
 
 /// A text that reports point into, named as they name it and indexed once for all of them.
-pub struct ReportText<'a> {
+pub(crate) struct ReportText<'a> {
     name: String,
     text: &'a str,
     index: LineIndex,
@@ -83,7 +83,7 @@ impl<'a> ReportText<'a> {
 /// The lines of a text around a report's label, as miette reads them: rows and columns are
 /// the text's.
 #[derive(Debug)]
-pub struct WindowedSource {
+pub(crate) struct WindowedSource {
     name: String,
     text: String,
     /// The 0-based row of the text its first line is.

@@ -7,11 +7,11 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 /// A line of at most this many characters is shown whole; a longer one is cut to this many.
-pub const SHOWN_CHARACTERS: usize = 320;
+pub(crate) const SHOWN_CHARACTERS: usize = 320;
 /// How many characters of a cut line are shown before the point reported, where it has them.
 const LEAD_CHARACTERS: usize = 80;
 /// What stands for the part of a line that is cut.
-pub const ELLIPSIS: &str = "…";
+pub(crate) const ELLIPSIS: &str = "…";
 
 /// Lines of a source text as a report shows them.
 pub struct Window<'a> {
@@ -21,7 +21,7 @@ pub struct Window<'a> {
 
 /// One line of a [`Window`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ShownLine {
+pub(crate) struct ShownLine {
     /// The line in the source, without its line ending.
     pub line: Range<usize>,
     /// The part of it shown.
@@ -33,7 +33,7 @@ pub struct ShownLine {
 }
 
 impl ShownLine {
-    pub fn cut_before(&self) -> bool {
+    pub(crate) fn cut_before(&self) -> bool {
         self.kept.start > self.line.start
     }
 

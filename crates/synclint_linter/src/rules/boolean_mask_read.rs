@@ -280,7 +280,7 @@ fn masked_leaves<'e>(value: &'e Expr, reads: &mut Vec<&'e ExprSubscript>) -> boo
 /// Is `mask` an elementwise test of the tensor spelled `x` (`x > 0`, `~torch.isnan(x)`,
 /// `(x > 0) & (x < 1)`), either inline or through a variable assigned one? Then it has `x`'s
 /// shape.
-pub fn mask_is_elementwise_on(context: &RuleContext, mask: &Expr, x: &str) -> bool {
+pub(crate) fn mask_is_elementwise_on(context: &RuleContext, mask: &Expr, x: &str) -> bool {
     const TESTS: [&str; 5] = ["isnan", "isinf", "isfinite", "isposinf", "isneginf"];
     match mask {
         Expr::Compare(compare) => {

@@ -91,7 +91,7 @@ pub fn assign(context: &mut RuleContext, assign: &StmtAssign) {
     context.report(diagnostic);
 }
 
-pub fn aug_assign(context: &mut RuleContext, assign: &StmtAugAssign) {
+pub(crate) fn aug_assign(context: &mut RuleContext, assign: &StmtAugAssign) {
     if !context.enabled(Rule::BooleanMaskWrite) {
         return;
     }

@@ -21,7 +21,7 @@ pub struct Findings {
     pub diagnostics: Vec<Diagnostic>,
     /// Findings at calls that reach a sync in another function (rule, end), with that sync and
     /// its place: a caller of this function is told of that sync, not of the call.
-    pub deeper_syncs: Vec<(Rule, TextSize, Box<str>)>,
+    pub(crate) deeper_syncs: Vec<(Rule, TextSize, Box<str>)>,
     /// SYNC402's record of the file's loaders and of the batches copied from them, reported
     /// when the file is done (see [`super::dispatch::end_of_file`]).
     pub loaders: LoaderLog,
@@ -95,13 +95,13 @@ impl<'r, 'a> RuleContext<'r, 'a> {
     }
 
     /// The module's top-level statements (to place a new import).
-    pub fn module_body(&self) -> &'a [Stmt] {
+    pub(crate) fn module_body(&self) -> &'a [Stmt] {
         self.module_body
     }
 
     /// The body of the function being checked, or the module's for top-level code: where a
     /// fix following a local value across statements looks.
-    pub fn enclosing_body(&self) -> &'a [Stmt] {
+    pub(crate) fn enclosing_body(&self) -> &'a [Stmt] {
         self.model
             .current_function()
             .map_or(self.module_body, |function| &function.def.body)
@@ -109,7 +109,7 @@ impl<'r, 'a> RuleContext<'r, 'a> {
 
     /// Gives the finding `rule` reported at `range` a fix (a rule that sees the fixable shape
     /// only at a parent node). Not where the fix would delete a comment.
-    pub fn attach_fix(&mut self, rule: Rule, range: TextRange, title: String, fix: Fix) {
+    pub(crate) fn attach_fix(&mut self, rule: Rule, range: TextRange, title: String, fix: Fix) {
         if super::edits::drops_comment(self.source, &fix.edits) {
             return;
         }
@@ -126,7 +126,7 @@ impl<'r, 'a> RuleContext<'r, 'a> {
     }
 
     /// Reports a call that reaches `sync` (what syncs and where) in the function it calls.
-    pub fn report_deeper_sync(&mut self, diagnostic: Diagnostic, sync: &str) {
+    pub(crate) fn report_deeper_sync(&mut self, diagnostic: Diagnostic, sync: &str) {
         self.findings
             .deeper_syncs
             .push((diagnostic.rule, diagnostic.range.end(), sync.into()));
@@ -135,7 +135,7 @@ impl<'r, 'a> RuleContext<'r, 'a> {
 
     /// Drops the finding `rule` reported at `range`: a more specific rule reports the same
     /// sync with a better rewrite.
-    pub fn supersede(&mut self, rule: Rule, range: TextRange) {
+    pub(crate) fn supersede(&mut self, rule: Rule, range: TextRange) {
         self.findings
             .diagnostics
             .retain(|d| !(d.rule == rule && d.range == range));

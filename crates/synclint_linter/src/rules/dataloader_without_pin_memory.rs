@@ -23,7 +23,7 @@ pub struct LoaderLog {
 impl LoaderLog {
     /// A `DataLoader(...)` call: remembered unless it passes `pin_memory=True` (or a value
     /// chosen at run time).
-    pub fn constructed(&mut self, call: &ExprCall) {
+    pub(crate) fn constructed(&mut self, call: &ExprCall) {
         let pin = call.arguments.find_keyword("pin_memory").map(|k| &k.value);
         if pin.is_none() || matches!(pin, Some(Expr::BooleanLiteral(b)) if !b.value) {
             self.unpinned.push(call.range());
@@ -32,7 +32,7 @@ impl LoaderLog {
 
     /// A batch from `batch` is copied to the GPU in hot `context`: the first copy of each
     /// loader's batches is kept.
-    pub fn copied_to_gpu(&mut self, batch: BatchSource, context: HotContext) {
+    pub(crate) fn copied_to_gpu(&mut self, batch: BatchSource, context: HotContext) {
         if !self.copied.iter().any(|(source, _)| *source == batch) {
             self.copied.push((batch, context));
         }

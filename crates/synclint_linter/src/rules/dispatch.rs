@@ -9,7 +9,7 @@ use super::*;
 use crate::diagnostic::Diagnostic;
 
 #[inline(always)]
-pub fn check_expr(context: &mut RuleContext, expr: &Expr) {
+pub(crate) fn check_expr(context: &mut RuleContext, expr: &Expr) {
     // Most nodes are comparisons, tuples and the like, which no rule looks at: leave before
     // asking where the code runs (and before the entry into the dispatch below).
     let checked = matches!(
@@ -84,7 +84,7 @@ fn check_call(context: &mut RuleContext, call: &ruff_python_ast::ExprCall) {
     helper_syncs::call(context, call);
 }
 
-pub fn check_stmt(context: &mut RuleContext, stmt: &Stmt) {
+pub(crate) fn check_stmt(context: &mut RuleContext, stmt: &Stmt) {
     if context.is_cold() {
         return;
     }
@@ -108,7 +108,7 @@ pub fn check_stmt(context: &mut RuleContext, stmt: &Stmt) {
 }
 
 /// An `elif` test is checked like an `if` test.
-pub fn check_elif(context: &mut RuleContext, test: &Expr) {
+pub(crate) fn check_elif(context: &mut RuleContext, test: &Expr) {
     if !context.is_cold() {
         tensor_truthiness::test(context, test);
     }
@@ -116,7 +116,7 @@ pub fn check_elif(context: &mut RuleContext, test: &Expr) {
 
 /// What the rules report once the whole file was walked: SYNC402's loaders, whose batches
 /// may be copied to the GPU anywhere in the file.
-pub fn end_of_file(rules: &crate::registry::RuleSet, findings: &Findings) -> Vec<Diagnostic> {
+pub(crate) fn end_of_file(rules: &crate::registry::RuleSet, findings: &Findings) -> Vec<Diagnostic> {
     if rules.contains(Rule::DataloaderWithoutPinMemory) {
         findings.loaders.report().collect()
     } else {

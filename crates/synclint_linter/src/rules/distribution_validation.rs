@@ -84,7 +84,7 @@ fn sample_check(context: &mut RuleContext, call: &ExprCall) {
 
 /// Whether any argument of a distribution's constructor call may be a tensor on the GPU (a
 /// distribution of host values checks and samples without waiting for it).
-pub fn parameters_may_be_cuda(context: &RuleContext, constructor: &ExprCall) -> bool {
+pub(crate) fn parameters_may_be_cuda(context: &RuleContext, constructor: &ExprCall) -> bool {
     let arguments = &constructor.arguments;
     arguments
         .args

@@ -10,12 +10,12 @@ use crate::semantic::BindingSource;
 /// Adds `text` (e.g. `non_blocking=True`) as the last argument of `call`. `None` where another
 /// argument cannot follow the last one (a lone unparenthesized generator: `f(x for x in y)`), or
 /// the call is not closed yet (`x.to(d` in code being typed).
-pub fn add_argument(context: &RuleContext, call: &ExprCall, text: &str) -> Option<Edit> {
+pub(crate) fn add_argument(context: &RuleContext, call: &ExprCall, text: &str) -> Option<Edit> {
     add_argument_in(context.source(), call, text)
 }
 
 /// [`add_argument`] for a call parsed from `source` (offsets into `source`).
-pub fn add_argument_in(source: &str, call: &ExprCall, text: &str) -> Option<Edit> {
+pub(crate) fn add_argument_in(source: &str, call: &ExprCall, text: &str) -> Option<Edit> {
     let close = closing_paren(source, call)?;
     match call.arguments.iter_source_order().last() {
         None => Some(Edit::insert(close, text)),
@@ -92,7 +92,7 @@ fn closing_parens(between: &str) -> usize {
 
 /// Removes the keyword argument `name` from `call`, with its comma, never deleting a comment. In
 /// a call written one argument per line, the keyword's whole line goes.
-pub fn remove_keyword(context: &RuleContext, call: &ExprCall, name: &str) -> Option<Edit> {
+pub(crate) fn remove_keyword(context: &RuleContext, call: &ExprCall, name: &str) -> Option<Edit> {
     let source = context.source();
     let ordered: Vec<TextRange> = call.arguments.iter_source_order().map(|arg| arg.range()).collect();
     let keyword = call.arguments.find_keyword(name)?;
@@ -147,7 +147,7 @@ pub fn remove_keyword(context: &RuleContext, call: &ExprCall, name: &str) -> Opt
 
 /// The offset of the next token at or after `offset`: past whitespace, line continuations and
 /// comments.
-pub fn next_token(source: &str, offset: TextSize) -> TextSize {
+pub(crate) fn next_token(source: &str, offset: TextSize) -> TextSize {
     let rest = &source[offset.to_usize()..];
     let mut chars = rest.char_indices().peekable();
     while let Some(&(index, c)) = chars.peek() {
@@ -169,7 +169,7 @@ pub fn next_token(source: &str, offset: TextSize) -> TextSize {
 /// the edit's new text (a `#` inside a string literal copied over counts as kept). Fixes that
 /// rebuild an expression or statement from its parts check this and are not offered when a
 /// comment would be lost.
-pub fn drops_comment(source: &str, edits: &[Edit]) -> bool {
+pub(crate) fn drops_comment(source: &str, edits: &[Edit]) -> bool {
     edits.iter().any(|edit| {
         let text = &source[edit.range];
         text.match_indices('#').any(|(index, _)| {
@@ -181,7 +181,7 @@ pub fn drops_comment(source: &str, edits: &[Edit]) -> bool {
 
 /// `expr`'s text, parenthesized unless it is an atom or a primary (a name, an attribute, a call,
 /// a subscript, a literal) that binds tighter than any operator around it.
-pub fn parenthesized(context: &RuleContext, expr: &Expr) -> String {
+pub(crate) fn parenthesized(context: &RuleContext, expr: &Expr) -> String {
     let text = context.slice(expr);
     match expr {
         Expr::Name(_)
@@ -208,7 +208,7 @@ pub fn parenthesized(context: &RuleContext, expr: &Expr) -> String {
 
 /// The name `torch` is bound to here (`torch`, `th`), and an edit adding `import torch` to the
 /// file's import block when nothing binds it.
-pub fn torch_name(context: &RuleContext) -> (String, Option<Edit>) {
+pub(crate) fn torch_name(context: &RuleContext) -> (String, Option<Edit>) {
     for name in ["torch", "th", "pt", "T"] {
         if let Some(binding) = context.model().lookup(name)
             && binding.source == BindingSource::Import("torch".into())
@@ -228,7 +228,7 @@ pub fn torch_name(context: &RuleContext) -> (String, Option<Edit>) {
 /// ending. In a file without imports it goes
 /// before the first statement, after the comments that head the file (a shebang, an encoding
 /// declaration, a licence).
-pub fn import_edit(context: &RuleContext, statement: &str) -> Edit {
+pub(crate) fn import_edit(context: &RuleContext, statement: &str) -> Edit {
     let source = context.source();
     let newline = newline(source);
     let body = context.module_body();
@@ -284,7 +284,7 @@ pub fn newline(source: &str) -> &'static str {
 
 /// Statements to replace the statement starting at `start`, one per line at its indentation.
 /// `None` where something other than indentation precedes it on its line (`x = 1; if t: ...`).
-pub fn statements_at(source: &str, start: TextSize, statements: &[String]) -> Option<String> {
+pub(crate) fn statements_at(source: &str, start: TextSize, statements: &[String]) -> Option<String> {
     let indent = &source[line_start(source, start).to_usize()..start.to_usize()];
     if !indent.chars().all(|c| c == ' ' || c == '\t') {
         return None;
@@ -294,7 +294,7 @@ pub fn statements_at(source: &str, start: TextSize, statements: &[String]) -> Op
 
 /// Deletes the statement at `range` with its line, where it is alone on it (indentation
 /// before, a line end or the end of the file after).
-pub fn delete_statement_line(source: &str, range: TextRange) -> Option<Edit> {
+pub(crate) fn delete_statement_line(source: &str, range: TextRange) -> Option<Edit> {
     let start = line_start(source, range.start());
     let end = line_end_after(source, range.end());
     let before = &source[TextRange::new(start, range.start())];
@@ -320,7 +320,7 @@ fn line_end_after(source: &str, offset: TextSize) -> TextSize {
 
 /// Parses the call at `range` of `source` again (a constructor the semantic model kept only as a
 /// range), with offsets into `source`.
-pub fn call_at(source: &str, range: TextRange) -> Option<ExprCall> {
+pub(crate) fn call_at(source: &str, range: TextRange) -> Option<ExprCall> {
     let parsed = ruff_python_parser::parse_parenthesized_expression_range(source, range).ok()?;
     let Expr::Call(call) = *parsed.into_syntax().body else {
         return None;

@@ -53,7 +53,7 @@ pub fn call(context: &mut RuleContext, call: &ExprCall) {
 /// `total += loss.item()` (also `total += loss.item() * n`): fixable to `total += loss.detach()`,
 /// which sums on the device; the total is read when it is logged (unsafe: `total` becomes a
 /// 0-dim tensor, and a later Python read of it syncs once there).
-pub fn aug_assign(context: &mut RuleContext, assign: &StmtAugAssign) {
+pub(crate) fn aug_assign(context: &mut RuleContext, assign: &StmtAugAssign) {
     if !context.enabled(Rule::Item)
         || !matches!(assign.op, Operator::Add | Operator::Sub)
         // A local total; an attribute (`self.state.tokens_seen`) is often saved or serialized

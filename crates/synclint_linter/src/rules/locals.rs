@@ -6,7 +6,7 @@ use ruff_python_ast::{ExceptHandler, Expr, ExprContext, ExprName, Stmt, StmtFor}
 use ruff_text_size::{Ranged, TextRange};
 
 /// The names `expr` reads, in source order (with repeats).
-pub fn names_read(expr: &Expr) -> Vec<&str> {
+pub(crate) fn names_read(expr: &Expr) -> Vec<&str> {
     let mut reads = Reads::default();
     reads.visit_expr(expr);
     reads.names.into_iter().map(|name| name.id.as_str()).collect()
@@ -14,7 +14,7 @@ pub fn names_read(expr: &Expr) -> Vec<&str> {
 
 /// Every read of `name` in `body`, nested blocks included. Reads inside nested functions,
 /// lambdas and classes count too: a closure sees the local.
-pub fn reads_of<'b>(body: &'b [Stmt], name: &str) -> Vec<&'b ExprName> {
+pub(crate) fn reads_of<'b>(body: &'b [Stmt], name: &str) -> Vec<&'b ExprName> {
     let mut reads = Reads::default();
     reads.visit_body(body);
     reads.names.retain(|read| read.id.as_str() == name);
@@ -23,7 +23,7 @@ pub fn reads_of<'b>(body: &'b [Stmt], name: &str) -> Vec<&'b ExprName> {
 
 /// The block of `body` (itself or a nested one) that holds the statement at `range`, and its
 /// index there.
-pub fn block_of(body: &[Stmt], range: TextRange) -> Option<(&[Stmt], usize)> {
+pub(crate) fn block_of(body: &[Stmt], range: TextRange) -> Option<(&[Stmt], usize)> {
     for (index, stmt) in body.iter().enumerate() {
         if stmt.range() == range {
             return Some((body, index));
@@ -56,7 +56,7 @@ fn nested_blocks(stmt: &Stmt) -> Vec<&[Stmt]> {
 }
 
 /// The `for` loops of `body` around the code at `range`, outermost first.
-pub fn loops_around(body: &[Stmt], range: TextRange) -> Vec<&StmtFor> {
+pub(crate) fn loops_around(body: &[Stmt], range: TextRange) -> Vec<&StmtFor> {
     let mut loops = Vec::new();
     let mut block = body;
     while let Some((outer, at)) = block_of_containing(block, range) {
@@ -83,7 +83,7 @@ fn block_of_containing(body: &[Stmt], range: TextRange) -> Option<(&[Stmt], usiz
 }
 
 /// Whether `statements` read, assign or delete any of `names` (nested blocks included).
-pub fn mention_any(statements: &[Stmt], names: &[&str]) -> bool {
+pub(crate) fn mention_any(statements: &[Stmt], names: &[&str]) -> bool {
     let mut mentions = Reads {
         names: Vec::new(),
         stores_too: true,
@@ -94,7 +94,7 @@ pub fn mention_any(statements: &[Stmt], names: &[&str]) -> bool {
 
 /// The statements of `body` (nested blocks included) that bind `name`: assignments, augmented
 /// and annotated assignments, `for` targets, `with ... as`, imports, `del`, nested `def`/`class`.
-pub fn binders_of<'b>(body: &'b [Stmt], name: &str) -> Vec<&'b Stmt> {
+pub(crate) fn binders_of<'b>(body: &'b [Stmt], name: &str) -> Vec<&'b Stmt> {
     let mut binders = Binders {
         name,
         found: Vec::new(),
@@ -188,7 +188,7 @@ impl<'a> Visitor<'a> for Binders<'a, '_> {
 
 /// How a method body uses `receiver.attr` (`self.criterion`): the statements that assign it,
 /// and how many times it is read.
-pub fn attribute_uses<'b>(body: &'b [Stmt], receiver: &str, attr: &str) -> (Vec<&'b Stmt>, usize) {
+pub(crate) fn attribute_uses<'b>(body: &'b [Stmt], receiver: &str, attr: &str) -> (Vec<&'b Stmt>, usize) {
     let mut uses = AttributeUses {
         receiver,
         attr,

@@ -41,11 +41,11 @@ use ruff_python_ast::Expr;
 
 use crate::registry::Rule;
 
-pub use context::{Findings, RuleContext};
+pub(crate) use context::{Findings, RuleContext};
 pub use unused_noqa::unused_noqa;
 
 /// `recv.method(...)` -> (`recv`, `method`).
-pub fn method_call(call: &ruff_python_ast::ExprCall) -> Option<(&Expr, &str)> {
+pub(crate) fn method_call(call: &ruff_python_ast::ExprCall) -> Option<(&Expr, &str)> {
     match call.func.as_ref() {
         Expr::Attribute(attribute) => Some((&attribute.value, attribute.attr.as_str())),
         _ => None,
@@ -61,7 +61,7 @@ pub fn argument<'e>(call: &'e ruff_python_ast::ExprCall, name: &str, position: u
 }
 
 /// `keyword=True` was passed literally.
-pub fn keyword_is_true(call: &ruff_python_ast::ExprCall, name: &str) -> bool {
+pub(crate) fn keyword_is_true(call: &ruff_python_ast::ExprCall, name: &str) -> bool {
     call.arguments
         .find_keyword(name)
         .is_some_and(|keyword| matches!(&keyword.value, Expr::BooleanLiteral(b) if b.value))
@@ -69,7 +69,7 @@ pub fn keyword_is_true(call: &ruff_python_ast::ExprCall, name: &str) -> bool {
 
 /// `name=` is given and may be true: `True`, or a value chosen at run time
 /// (`non_blocking=self.non_blocking`), not the literal `False` or `None`.
-pub fn keyword_may_be_true(call: &ruff_python_ast::ExprCall, name: &str) -> bool {
+pub(crate) fn keyword_may_be_true(call: &ruff_python_ast::ExprCall, name: &str) -> bool {
     call.arguments.find_keyword(name).is_some_and(|keyword| {
         !matches!(&keyword.value, Expr::BooleanLiteral(b) if !b.value) && !keyword.value.is_none_literal_expr()
     })
@@ -93,13 +93,13 @@ pub fn may_be_cuda(context: &RuleContext, expr: &Expr, unknown_counts: bool) -> 
 
 /// For torch functions (`torch.nonzero(x)`): the input is a tensor by construction, so fire
 /// unless the model knows it is on the host.
-pub fn torch_input_may_be_cuda(context: &RuleContext, expr: Option<&Expr>) -> bool {
+pub(crate) fn torch_input_may_be_cuda(context: &RuleContext, expr: Option<&Expr>) -> bool {
     expr.is_some_and(|expr| !context.model().kind_for_device_test(expr).is_known_host_value())
 }
 
 /// The source of `expr` as the receiver of a method in a message: parenthesized unless it is
 /// a name, attribute, call or subscript (`(a // b).tolist()`, not `a // b.tolist()`).
-pub fn receiver_text(context: &RuleContext, expr: &Expr) -> String {
+pub(crate) fn receiver_text(context: &RuleContext, expr: &Expr) -> String {
     let text = context.slice(expr);
     match expr {
         Expr::Name(_) | Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_) => text.to_string(),

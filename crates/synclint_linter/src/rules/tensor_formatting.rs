@@ -97,7 +97,7 @@ pub fn call(context: &mut RuleContext, call: &ExprCall) {
     }
 }
 
-pub fn fstring(context: &mut RuleContext, fstring: &ExprFString) {
+pub(crate) fn fstring(context: &mut RuleContext, fstring: &ExprFString) {
     if !context.enabled(Rule::TensorFormatting) {
         return;
     }
@@ -116,7 +116,7 @@ pub fn fstring(context: &mut RuleContext, fstring: &ExprFString) {
 
 /// `"%f" % t`, `"%s" % (t,)`, `("%11s" * 2 + "%11.4g" * 3) % (epoch, mem, *losses)` (each
 /// element of a GPU vector unpacked into the tuple is read on the host).
-pub fn percent_format(context: &mut RuleContext, binop: &ExprBinOp) {
+pub(crate) fn percent_format(context: &mut RuleContext, binop: &ExprBinOp) {
     if !context.enabled(Rule::TensorFormatting) || binop.op != Operator::Mod {
         return;
     }

@@ -74,7 +74,7 @@ impl Roots {
 
 /// Why a file was not written; it was left as it was.
 #[derive(Debug)]
-pub enum NotWritten {
+pub(crate) enum NotWritten {
     /// The file no longer holds the bytes that were read (or is gone).
     Changed,
     /// The path leads through a symbolic link to a file outside the folders being linted:
@@ -115,13 +115,13 @@ impl From<io::Error> for NotWritten {
 /// one file (a link and its target, two hard links), which is written once.
 pub type FileId = (u64, u64);
 
-pub fn file_id(path: &Path) -> Option<FileId> {
+pub(crate) fn file_id(path: &Path) -> Option<FileId> {
     let metadata = std::fs::metadata(path).ok()?;
     Some((metadata.dev(), metadata.ino()))
 }
 
 /// Writes files back for one run.
-pub struct Writer<'a> {
+pub(crate) struct Writer<'a> {
     roots: &'a Roots,
     /// The folders whose stale leftovers were removed already.
     swept: Mutex<HashSet<PathBuf>>,

@@ -53,7 +53,7 @@ pub fn names_a_loader(iter: &Expr) -> bool {
 /// A name with a word for a network or a loss in it, in any case: `model`, `self.backbone`,
 /// `lossFn`, `ConvBlock`. One pass over the name, trying only the words that start with each
 /// byte (this runs for every call of an unknown callable that takes a GPU tensor).
-pub fn names_a_network(name: &str) -> bool {
+pub(crate) fn names_a_network(name: &str) -> bool {
     let name = name.as_bytes();
     (0..name.len()).any(|start| {
         let rest = &name[start..];
@@ -83,7 +83,7 @@ pub fn names_a_network(name: &str) -> bool {
 /// with no word for what makes or describes one (`self.unet(x)`, `model(x)`, `self.layer1(x)`,
 /// but not `unwrap_model(m)`, `m.named_modules()`, `convert_weights(sd)`, `load_model(path)`,
 /// `layer_class(**kw)`, nor `nn.Linear(...)`).
-pub fn calls_a_network(name: &str) -> bool {
+pub(crate) fn calls_a_network(name: &str) -> bool {
     /// The first words of setup, conversion and bookkeeping calls, and `nn.Module`'s accessors
     /// of its submodules.
     #[rustfmt::skip]
@@ -127,7 +127,7 @@ pub fn names_a_step(name: &str) -> bool {
 }
 
 /// `mask`, `fg_mask`, `attention_mask`, `keep`, `valid`: the names code gives boolean masks.
-pub fn names_a_mask(name: &str) -> bool {
+pub(crate) fn names_a_mask(name: &str) -> bool {
     matches!(name, "mask" | "keep" | "valid" | "is_valid")
         || ends_with_ignoring_ascii_case(name, "_mask")
         || ends_with_ignoring_ascii_case(name, "_valid")

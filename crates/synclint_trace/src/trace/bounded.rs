@@ -10,18 +10,18 @@
 use std::io::{self, BufRead, Read};
 
 /// Longer strings are cut to this many bytes of their text (as written, escapes counted).
-pub const MAX_STRING: usize = 64 * 1024;
+pub(crate) const MAX_STRING: usize = 64 * 1024;
 /// A number with more digits than this (before or after its point) is beyond any time's range
 /// or precision anyway.
-pub const MAX_DIGITS: usize = 200;
+pub(crate) const MAX_DIGITS: usize = 200;
 /// An exponent of 100 or more is beyond any time's range too.
-pub const MAX_EXPONENT_DIGITS: usize = 2;
+pub(crate) const MAX_EXPONENT_DIGITS: usize = 2;
 /// A trace's events are a few levels deep; far deeper nesting is no trace.
-pub const MAX_DEPTH: usize = 1000;
+pub(crate) const MAX_DEPTH: usize = 1000;
 
 /// What was cut from a trace.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
-pub struct Cuts {
+pub(crate) struct Cuts {
     pub strings: usize,
     pub numbers: usize,
 }
@@ -49,7 +49,7 @@ struct Text {
 }
 
 /// A reader of JSON text that cuts what would cost serde_json more than the bounds above.
-pub struct Bounded<R> {
+pub(crate) struct Bounded<R> {
     inner: R,
     lexer: Lexer,
 }

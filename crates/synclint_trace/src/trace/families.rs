@@ -36,7 +36,7 @@ const COLLECTIVE: &[&[Rule]] = &[&[SerialCollectives, BarrierInStep]];
 const EXPLICIT: &[&[Rule]] = &[&[ExplicitSynchronize]];
 
 /// Rules about calls into PyTorch that sync inside (the user's line is the library call).
-pub const LIBRARY_CALLS: &[Rule] = &[
+pub(crate) const LIBRARY_CALLS: &[Rule] = &[
     TensorFormatting,
     GradScalerUnfusedOptimizer,
     CheckedLinalg,
@@ -77,7 +77,7 @@ fn op_rules(op: &str, copy: Option<CopyDirection>) -> Option<&'static [&'static 
 
 /// What kind of sync a chain of operators (outermost first) is: the rules that explain it and
 /// the part of the chain worth showing (from the operator the rules come from inwards).
-pub struct Family<'n> {
+pub(crate) struct Family<'n> {
     pub tiers: &'static [&'static [Rule]],
     pub chain: &'n [&'n str],
 }

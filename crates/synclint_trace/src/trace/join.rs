@@ -45,7 +45,7 @@ pub struct SourceFile {
     pub findings: Vec<StaticFinding>,
 }
 
-pub struct StaticFinding {
+pub(crate) struct StaticFinding {
     pub row: usize,
     pub column: usize,
     pub rule: Rule,
@@ -88,7 +88,7 @@ pub struct Joined {
 }
 
 /// The row a sync went to, and its own operator chain (an index into [`Joined::labels`]).
-pub struct SyncPlace {
+pub(crate) struct SyncPlace {
     pub row: usize,
     pub label: u32,
 }
@@ -101,7 +101,7 @@ enum RowKey {
 
 /// The project files named by the traces' frames (to check before joining). Each distinct
 /// frame is looked at once, however many syncs share it.
-pub fn frame_files(traces: &[(Trace, Waits)], project: &mut ProjectFiles) -> Vec<PathBuf> {
+pub(crate) fn frame_files(traces: &[(Trace, Waits)], project: &mut ProjectFiles) -> Vec<PathBuf> {
     let mut files = FxHashSet::default();
     for (trace, waits) in traces {
         let tops = waits.syncs.iter().flat_map(|sync| {

@@ -41,14 +41,14 @@ macro_rules! other_scalars_are {
 }
 
 /// Nanoseconds on the trace's clock (the file has microseconds with three decimals).
-pub type Nanos = i64;
+pub(crate) type Nanos = i64;
 
 /// The latest timestamp believed: 2^62 ns, past the year 2116 on an epoch clock. Every sum of
 /// a believed timestamp and a believed duration fits in a `Nanos`.
-pub const LATEST: Nanos = 1 << 62;
+pub(crate) const LATEST: Nanos = 1 << 62;
 /// The longest duration believed: a day (the profiler keeps every event of its window in
 /// memory; its windows last seconds).
-pub const LONGEST: Nanos = 24 * 3600 * 1_000_000_000;
+pub(crate) const LONGEST: Nanos = 24 * 3600 * 1_000_000_000;
 
 /// One trace file's events of interest.
 pub struct Trace {
@@ -71,7 +71,7 @@ pub struct Trace {
 
 /// How many of a trace's times were beyond belief.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
-pub struct Absurd {
+pub(crate) struct Absurd {
     /// Events whose timestamp is negative or past [`LATEST`], left out.
     pub timestamps: usize,
     /// Durations that were negative (the event ends before it starts) or over [`LONGEST`],
@@ -80,7 +80,7 @@ pub struct Absurd {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug, PartialOrd, Ord)]
-pub enum SpanKind {
+pub(crate) enum SpanKind {
     /// `user_annotation`: `ProfilerStep#N`, `Optimizer.step#...`, `record_function` blocks.
     Annotation,
     /// `python_function`, present when profiled `with_stack=True`.
@@ -91,7 +91,7 @@ pub enum SpanKind {
     Runtime,
 }
 
-pub struct Span {
+pub(crate) struct Span {
     pub kind: SpanKind,
     pub name: u32,
     pub thread: u32,
@@ -102,13 +102,13 @@ pub struct Span {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum GpuKind {
+pub(crate) enum GpuKind {
     Kernel,
     Memcpy,
     Memset,
 }
 
-pub struct GpuSpan {
+pub(crate) struct GpuSpan {
     pub kind: GpuKind,
     pub name: u32,
     /// The device and stream, as a thread of the trace.
@@ -128,14 +128,14 @@ pub struct Flow {
 }
 
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub struct ThreadId {
+pub(crate) struct ThreadId {
     pub pid: String,
     pub tid: String,
 }
 
 /// Why a file could not be read as a trace.
 #[derive(Debug)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     Io(std::io::Error),
     /// Not JSON, or cut short.
     Json(serde_json::Error),
@@ -169,13 +169,13 @@ impl fmt::Display for ReadError {
 
 /// Reads the trace at `path`, gzip-compressed or not, as a stream: memory holds the events kept,
 /// not the file.
-pub fn read_trace(path: &Path) -> Result<Trace, ReadError> {
+pub(crate) fn read_trace(path: &Path) -> Result<Trace, ReadError> {
     let file = File::open(path).map_err(ReadError::Io)?;
     read_stream(path, BufReader::with_capacity(1 << 16, file))
 }
 
 /// Reads the trace that `bytes` hold, gzip-compressed or not, for `path`.
-pub fn read_stream(path: &Path, mut bytes: impl BufRead) -> Result<Trace, ReadError> {
+pub(crate) fn read_stream(path: &Path, mut bytes: impl BufRead) -> Result<Trace, ReadError> {
     let gzip = bytes.fill_buf().map_err(ReadError::Io)?.starts_with(&[0x1f, 0x8b]);
     if gzip {
         let plain = BufReader::with_capacity(1 << 16, flate2::bufread::MultiGzDecoder::new(bytes));
@@ -186,7 +186,7 @@ pub fn read_stream(path: &Path, mut bytes: impl BufRead) -> Result<Trace, ReadEr
 }
 
 /// Reads trace events from JSON text: an object with `traceEvents` or a bare array of events.
-pub fn parse_trace(path: &Path, text: impl BufRead) -> Result<Trace, ReadError> {
+pub(crate) fn parse_trace(path: &Path, text: impl BufRead) -> Result<Trace, ReadError> {
     let mut builder = Builder::default();
     let mut bounded = Bounded::new(text);
     // serde_json reads a byte at a time: it reads them from a buffer.

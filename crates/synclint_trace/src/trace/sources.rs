@@ -23,7 +23,7 @@ pub struct Frame<'a> {
     pub function: &'a str,
 }
 
-pub fn parse_frame(name: &str) -> Option<Frame<'_>> {
+pub(crate) fn parse_frame(name: &str) -> Option<Frame<'_>> {
     let (location, function) = name.split_once("): ")?;
     let open = location.rfind('(')?;
     let line = location[open + 1..].parse().ok()?;
@@ -32,7 +32,7 @@ pub fn parse_frame(name: &str) -> Option<Frame<'_>> {
 }
 
 /// Frames of the profiler itself (its own syncs are not the user's).
-pub fn is_profiler_frame(path: &str) -> bool {
+pub(crate) fn is_profiler_frame(path: &str) -> bool {
     let path = path.replace('\\', "/");
     path.contains("torch/profiler/") || path.ends_with("torch/autograd/profiler.py")
 }
@@ -40,7 +40,7 @@ pub fn is_profiler_frame(path: &str) -> bool {
 /// The project's Python files, as a tree of their paths read from the file name up, for
 /// matching frames: a frame's path is walked down it once, however many project files share its
 /// file name.
-pub struct ProjectFiles {
+pub(crate) struct ProjectFiles {
     root: PathBuf,
     tails: Vec<Tail>,
     /// The tree's first level: a file name's node.
@@ -561,7 +561,7 @@ fn is_in_packages(path: &str) -> bool {
 
 /// A function's lines: from its first decorator to its last line.
 #[derive(Debug, Clone)]
-pub struct FunctionLines {
+pub(crate) struct FunctionLines {
     pub name: String,
     pub first: usize,
     pub last: usize,
@@ -571,7 +571,7 @@ pub struct FunctionLines {
 
 /// Every function of a source text in the order they begin (outer ones before those nested in
 /// them).
-pub fn function_lines(source: &str) -> Vec<FunctionLines> {
+pub(crate) fn function_lines(source: &str) -> Vec<FunctionLines> {
     let parsed = parse(source, crate::parse::SourceKind::Python);
     let lines = Lines::new(source);
     let mut functions = Vec::new();
@@ -623,7 +623,7 @@ fn collect_functions(body: &[ast::Stmt], lines: &Lines, parent: Option<usize>, o
 /// The innermost function whose lines hold `line` (an index into `functions`); `None` at
 /// module level. Functions nest, and come in the order they begin: the innermost one holding
 /// the line is the last to begin at or before it, or one of the functions around that one.
-pub fn function_at(functions: &[FunctionLines], line: usize) -> Option<usize> {
+pub(crate) fn function_at(functions: &[FunctionLines], line: usize) -> Option<usize> {
     let last_begun = functions.partition_point(|f| f.first <= line).checked_sub(1)?;
     std::iter::successors(Some(last_begun), |&index| functions[index].parent)
         .find(|&index| line <= functions[index].last)

@@ -12,7 +12,7 @@ use super::read::{GpuKind, Nanos, Span, SpanKind, Trace};
 
 /// Which way a copy in the sync moved data.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, PartialOrd, Ord)]
-pub enum CopyDirection {
+pub(crate) enum CopyDirection {
     HostToDevice,
     DeviceToHost,
     DeviceToDevice,
@@ -20,7 +20,7 @@ pub enum CopyDirection {
 
 /// An enclosing span, by name and start (a start tells one call of a frame from the next).
 #[derive(Clone, Copy, Debug)]
-pub struct Enclosing {
+pub(crate) struct Enclosing {
     pub name: u32,
     pub start: Nanos,
     pub thread: u32,
@@ -28,12 +28,12 @@ pub struct Enclosing {
 
 /// A node of [`Stacks`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub struct NodeId(u32);
+pub(crate) struct NodeId(u32);
 
 /// The enclosing spans of a trace's syncs as a tree: each node is a span with the node of the
 /// span around it, so a stack is the node of its innermost span.
 #[derive(Default)]
-pub struct Stacks {
+pub(crate) struct Stacks {
     /// (index into the trace's spans, the node of the span enclosing it).
     nodes: Vec<(u32, Option<NodeId>)>,
 }
@@ -71,7 +71,7 @@ impl Stacks {
     /// The names of the Python frames of the stacks `tops`, each once, in the order that walking
     /// each stack in turn, outermost first, meets them. Each node is visited once, however many
     /// stacks share it: what is new in a stack is the part inside what earlier stacks held.
-    pub fn distinct_frames(&self, trace: &Trace, tops: impl IntoIterator<Item = Option<NodeId>>) -> Vec<u32> {
+    pub(crate) fn distinct_frames(&self, trace: &Trace, tops: impl IntoIterator<Item = Option<NodeId>>) -> Vec<u32> {
         let mut visited = vec![false; self.nodes.len()];
         let mut seen = FxHashSet::default();
         let (mut names, mut fresh) = (Vec::new(), Vec::new());
@@ -97,7 +97,7 @@ impl Stacks {
 }
 
 /// One host wait: a call that blocked until the GPU caught up.
-pub struct HostSync {
+pub(crate) struct HostSync {
     /// The host thread that waited.
     pub thread: u32,
     pub start: Nanos,
@@ -119,7 +119,7 @@ pub struct HostSync {
 
 /// A forward operator, with what enclosed it when it ran.
 #[derive(Clone, Copy, Debug)]
-pub struct ForwardOp {
+pub(crate) struct ForwardOp {
     pub op: Enclosing,
     /// The operator's own node: its stack and itself.
     pub stack: NodeId,
@@ -137,7 +137,7 @@ impl ForwardOp {
 }
 
 /// A `ProfilerStep#N` annotation.
-pub struct Step {
+pub(crate) struct Step {
     pub number: u64,
     pub start: Nanos,
     pub end: Nanos,
@@ -161,7 +161,7 @@ const STEP_PREFIX: &str = "ProfilerStep#";
 const NESTING_SLACK: Nanos = 8;
 
 /// The host waits of `trace`.
-pub fn find_waits(trace: &Trace) -> Waits {
+pub(crate) fn find_waits(trace: &Trace) -> Waits {
     let copies = copy_directions(trace);
     let flows = flow_ends(trace);
     let mut by_thread: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
@@ -490,7 +490,7 @@ pub mod tests {
 
     /// A stack of `frames` (outermost first, each inside the one before) around `syncs`
     /// `.item()` calls, each under the builtin frame Python records for it.
-    pub fn deep_trace(frames: &[String], syncs: usize) -> (Trace, Waits) {
+    pub(crate) fn deep_trace(frames: &[String], syncs: usize) -> (Trace, Waits) {
         let span = |cat: &str, name: &str, ts: f64, dur: f64| {
             format!(r#"{{"ph":"X","cat":"{cat}","name":"{name}","pid":1,"tid":1,"ts":{ts:.3},"dur":{dur:.3}}}"#)
         };

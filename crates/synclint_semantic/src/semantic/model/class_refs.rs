@@ -20,7 +20,7 @@ use crate::semantic::summary::ClassRef;
 
 impl<'a> SemanticModel<'a> {
     /// The number of a class reference, given one on first use.
-    pub fn class_ref(&self, class: ClassRef) -> ClassRefId {
+    pub(crate) fn class_ref(&self, class: ClassRef) -> ClassRefId {
         self.class_refs.borrow_mut().intern(class)
     }
 
@@ -51,7 +51,7 @@ impl<'a> SemanticModel<'a> {
 
     /// The kind of an instance of a class the file names (`Head`, `.heads.Head`), as the file
     /// or the project's facts know it.
-    pub fn instance_of_named(&self, spelled: &str) -> Kind {
+    pub(crate) fn instance_of_named(&self, spelled: &str) -> Kind {
         if !spelled.contains('.')
             && let Some(id) = self.local_class(spelled)
         {

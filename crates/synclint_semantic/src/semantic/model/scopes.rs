@@ -54,7 +54,7 @@ pub enum BindingSource {
 
 /// Where one of the joined bindings came from, for what a value depends on.
 #[derive(Debug, Clone, Copy)]
-pub enum Origin<'a> {
+pub(crate) enum Origin<'a> {
     Parameter(u16),
     Value(&'a Expr),
 }

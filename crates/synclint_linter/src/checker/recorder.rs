@@ -100,8 +100,7 @@ impl<'a> Checker<'a> {
     }
 
     pub(super) fn finish(mut self) -> CheckResult {
-        let found = rules::dispatch::end_of_file(self.options.rules, &self.findings);
-        self.findings.diagnostics.extend(found);
+        rules::dispatch::end_of_file(self.options.rules, &mut self.findings);
         let mut model = self.model;
         for asked in self.recorder.constructions_asked.into_inner() {
             let function = &mut model.functions[asked.init as usize];

@@ -6,7 +6,6 @@
 use ruff_python_ast::{Expr, Stmt};
 
 use super::*;
-use crate::diagnostic::Diagnostic;
 
 #[inline(always)]
 pub(crate) fn check_expr(context: &mut RuleContext, expr: &Expr) {
@@ -114,12 +113,10 @@ pub(crate) fn check_elif(context: &mut RuleContext, test: &Expr) {
     }
 }
 
-/// What the rules report once the whole file was walked: SYNC402's loaders, whose batches
-/// may be copied to the GPU anywhere in the file.
-pub(crate) fn end_of_file(rules: &crate::registry::RuleSet, findings: &Findings) -> Vec<Diagnostic> {
+/// What the rules report once the whole file was walked, added to the file's findings:
+/// SYNC402's loaders, whose batches may be copied to the GPU anywhere in the file.
+pub(crate) fn end_of_file(rules: &crate::registry::RuleSet, findings: &mut Findings) {
     if rules.contains(Rule::DataloaderWithoutPinMemory) {
-        findings.loaders.report().collect()
-    } else {
-        Vec::new()
+        findings.diagnostics.extend(findings.loaders.report());
     }
 }

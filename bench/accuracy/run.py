@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Accuracy of synclint on real training code, against lines labelled by hand.
 
-    bench/accuracy/run.py                 # fetch the pinned packages, lint them, print the scores
-    bench/accuracy/run.py --misses        # also list every labelled line scored wrong
+    bench/accuracy/run.py                 # fetch the pinned packages, lint them, print both splits' scores
+    bench/accuracy/run.py --misses        # also list every dev-split line scored wrong
+    bench/accuracy/run.py --split test    # score one split (dev, test or all)
     bench/accuracy/run.py fetch           # only download and extract the packages
     bench/accuracy/run.py show PKG==VER PATH LINE   # a line's text and its hash, for labelling
+    bench/accuracy/run.py validate FILE...          # check label files' fields and hashes (no linting)
 
-Labels live in bench/accuracy/labels/*.tsv, one line each, tab-separated:
+Labels live in bench/accuracy/labels/<split>/*.tsv, one line each, tab-separated:
 
     location    label    pattern    hash    reason
 
@@ -17,6 +19,11 @@ Labels live in bench/accuracy/labels/*.tsv, one line each, tab-separated:
 - hash: the first 10 hex digits of the SHA-1 of the line's text, stripped, so a label that no
   longer points at its line is an error instead of a silent miss;
 - reason: one line, in our words.
+
+Two splits. `dev` holds the packages the model may be tuned on: its misses are listed with
+`--misses`. `test` holds packages labelled blind (every label written before synclint was first
+run on the package): they are scored, never tuned on, so `--misses` leaves them out unless
+`--split test` asks for them by name. A gap between the two splits is a finding about the design.
 
 No third-party code is stored in this repository: the packages are downloaded from PyPI into
 bench/accuracy/cache (git-ignored), by pinned version, as the sdist or the wheel that
@@ -47,6 +54,7 @@ ROOT = HERE.parent.parent
 CACHE = HERE / "cache"
 LABELS = HERE / "labels"
 LABEL_KINDS = ("true_hazard", "benign", "not_sync")
+SPLITS = ("dev", "test")
 PATTERNS = (
     "item",  # .item()
     "tolist",  # .tolist()
@@ -77,7 +85,8 @@ def line_hash(text: str) -> str:
 
 class Label:
     def __init__(self, source: Path, number: int, fields: list[str]):
-        self.where = f"{source.name}:{number}"
+        self.where = f"{source.parent.name}/{source.name}:{number}"
+        self.split = source.parent.name
         if len(fields) != 5:
             raise SystemExit(f"{self.where}: expected 5 tab-separated fields, found {len(fields)}")
         location, self.label, self.pattern, self.hash, self.reason = fields
@@ -101,13 +110,23 @@ class Label:
         return f"{self.package}:{self.path}:{self.line}"
 
 
-def read_labels() -> list[Label]:
+def read_label_file(source: Path) -> list[Label]:
     labels = []
-    for source in sorted(LABELS.glob("*.tsv")):
-        for number, raw in enumerate(source.read_text(encoding="utf-8").splitlines(), 1):
-            if not raw.strip() or raw.startswith("#"):
-                continue
-            labels.append(Label(source, number, raw.split("\t")))
+    for number, raw in enumerate(source.read_text(encoding="utf-8").splitlines(), 1):
+        if not raw.strip() or raw.startswith("#"):
+            continue
+        labels.append(Label(source, number, raw.split("\t")))
+    return labels
+
+
+def read_labels(sources: list[Path] | None = None) -> list[Label]:
+    """Every split's labels (or those of `sources`); a line labelled twice is an error."""
+    if sources is None:
+        strays = sorted(LABELS.glob("*.tsv"))
+        if strays:
+            raise SystemExit(f"{strays[0]}: label files belong in a split's folder ({', '.join(SPLITS)})")
+        sources = sorted(source for split in SPLITS for source in (LABELS / split).glob("*.tsv"))
+    labels = [label for source in sources for label in read_label_file(source)]
     seen = {}
     for label in labels:
         if label.location in seen:
@@ -214,6 +233,19 @@ def rate(hit: int, total: int) -> str:
     return f"{hit}/{total} ({100 * hit / total:.0f}%)" if total else "-"
 
 
+def print_scores(title: str, labels: list[Label], flagged: dict[str, set[tuple[str, int]]]):
+    """One split's (or the whole set's) table; returns the lines it scored wrong."""
+    table, misses = score(labels, flagged)
+    counts = collections.Counter(label.label for label in labels)
+    packages = {label.package for label in labels}
+    print(
+        f"{title}: {len(labels)} labelled lines from {len(packages)} packages: "
+        + ", ".join(f"{counts[k]} {k}" for k in LABEL_KINDS)
+    )
+    print_table(table)
+    return misses
+
+
 def print_table(table) -> None:
     print(f"{'pattern':<22} {'recall (true_hazard)':>22} {'alarms on benign':>18} {'alarms on not_sync':>20}")
     keys = [p for p in PATTERNS if p in table] + ["all"]
@@ -222,20 +254,8 @@ def print_table(table) -> None:
         print(f"{key:<22} {rate(row[0], row[1]):>22} {rate(row[2], row[3]):>18} {rate(row[4], row[5]):>20}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", nargs="?", default="score", choices=["score", "fetch", "show"])
-    parser.add_argument("args", nargs="*")
-    parser.add_argument("--misses", action="store_true", help="list every labelled line scored wrong")
-    parser.add_argument("--synclint-arg", action="append", default=[], help="pass an extra argument to synclint")
-    options = parser.parse_args()
-    if options.command == "show":
-        package, path, line = options.args
-        root = fetch(package, read_forms().get(package, "sdist"))
-        text = (root / path).read_text(encoding="utf-8", errors="replace").splitlines()[int(line) - 1]
-        print(f"{line_hash(text)}\t{text}")
-        return
-    labels = read_labels()
+def check_hashes(labels: list[Label]) -> None:
+    """Fetches the labels' packages and stops where a label no longer points at its line."""
     packages = sorted({label.package for label in labels})
     forms = read_forms()
     unlisted = [package for package in packages if package not in forms]
@@ -248,17 +268,49 @@ def main() -> None:
         print(f"{label.where}: {label.location} does not hold the labelled line (hash {label.hash})", file=sys.stderr)
     if stale:
         raise SystemExit(1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", nargs="?", default="score", choices=["score", "fetch", "show", "validate"])
+    parser.add_argument("args", nargs="*")
+    parser.add_argument("--split", choices=[*SPLITS, "all"], help="score one split (default: each split, then all)")
+    parser.add_argument("--misses", action="store_true", help="list every labelled line scored wrong (dev split unless --split)")
+    parser.add_argument("--synclint-arg", action="append", default=[], help="pass an extra argument to synclint")
+    options = parser.parse_args()
+    if options.command == "show":
+        package, path, line = options.args
+        root = fetch(package, read_forms().get(package, "sdist"))
+        text = (root / path).read_text(encoding="utf-8", errors="replace").splitlines()[int(line) - 1]
+        print(f"{line_hash(text)}\t{text}")
+        return
+    if options.command == "validate":
+        labels = read_labels([Path(arg).resolve() for arg in options.args])
+        check_hashes(labels)
+        counts = collections.Counter(label.label for label in labels)
+        patterns = collections.Counter(label.pattern for label in labels)
+        print(f"{len(labels)} labels: " + ", ".join(f"{counts[k]} {k}" for k in LABEL_KINDS))
+        print("patterns: " + ", ".join(f"{p} {patterns[p]}" for p in PATTERNS if patterns[p]))
+        return
+    labels = read_labels()
+    check_hashes(labels)
     if options.command == "fetch":
         return
     binary = synclint_binary()
+    packages = sorted({label.package for label in labels})
     flagged = {package: findings(binary, package_dir(package), options.synclint_arg) for package in packages}
-    table, misses = score(labels, flagged)
-    counts = collections.Counter(label.label for label in labels)
-    print(
-        f"{len(labels)} labelled lines from {len(packages)} packages: "
-        + ", ".join(f"{counts[k]} {k}" for k in LABEL_KINDS)
-    )
-    print_table(table)
+    if options.split:
+        chosen = [label for label in labels if options.split in ("all", label.split)]
+        misses = print_scores(options.split, chosen, flagged)
+    else:
+        misses = []
+        for split in SPLITS:
+            chosen = [label for label in labels if label.split == split]
+            if chosen:
+                found = print_scores(split, chosen, flagged)
+                misses += found if split == "dev" else []
+                print()
+        print_scores("all", labels, flagged)
     if options.misses:
         print()
         for label in misses:

@@ -43,6 +43,7 @@ const TOPICS: &[&str] = &[
     "arguments",
     "properties",
     "metrics",
+    "indices",
 ];
 
 /// (code, row) of every line `marker` marks in `source`.

@@ -96,7 +96,9 @@ impl<'a> Checker<'a> {
                 .reduce(|a, b| Returned::join_elements(&a?, &b?))
                 .flatten();
         }
-        self.model.project_returned_tuple(call)
+        self.model
+            .values_and_indices(call)
+            .or_else(|| self.model.project_returned_tuple(call))
     }
 
     /// Binds a target to what a returned tuple holds: `(mask, idx), loss = self.assign(x)`;

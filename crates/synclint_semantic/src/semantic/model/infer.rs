@@ -22,7 +22,7 @@ use super::{NodeKey, SemanticModel, node_key};
 use crate::parse::literal_text;
 use crate::semantic::demand::Question;
 use crate::semantic::ids::ClassId;
-use crate::semantic::kinds::{BatchSource, Device, Kind, ModuleKind, TensorFacts};
+use crate::semantic::kinds::{BatchSource, Device, Kind, ModuleKind, Returned, TensorFacts};
 use crate::semantic::names::is_library;
 use crate::semantic::torch_api as api;
 
@@ -378,6 +378,14 @@ impl<'a> SemanticModel<'a> {
             let kind = self.kind_of(element);
             self.reading_display.set(false);
             return kind;
+        }
+        // `x.max(1)[1]`: the indices of a pair of values and indices.
+        if let (Expr::Call(call), Expr::NumberLiteral(index)) = (subscript.value.as_ref(), subscript.slice.as_ref())
+            && let ast::Number::Int(index) = &index.value
+            && let Some(pair) = self.values_and_indices(call)
+            && let Some(Returned::Value(kind)) = index.as_usize().and_then(|index| pair.get(index))
+        {
+            return *kind;
         }
         if self.is_optimizer_step(subscript) {
             return Kind::Tensor(TensorFacts::on(Device::Cpu));

@@ -9,7 +9,7 @@ use ruff_text_size::Ranged;
 
 use super::SemanticModel;
 use crate::parse::literal_text;
-use crate::semantic::kinds::{BatchSource, Device, Kind, OptimizerFacts, TensorFacts};
+use crate::semantic::kinds::{BatchSource, Device, Kind, OptimizerFacts, Returned, TensorFacts};
 use crate::semantic::names::is_library;
 use crate::semantic::torch_api as api;
 
@@ -474,6 +474,31 @@ impl<'a> SemanticModel<'a> {
             _ if api::keeps_dtype_and_device(method) => Kind::Tensor(TensorFacts { pinned: false, ..facts }),
             _ => Kind::Tensor(facts.numeric()),
         }
+    }
+}
+
+impl SemanticModel<'_> {
+    /// The pair a torch op of values and where they sit returns (`topk`, `sort`, `kthvalue`,
+    /// `mode`, `cummax`, `cummin`, `max(x, dim)` ...), element by element: the values, then
+    /// int64 indices on the same device. `_, idx = x.topk(k)` binds an index tensor, as
+    /// `x.topk(k).indices` reads one.
+    pub fn values_and_indices(&self, call: &ast::ExprCall) -> Option<Box<[Returned]>> {
+        let name = match call.func.as_ref() {
+            Expr::Attribute(attribute) => attribute.attr.as_str(),
+            _ => return None,
+        };
+        if !(returns_values_and_indices(name, call)
+            || matches!(name, "topk" | "sort" | "kthvalue" | "mode" | "cummax" | "cummin"))
+        {
+            return None;
+        }
+        let Kind::TensorSequence(facts) = self.call_kinds(call).result else {
+            return None;
+        };
+        Some(Box::new([
+            Returned::Value(Kind::Tensor(facts)),
+            Returned::Value(Kind::Tensor(facts.integer())),
+        ]))
     }
 }
 

@@ -44,6 +44,7 @@ const TOPICS: &[&str] = &[
     "properties",
     "metrics",
     "indices",
+    "instances",
 ];
 
 /// (code, row) of every line `marker` marks in `source`.

@@ -273,6 +273,13 @@ impl Kind {
             (Kind::Tensor(a), Kind::Unknown) | (Kind::Unknown, Kind::Tensor(a)) if a.may_be_cuda() => {
                 Kind::Tensor(a.with_device(a.device.join(Device::Unknown)))
             }
+            // `self.s = s or Sampler()`, `s if s is not None else Sampler()`: a value nothing is
+            // known of beside an instance of a project class may be that instance, so what is
+            // called through it may run the class's methods (a module's call is a network's).
+            (Kind::Object(class), Kind::Unknown) | (Kind::Unknown, Kind::Object(class)) => Kind::Object(class),
+            (Kind::Module(module, class), Kind::Unknown) | (Kind::Unknown, Kind::Module(module, class)) => {
+                Kind::Module(module, class)
+            }
             (Kind::TensorSequence(a), Kind::TensorSequence(b)) => Kind::TensorSequence(a.join(b)),
             (Kind::Device(a), Kind::Device(b)) => Kind::Device(a.join(b)),
             (Kind::Module(a, class_a), Kind::Module(b, class_b)) => Kind::Module(

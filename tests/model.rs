@@ -45,6 +45,7 @@ const TOPICS: &[&str] = &[
     "metrics",
     "indices",
     "instances",
+    "aliases",
 ];
 
 /// (code, row) of every line `marker` marks in `source`.

@@ -142,10 +142,34 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// `sync = torch.cuda.synchronize`, `find = nz`, `Net = ResNet`: a name assigned another
+    /// name of an import, a function or a class, or a dotted name through an import, is one
+    /// more name for the same thing, and calling it calls that.
+    fn alias_of(&self, value: &Expr) -> Option<Binding<'a>> {
+        match value {
+            Expr::Name(other) => match self.model.lookup(other.id.as_str())? {
+                alias @ Binding {
+                    source: BindingSource::Import(_) | BindingSource::Function(_) | BindingSource::Class(_),
+                    ..
+                } => Some(alias.clone()),
+                _ => None,
+            },
+            Expr::Attribute(_) => self.model.qualified_name(value).map(|qualified| Binding {
+                kind: Kind::Unknown,
+                source: BindingSource::Import(qualified.into()),
+                value: None,
+            }),
+            _ => None,
+        }
+    }
+
     /// Binds an assignment target to the kind of what is assigned.
     pub(super) fn bind_target(&mut self, target: &Expr, kind: Kind, value: Option<&'a Expr>) {
         match target {
-            Expr::Name(name) => self.model.bind_value(&name.id, kind, value),
+            Expr::Name(name) => match value.and_then(|value| self.alias_of(value)) {
+                Some(alias) => self.model.bind(&name.id, alias),
+                None => self.model.bind_value(&name.id, kind, value),
+            },
             Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. })
                 if let Some(value @ Expr::Call(call)) = value
                     && let Some(elements) = self.returned_by(call)

@@ -16,6 +16,8 @@ CASES = [
     ("torch.equal same object", "a = torch.randn(64, 128, device=dev)", "v = torch.equal(a, a)"),
     ("0-dim long write python int at int index", "p = torch.zeros(1, dtype=torch.long, device=dev)", "p[0] = 5"),
     ("int index write float scalar", "z = x.clone()", "z[0] = 1.5"),
+    ("index with 0-dim cpu long from arange (read)", "a = torch.randn(64, 128, device=dev); i = torch.arange(64)[3]", "v = a[i]"),
+    ("index with 0-dim cpu long from arange (write tensor)", "a = torch.randn(64, 128, device=dev); i = torch.arange(64)[3]; r = torch.randn(20, device=dev)", "a[i, :20] = r"),
     ("index with 0-dim cuda long (read)", "c = torch.zeros(100, device=dev); u = torch.tensor(3, device=dev)", "v = c[u]"),
     ("index with 0-dim cuda long (write scalar)", "c = torch.zeros(100, device=dev); u = torch.tensor(3, device=dev)", "c[u] = 1.0"),
     ("index with 0-dim cuda long (aug-assign tensor)", "c = torch.zeros(100, device=dev); u = torch.tensor(3, device=dev); w = torch.ones((), device=dev)", "c[u] += w"),

@@ -224,6 +224,42 @@ pub fn tests_first_step(test: &Expr) -> bool {
     })
 }
 
+/// The rest of a block after `if key in memo: return memo[key]` (or `return` of anything, a
+/// `continue`) is a memo miss where it stores into the same memo (`memo[key] = ...`, also
+/// inside `if`, `with` and `try`): it runs once per key, not on every call.
+pub fn misses_a_memo(test: &Expr, rest: &[Stmt]) -> bool {
+    let Expr::Compare(compare) = test else { return false };
+    let ([ast::CmpOp::In], [memo]) = (&*compare.ops, &*compare.comparators) else {
+        return false;
+    };
+    let same_memo = |stored: &Expr| match (stored, memo) {
+        (Expr::Name(stored), Expr::Name(tested)) => stored.id == tested.id,
+        (Expr::Attribute(stored), Expr::Attribute(tested)) => {
+            on_self(stored) && on_self(tested) && stored.attr.id == tested.attr.id
+        }
+        _ => false,
+    };
+    fn stores(body: &[Stmt], same_memo: &dyn Fn(&Expr) -> bool) -> bool {
+        body.iter().any(|stmt| match stmt {
+            Stmt::Assign(assign) => assign
+                .targets
+                .iter()
+                .any(|target| matches!(target, Expr::Subscript(subscript) if same_memo(&subscript.value))),
+            Stmt::If(if_stmt) => {
+                stores(&if_stmt.body, same_memo)
+                    || if_stmt
+                        .elif_else_clauses
+                        .iter()
+                        .any(|clause| stores(&clause.body, same_memo))
+            }
+            Stmt::With(with) => stores(&with.body, same_memo),
+            Stmt::Try(try_stmt) => stores(&try_stmt.body, same_memo),
+            _ => false,
+        })
+    }
+    stores(rest, &same_memo)
+}
+
 /// A lazy initialisation: the test asks whether an attribute of `self` is still unset
 /// (`self._index is None`, `not hasattr(self, "_index")`, `getattr(self, "_index", None) is
 /// None`, a flag not yet set: `not self._checked`, also first in an `or`: `self._grid is None
@@ -232,13 +268,17 @@ pub fn tests_first_step(test: &Expr) -> bool {
 /// body sets it (`self._index = ...`, `self.register_buffer("_index", ...)`, `setattr(self,
 /// "_index", ...)`, a method of `self` named for initialising: `if self.step_index is None:
 /// self._init_step_index(t)`), or whether a container is still empty (`len(state) == 0`, `not
-/// state`) and the body fills it (`state["step"] = ...`, an optimizer's per-parameter state):
-/// the body runs on the first call, not on every step.
+/// state`) and the body fills it (`state["step"] = ...`, an optimizer's per-parameter state), or
+/// whether a key is missing from a memo (`key not in cache`, `key not in self._cache`) and the
+/// body stores it there (`cache[key] = ...`): the body runs on the first call (for a memo, once
+/// per key), not on every step.
 pub fn initialises_lazily(test: &Expr, body: &[Stmt]) -> bool {
     /// What a test finds unset: an attribute of `self`, or an empty container by name.
     enum Unset<'e> {
         Attribute(&'e str),
         Container(&'e str),
+        /// A memo a key is missing from: a name, or an attribute of `self` (by its name).
+        Memo(&'e Expr),
     }
     fn unset(test: &Expr) -> Option<Unset<'_>> {
         match test {
@@ -252,6 +292,10 @@ pub fn initialises_lazily(test: &Expr, body: &[Stmt]) -> bool {
                 }
                 ([ast::CmpOp::Is], [Expr::NoneLiteral(_)], Expr::Call(call)) => {
                     named_on_self(call, "getattr").map(Unset::Attribute)
+                }
+                ([ast::CmpOp::NotIn], [memo @ Expr::Name(_)], _) => Some(Unset::Memo(memo)),
+                ([ast::CmpOp::NotIn], [memo @ Expr::Attribute(attribute)], _) if on_self(attribute) => {
+                    Some(Unset::Memo(memo))
                 }
                 // `len(state) == 0`
                 ([ast::CmpOp::Eq], [zero], Expr::Call(call)) if is_zero_int(zero) => {
@@ -307,6 +351,11 @@ pub fn initialises_lazily(test: &Expr, body: &[Stmt]) -> bool {
         (Expr::Subscript(subscript), Unset::Container(container)) => {
             matches!(subscript.value.as_ref(), Expr::Name(name) if name.id.as_str() == *container)
         }
+        (Expr::Subscript(subscript), Unset::Memo(memo)) => match (subscript.value.as_ref(), memo) {
+            (Expr::Name(stored), Expr::Name(tested)) => stored.id == tested.id,
+            (Expr::Attribute(stored), Expr::Attribute(tested)) => on_self(stored) && stored.attr.id == tested.attr.id,
+            _ => false,
+        },
         _ => false,
     };
     let Some(unset) = unset(test) else {
@@ -852,6 +901,30 @@ mod tests {
         assert!(!initialises_lazily(&test, &body));
         let (test, body) = if_statement("if x is None:\n    x = build()\n");
         assert!(!initialises_lazily(&test, &body));
+        // A memo missing a key, filled by the body: once per key.
+        let (test, body) = if_statement("if key not in cache:\n    cache[key] = build(key)\n");
+        assert!(initialises_lazily(&test, &body));
+        let (test, body) = if_statement("if n not in self._tables:\n    self._tables[n] = make(n)\n");
+        assert!(initialises_lazily(&test, &body));
+        // A membership test whose body stores elsewhere runs whenever the key is missing.
+        let (test, body) = if_statement("if key not in cache:\n    other[key] = build(key)\n");
+        assert!(!initialises_lazily(&test, &body));
+        let (test, body) = if_statement("if label not in labels:\n    count += 1\n");
+        assert!(!initialises_lazily(&test, &body));
+    }
+
+    #[test]
+    fn the_rest_after_a_memo_hit_returns_is_a_miss() {
+        let body = module("if key in cache:\n    return cache[key]\nwith lock:\n    cache[key] = build(key)\n").body;
+        let Stmt::If(hit) = &body[0] else { panic!("an if") };
+        assert!(misses_a_memo(&hit.test, &body[1..]));
+        let body = module("if n in self._seen:\n    return\nself._seen[n] = True\n").body;
+        let Stmt::If(hit) = &body[0] else { panic!("an if") };
+        assert!(misses_a_memo(&hit.test, &body[1..]));
+        // The rest stores nothing into the memo: it runs whenever the key is missing.
+        let body = module("if key in cache:\n    return cache[key]\nresult = build(key)\n").body;
+        let Stmt::If(hit) = &body[0] else { panic!("an if") };
+        assert!(!misses_a_memo(&hit.test, &body[1..]));
     }
 
     #[test]

@@ -15,8 +15,8 @@ use crate::rules;
 use crate::semantic::{ArmOutcome, Binding, GivenAsked, Kind, Returned, ScopeKind, is_false_literal};
 use crate::syntax::{
     builds_a_message, collect_names, initialises_lazily, is_periodic_guard, iterates_a_fixed_collection,
-    iterates_steps, names_not_none, names_steps, none_unless, on_self, registered_modules, skips_off_period,
-    tests_first_step, trains,
+    iterates_steps, misses_a_memo, names_not_none, names_steps, none_unless, on_self, registered_modules,
+    skips_off_period, tests_first_step, trains,
 };
 
 impl<'a> Checker<'a> {
@@ -174,6 +174,8 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 });
                 let mut decided = self.arm_off_step(&if_stmt.test, false);
                 self.decision.set_returned_early(None);
+                // After `if key in memo: return memo[key]`, the rest fills the memo: once per key.
+                decided.off_step |= misses_a_memo(&if_stmt.test, &body[index + 1..]);
                 if !decided.off_step {
                     decided.guards = GivenAsked::default();
                 }

@@ -2,7 +2,7 @@
 //! `%`-formatting, `"{}".format(t)`, logging calls that will emit.
 
 use ruff_python_ast::{Expr, ExprBinOp, ExprCall, ExprFString, Operator};
-use ruff_text_size::Ranged;
+use ruff_text_size::{Ranged, TextRange};
 
 use super::{method_call, report};
 use crate::registry::Rule;
@@ -16,6 +16,15 @@ fn flag(context: &mut RuleContext, expr: &Expr, how: &str) {
 
 /// `several`: `expr` holds GPU tensors, each formatted (`*losses.values()`).
 fn flag_tensors(context: &mut RuleContext, expr: &Expr, how: &str, several: bool) {
+    report_formatting(context, expr, expr.range(), how, several);
+}
+
+/// [`flag`], reported at `at` (a range that holds `expr`).
+fn flag_at(context: &mut RuleContext, expr: &Expr, at: TextRange, how: &str) {
+    report_formatting(context, expr, at, how, false);
+}
+
+fn report_formatting(context: &mut RuleContext, expr: &Expr, at: TextRange, how: &str, several: bool) {
     let text = context.slice(expr);
     let what = if several {
         format!("the GPU tensors in `{text}` copies them")
@@ -25,7 +34,7 @@ fn flag_tensors(context: &mut RuleContext, expr: &Expr, how: &str, several: bool
     report(
         context,
         Rule::TensorFormatting,
-        expr.range(),
+        at,
         format!("{how} {what} to the host and waits for the GPU"),
         "keep a running tensor and format it once per log interval (under `if step % N == 0:`)".to_string(),
     );
@@ -142,6 +151,12 @@ pub(crate) fn percent_format(context: &mut RuleContext, binop: &ExprBinOp) {
         Some(Expr::Starred(starred)) => {
             let several = matches!(model.kind_of(&starred.value), Kind::TensorSequence(_));
             flag_tensors(context, &starred.value, "`%`-formatting", several);
+        }
+        // A format split over lines is reported where the `%` formatting starts, the line a
+        // reader (and a `# noqa`) looks at, not the line of the element.
+        Some(element) if context.source()[TextRange::new(binop.start(), element.start())].contains('\n') => {
+            let at = TextRange::new(binop.start(), element.end());
+            flag_at(context, element, at, "`%`-formatting");
         }
         Some(element) => flag(context, element, "`%`-formatting"),
         None => {}

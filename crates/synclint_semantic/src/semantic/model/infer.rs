@@ -550,6 +550,8 @@ impl<'a> SemanticModel<'a> {
                     batch: BatchSource::NotABatch,
                 })
             }
+            // `"loss %f" % loss` is text, whatever it formats.
+            (Kind::Str, _) if matches!(binop.op, Operator::Mod | Operator::Add | Operator::Mult) => Kind::Str,
             (Kind::Tensor(facts), other) | (other, Kind::Tensor(facts)) => {
                 // The other operand is not known to be a tensor: almost always a Python number
                 // (a CPU tensor mixed with a CUDA one would raise), so the device carries over.
@@ -563,7 +565,6 @@ impl<'a> SemanticModel<'a> {
             }
             (Kind::Number, Kind::Number) => Kind::Number,
             (Kind::NdArray, Kind::Number | Kind::NdArray) | (Kind::Number, Kind::NdArray) => Kind::NdArray,
-            (Kind::Str, _) if matches!(binop.op, Operator::Mod | Operator::Add | Operator::Mult) => Kind::Str,
             (Kind::Number, Kind::Str) if binop.op == Operator::Mult => Kind::Str,
             // `[0] * n`, `a + b` of number lists.
             (Kind::NumberList, Kind::NumberList | Kind::Number) | (Kind::Number, Kind::NumberList) => Kind::NumberList,

@@ -224,6 +224,18 @@ pub fn tests_first_step(test: &Expr) -> bool {
     })
 }
 
+/// Whether a subscript stores into the memo a membership test read: the same name, or the same
+/// attribute of `self`.
+fn same_memo(stored: &Expr, tested: &Expr) -> bool {
+    match (stored, tested) {
+        (Expr::Name(stored), Expr::Name(tested)) => stored.id == tested.id,
+        (Expr::Attribute(stored), Expr::Attribute(tested)) => {
+            on_self(stored) && on_self(tested) && stored.attr.id == tested.attr.id
+        }
+        _ => false,
+    }
+}
+
 /// The rest of a block after `if key in memo: return memo[key]` (or `return` of anything, a
 /// `continue`) is a memo miss where it stores into the same memo (`memo[key] = ...`, also
 /// inside `if`, `with` and `try`): it runs once per key, not on every call.
@@ -232,13 +244,7 @@ pub fn misses_a_memo(test: &Expr, rest: &[Stmt]) -> bool {
     let ([ast::CmpOp::In], [memo]) = (&*compare.ops, &*compare.comparators) else {
         return false;
     };
-    let same_memo = |stored: &Expr| match (stored, memo) {
-        (Expr::Name(stored), Expr::Name(tested)) => stored.id == tested.id,
-        (Expr::Attribute(stored), Expr::Attribute(tested)) => {
-            on_self(stored) && on_self(tested) && stored.attr.id == tested.attr.id
-        }
-        _ => false,
-    };
+    let same_memo = |stored: &Expr| same_memo(stored, memo);
     fn stores(body: &[Stmt], same_memo: &dyn Fn(&Expr) -> bool) -> bool {
         body.iter().any(|stmt| match stmt {
             Stmt::Assign(assign) => assign
@@ -351,11 +357,7 @@ pub fn initialises_lazily(test: &Expr, body: &[Stmt]) -> bool {
         (Expr::Subscript(subscript), Unset::Container(container)) => {
             matches!(subscript.value.as_ref(), Expr::Name(name) if name.id.as_str() == *container)
         }
-        (Expr::Subscript(subscript), Unset::Memo(memo)) => match (subscript.value.as_ref(), memo) {
-            (Expr::Name(stored), Expr::Name(tested)) => stored.id == tested.id,
-            (Expr::Attribute(stored), Expr::Attribute(tested)) => on_self(stored) && stored.attr.id == tested.attr.id,
-            _ => false,
-        },
+        (Expr::Subscript(subscript), Unset::Memo(memo)) => same_memo(&subscript.value, memo),
         _ => false,
     };
     let Some(unset) = unset(test) else {

@@ -224,6 +224,15 @@ pub fn tests_first_step(test: &Expr) -> bool {
     })
 }
 
+/// The container a membership test reads (`cache` of `key in cache`, `key not in cache`).
+pub fn membership_container(test: &Expr) -> Option<&Expr> {
+    let Expr::Compare(compare) = test else { return None };
+    match (&*compare.ops, &*compare.comparators) {
+        ([ast::CmpOp::In | ast::CmpOp::NotIn], [container]) => Some(container),
+        _ => None,
+    }
+}
+
 /// Whether a subscript stores into the memo a membership test read: the same name, or the same
 /// attribute of `self`.
 fn same_memo(stored: &Expr, tested: &Expr) -> bool {

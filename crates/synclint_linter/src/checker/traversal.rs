@@ -15,8 +15,8 @@ use crate::rules;
 use crate::semantic::{ArmOutcome, Binding, GivenAsked, Kind, Returned, ScopeKind, is_false_literal};
 use crate::syntax::{
     builds_a_message, collect_names, initialises_lazily, is_periodic_guard, iterates_a_fixed_collection,
-    iterates_steps, misses_a_memo, names_not_none, names_steps, none_unless, on_self, registered_modules,
-    skips_off_period, tests_first_step, trains,
+    iterates_steps, membership_container, misses_a_memo, names_not_none, names_steps, none_unless, on_self,
+    registered_modules, skips_off_period, tests_first_step, trains,
 };
 
 impl<'a> Checker<'a> {
@@ -88,6 +88,18 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Whether what a membership test reads outlives the call it is tested in: a memo made in
+    /// the same function (`cache = {}` then `if k not in cache: cache[k] = ...`) is made again
+    /// on every call, so its misses are not rare across steps, and one passed in may be made
+    /// anew by each caller; one kept on `self` or in a global outlives the call. A test that is
+    /// not a membership test says nothing against it.
+    fn outlives_the_call(&self, test: &Expr) -> bool {
+        match membership_container(test) {
+            Some(Expr::Name(memo)) => !self.model.binds_here(memo.id.as_str()),
+            _ => true,
+        }
+    }
+
     /// The body of an `if` / `elif` clause: periodic when its test is a periodic guard (the
     /// outermost guard is the one named).
     fn visit_guarded_arm(&mut self, test: &'a Expr, start: TextSize, body: &'a [Stmt]) -> ArmOutcome<'a> {
@@ -100,7 +112,7 @@ impl<'a> Checker<'a> {
         let narrowed = self
             .isinstance_narrowing(test)
             .or_else(|| self.device_narrowing(test, true));
-        let lazily = initialises_lazily(test, body) || tests_first_step(test);
+        let lazily = (initialises_lazily(test, body) && self.outlives_the_call(test)) || tests_first_step(test);
         let type_arm = self.parameter_type_test(test);
         self.frame.enter_type_arm(type_arm);
         let arm = self.visit_tested_arm(test, true, lazily, body, narrowed);
@@ -175,7 +187,8 @@ impl<'a> Visitor<'a> for Checker<'a> {
                 let mut decided = self.arm_off_step(&if_stmt.test, false);
                 self.decision.set_returned_early(None);
                 // After `if key in memo: return memo[key]`, the rest fills the memo: once per key.
-                decided.off_step |= misses_a_memo(&if_stmt.test, &body[index + 1..]);
+                decided.off_step |=
+                    misses_a_memo(&if_stmt.test, &body[index + 1..]) && self.outlives_the_call(&if_stmt.test);
                 if !decided.off_step {
                     decided.guards = GivenAsked::default();
                 }

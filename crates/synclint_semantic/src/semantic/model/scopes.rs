@@ -122,6 +122,12 @@ impl<'a> SemanticModel<'a> {
         self.scopes[self.flow.scope as usize].kind
     }
 
+    /// Whether the current scope binds `name` itself (an assignment in this function, or at
+    /// module level where the walk is there), rather than reading it from an enclosing scope.
+    pub fn binds_here(&self, name: &str) -> bool {
+        self.scopes[self.flow.scope as usize].bindings.contains_key(name)
+    }
+
     pub fn declare_global(&mut self, name: Name) {
         self.scopes[self.flow.scope as usize].globals.push(name);
     }

@@ -1,7 +1,7 @@
 # Cases the test split's labellers assumed without a measurement (2026-12-03), in the oracle's
-# format (COMMON, then CASES of (name, setup, statement)). Not measured yet: the GPU machine could
-# not be started in the session that wrote them. Where a result contradicts a label's
-# assumption (the label files' headers and reasons name them), the label is corrected from it.
+# format (COMMON, then CASES of (name, setup, statement)); results in
+# test-split-h200-torch2.11.jsonl. Where a result contradicts a label's assumption (the label
+# files' headers and reasons name them), the label is corrected from it.
 COMMON = """
 import torch, torch.nn as nn, torch.nn.functional as F
 dev = torch.device('cuda')

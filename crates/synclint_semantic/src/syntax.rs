@@ -253,26 +253,25 @@ pub fn misses_a_memo(test: &Expr, rest: &[Stmt]) -> bool {
     let ([ast::CmpOp::In], [memo]) = (&*compare.ops, &*compare.comparators) else {
         return false;
     };
-    let same_memo = |stored: &Expr| same_memo(stored, memo);
-    fn stores(body: &[Stmt], same_memo: &dyn Fn(&Expr) -> bool) -> bool {
+    fn stores(body: &[Stmt], memo: &Expr) -> bool {
         body.iter().any(|stmt| match stmt {
             Stmt::Assign(assign) => assign
                 .targets
                 .iter()
-                .any(|target| matches!(target, Expr::Subscript(subscript) if same_memo(&subscript.value))),
+                .any(|target| matches!(target, Expr::Subscript(subscript) if same_memo(&subscript.value, memo))),
             Stmt::If(if_stmt) => {
-                stores(&if_stmt.body, same_memo)
+                stores(&if_stmt.body, memo)
                     || if_stmt
                         .elif_else_clauses
                         .iter()
-                        .any(|clause| stores(&clause.body, same_memo))
+                        .any(|clause| stores(&clause.body, memo))
             }
-            Stmt::With(with) => stores(&with.body, same_memo),
-            Stmt::Try(try_stmt) => stores(&try_stmt.body, same_memo),
+            Stmt::With(with) => stores(&with.body, memo),
+            Stmt::Try(try_stmt) => stores(&try_stmt.body, memo),
             _ => false,
         })
     }
-    stores(rest, &same_memo)
+    stores(rest, memo)
 }
 
 /// A lazy initialisation: the test asks whether an attribute of `self` is still unset

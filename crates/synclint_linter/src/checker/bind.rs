@@ -426,7 +426,8 @@ impl<'a> Checker<'a> {
             kind @ Kind::DataLoader { .. } => Kind::element(kind),
             // `for i in torch.arange(n)`: the items of a 1-D CPU tensor are 0-dim CPU tensors,
             // which PyTorch reads as Python numbers where they index or size (a select, no copy;
-            // measured on an H200: `x[i]`, `z[i, :k] = r` 0.01-0.03 ms behind 12.5 ms of GPU work).
+            // measured on an H200: `x[i]` 0.02 ms, `z[i, :20] = r` 0.07 ms behind 30 ms of GPU
+            // work, docs/measurements).
             Kind::Tensor(facts) if facts.device == Device::Cpu && self.makes_a_1d_tensor(iter) => Kind::Number,
             Kind::Unknown if names_a_loader(iter) => Kind::Tensor(TensorFacts {
                 batch: BatchSource::UnknownLoader,

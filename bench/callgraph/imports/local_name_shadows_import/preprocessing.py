@@ -1,0 +1,2 @@
+def normalize(text):
+    return text.lower()

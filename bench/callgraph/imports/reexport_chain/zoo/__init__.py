@@ -1,0 +1,1 @@
+from .registry import create_model

@@ -1,0 +1,2 @@
+def build(name):
+    return name + "-small"

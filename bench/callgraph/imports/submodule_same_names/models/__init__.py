@@ -1,0 +1,1 @@
+"""Backbone builders, one submodule per architecture."""

@@ -34,6 +34,7 @@ const TOPICS: &[&str] = &[
     "autograd_functions",
     "passed_functions",
     "lazy_init",
+    "moved_items",
     "fixed_collections",
     "backends",
     "replaced_forward",

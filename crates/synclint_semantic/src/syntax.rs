@@ -532,6 +532,24 @@ pub fn calls_collectives(body: &[Stmt]) -> bool {
     })
 }
 
+/// The calls of this code (outside nested definitions and lambdas) that move the value `name`
+/// holds: `name.to(...)` and `name.cuda(...)`. Whether each moves it to a device (rather than
+/// changing its dtype) is the model's to tell.
+pub fn moves_of<'b>(body: &'b [Stmt], name: &str) -> Vec<&'b ast::ExprCall> {
+    let mut moves = Vec::new();
+    any_expr(body, |expr| {
+        if let Expr::Call(call) = expr
+            && let Expr::Attribute(attribute) = call.func.as_ref()
+            && matches!(attribute.attr.as_str(), "to" | "cuda")
+            && matches!(attribute.value.as_ref(), Expr::Name(moved) if moved.id.as_str() == name)
+        {
+            moves.push(call);
+        }
+        false
+    });
+    moves
+}
+
 /// Does this code (outside nested definitions) `yield`?
 pub fn yields(body: &[Stmt]) -> bool {
     any_expr(body, |expr| matches!(expr, Expr::Yield(_) | Expr::YieldFrom(_)))
@@ -870,6 +888,17 @@ mod tests {
             Some(Stmt::FunctionDef(def)) => def,
             _ => panic!("not a function: {source}"),
         }
+    }
+
+    #[test]
+    fn the_moves_of_a_name_are_its_to_and_cuda_calls_outside_nested_functions() {
+        let body = module(
+            "x = batch.to(dev)\ny = batch.cuda()\nz = other.to(dev)\nw = batch.float()\ndef f():\n    batch.to(dev)\ng = lambda: batch.to(dev)\n",
+        )
+        .body;
+        let moves = moves_of(&body, "batch");
+        assert_eq!(moves.len(), 2);
+        assert!(moves_of(&body, "other").len() == 1 && moves_of(&body, "w").is_empty());
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use std::rc::Rc;
 
 use ruff_python_ast::name::Name;
-use ruff_python_ast::{self as ast, Expr};
+use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use super::Checker;
 use super::functions::is_autograd_function;
@@ -16,7 +16,7 @@ use crate::semantic::{
     BatchSource, Binding, BindingSource, ClassId, Device, FunctionId, HotContext, Kind, Returned, StoredCallable,
     TensorFacts, device_from_str, is_library,
 };
-use crate::syntax::{any_expr, any_expr_in, is_a_size, on_self};
+use crate::syntax::{any_expr, any_expr_in, is_a_size, moves_of, on_self};
 
 impl<'a> Checker<'a> {
     pub(super) fn bind_import(&mut self, alias: &ast::Alias, module: Option<&str>, level: u32) {
@@ -530,6 +530,39 @@ impl<'a> Checker<'a> {
             self.bind_target(target, kind, Some(iter));
         } else {
             self.bind_element(target, kind, iter);
+        }
+    }
+
+    /// A loop's item that nothing tells the kind of, and that the loop's body moves to a device
+    /// (`x = batch.to(device)`, `batch.cuda()`), is host data: code moves what is not on the
+    /// device yet. It is a batch of a loader the model cannot see, so the move is a copy from
+    /// the host (SYNC401), and the item itself stays on the host after it (`batch.cpu()` copies
+    /// nothing). A dtype cast (`batch.to(torch.float16)`) moves nothing.
+    pub(super) fn bind_moved_items(&mut self, target: &'a Expr, body: &'a [Stmt]) {
+        match target {
+            Expr::Name(name) => {
+                let unknown = self
+                    .model
+                    .lookup(name.id.as_str())
+                    .is_some_and(|binding| binding.kind == Kind::Unknown);
+                let moved = || {
+                    moves_of(body, name.id.as_str()).into_iter().any(|call| {
+                        matches!(call.func.as_ref(), Expr::Attribute(a) if a.attr.as_str() == "cuda")
+                            || self.model.target_device_of_to(call).is_some_and(|d| d != Device::Cpu)
+                    })
+                };
+                if unknown && moved() {
+                    let batch = TensorFacts {
+                        batch: BatchSource::UnknownLoader,
+                        ..TensorFacts::on(Device::Cpu)
+                    };
+                    self.bind_target(target, Kind::Tensor(batch), None);
+                }
+            }
+            Expr::Tuple(tuple) => tuple.elts.iter().for_each(|element| self.bind_moved_items(element, body)),
+            Expr::List(list) => list.elts.iter().for_each(|element| self.bind_moved_items(element, body)),
+            Expr::Starred(starred) => self.bind_moved_items(&starred.value, body),
+            _ => {}
         }
     }
 

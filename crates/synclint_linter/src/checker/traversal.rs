@@ -274,6 +274,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
             Stmt::For(for_stmt) => {
                 self.visit_expr(&for_stmt.iter);
                 self.bind_loop_target(&for_stmt.target, &for_stmt.iter);
+                self.bind_moved_items(&for_stmt.target, &for_stmt.body);
                 self.visit_expr(&for_stmt.target);
                 let line = self.line(for_stmt.start());
                 let mut targets = Vec::new();

@@ -1,6 +1,6 @@
 //! SYNC205: indexing that copies host data to the GPU behind queued work: `x[idx] = 0.0` with an
 //! index tensor (the scalar is copied host to device), and a CUDA tensor indexed with a CPU
-//! tensor, a Python list or a `range`.
+//! tensor, a numpy array, a Python list or a `range`.
 
 use ruff_python_ast::{Expr, ExprContext, ExprSubscript, StmtAssign};
 use ruff_text_size::Ranged;
@@ -18,9 +18,10 @@ fn index_elements(slice: &Expr) -> Vec<&Expr> {
     }
 }
 
-/// A host index on a CUDA tensor: a CPU tensor, a list literal or a list of numbers, a `range`, or
-/// a tuple inside a tuple index (`x[rows, 0]`; a tuple as the whole index is one index per
-/// dimension). Measured: each is copied to the GPU, 30 ms behind 30 ms of queued work. A list of
+/// A host index on a CUDA tensor: a CPU tensor, a numpy array, a list literal or a list of
+/// numbers, a `range`, or a tuple inside a tuple index (`x[rows, 0]`; a tuple as the whole index
+/// is one index per dimension). Measured: each is copied to the GPU, 30 ms behind 30 ms of queued
+/// work (a numpy array of ints or of bools alike, docs/measurements/test-split-h200-torch2.11.jsonl). A list of
 /// unknown elements held in a name is not taken for one: lists of slices (`x[slicer]`) index
 /// one dimension each; so does a list literal holding one tensor (`x[[idx]]` is `x[idx]`:
 /// measured 0.14 ms with a CUDA index).
@@ -38,7 +39,7 @@ fn host_index<'e>(context: &RuleContext, subscript: &'e ExprSubscript) -> Option
         }
         _ => match model.kind_for_device_test(index) {
             Kind::Tensor(facts) => facts.device == Device::Cpu && !facts.boolean,
-            Kind::NumberList => true,
+            Kind::NumberList | Kind::NdArray => true,
             Kind::Tuple => in_tuple,
             _ => false,
         },

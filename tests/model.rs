@@ -35,6 +35,7 @@ const TOPICS: &[&str] = &[
     "passed_functions",
     "lazy_init",
     "moved_items",
+    "passed_callables",
     "fixed_collections",
     "backends",
     "replaced_forward",

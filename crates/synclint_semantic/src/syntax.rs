@@ -550,6 +550,28 @@ pub fn moves_of<'b>(body: &'b [Stmt], name: &str) -> Vec<&'b ast::ExprCall> {
     moves
 }
 
+/// The names this code returns as they are (`return wrapper`), outside nested definitions: a
+/// decorator or a factory returning a function it defines.
+pub fn returned_names(body: &[Stmt]) -> Vec<&Name> {
+    struct Returns<'b>(Vec<&'b Name>);
+    impl<'b> Visitor<'b> for Returns<'b> {
+        fn visit_stmt(&mut self, stmt: &'b Stmt) {
+            match stmt {
+                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+                Stmt::Return(ast::StmtReturn { value: Some(value), .. }) => {
+                    if let Expr::Name(name) = value.as_ref() {
+                        self.0.push(&name.id);
+                    }
+                }
+                _ => visitor::walk_stmt(self, stmt),
+            }
+        }
+    }
+    let mut returns = Returns(Vec::new());
+    returns.visit_body(body);
+    returns.0
+}
+
 /// Does this code (outside nested definitions) `yield`?
 pub fn yields(body: &[Stmt]) -> bool {
     any_expr(body, |expr| matches!(expr, Expr::Yield(_) | Expr::YieldFrom(_)))
@@ -888,6 +910,16 @@ mod tests {
             Some(Stmt::FunctionDef(def)) => def,
             _ => panic!("not a function: {source}"),
         }
+    }
+
+    #[test]
+    fn returned_names_leave_out_nested_functions() {
+        let body = module(
+            "def wrapper():\n    return inner\nif c:\n    return wrapper\nreturn f(x)\n",
+        )
+        .body;
+        let names: Vec<&str> = returned_names(&body).into_iter().map(Name::as_str).collect();
+        assert_eq!(names, ["wrapper"]);
     }
 
     #[test]

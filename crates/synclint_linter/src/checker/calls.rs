@@ -35,6 +35,20 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// The parameter (of this function, or of one enclosing it) that an argument passes on
+    /// unchanged, where nothing tells what it holds (it may be a callable the callee calls).
+    pub(super) fn passed_parameter(&self, argument: &Expr) -> Option<Callee> {
+        let Expr::Name(name) = argument else { return None };
+        let binding = self.model.lookup(name.id.as_str())?;
+        match (&binding.source, binding.kind) {
+            (BindingSource::Parameter(slot), Kind::Unknown) => Some(Callee::Parameter {
+                function: self.model.binding_function(name.id.as_str())?,
+                slot: *slot,
+            }),
+            _ => None,
+        }
+    }
+
     /// The project function a name is bound to here: one of this file, or an imported one.
     fn named_function(&self, name: &str) -> Option<Callee> {
         match &self.model.lookup(name)?.source {
@@ -88,10 +102,14 @@ impl<'a> Checker<'a> {
                     source: BindingSource::Class(id),
                     ..
                 }) => Some(method(ClassRef::Local(*id), "__init__", true)),
-                Some(binding) => {
-                    let class = binding.kind.class()?;
-                    Some(method(self.model.class_of_ref(class), "__call__", true))
-                }
+                Some(binding) => match (&binding.source, binding.kind) {
+                    // `fn(x)` of a parameter nothing tells the kind of: what callers pass.
+                    (BindingSource::Parameter(slot), Kind::Unknown) => Some(Callee::Parameter {
+                        function: self.model.binding_function(name.id.as_str())?,
+                        slot: *slot,
+                    }),
+                    (_, kind) => Some(method(self.model.class_of_ref(kind.class()?), "__call__", true)),
+                },
                 None => None,
             },
             Expr::Attribute(attribute) => {
@@ -245,6 +263,7 @@ impl<'a> Checker<'a> {
     pub(super) fn local_target(&self, callee: &Callee) -> Option<(FunctionId, usize)> {
         match callee {
             Callee::Local(id) => Some((*id, 0)),
+            Callee::Parameter { .. } => None,
             Callee::Super { class, method } => {
                 let id = self
                     .model

@@ -404,6 +404,7 @@ impl<'a> Checker<'a> {
                 value: None,
             },
         );
+        self.record_decorations(def, id);
     }
 
     pub(super) fn define_class(&mut self, class_def: &'a ast::StmtClassDef) {

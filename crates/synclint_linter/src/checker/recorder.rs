@@ -17,12 +17,12 @@ use crate::diagnostic::Diagnostic;
 use crate::registry::Rule;
 use crate::rules;
 use crate::semantic::{
-    Argument, Asked, Binding, BindingSource, CallArguments, CallArity, CallSite, Callee, ClassId, ClassInfo, ClassRef,
-    ClassSummary, DeadWhere, EntryAsked, FileSummary, FunctionDetails, FunctionId, FunctionSummary, Given, GivenAsked,
+    Argument, ArgumentSlot, Asked, Binding, BindingSource, CallArguments, CallArity, CallSite, Callee, ClassId, ClassInfo, ClassRef,
+    ClassSummary, DeadWhere, EntryAsked, FileSummary, FunctionDetails, FunctionId, FunctionInfo, FunctionSummary, Given, GivenAsked,
     HotContext, ImportedAttribute, ImportedCall, Kind, MethodsCalledOn, ModuleKind, ParameterSync, ProjectKind,
-    Question, Questions, Returned, SemanticModel, Signature, slot_bit,
+    PassedTo, Question, Questions, Returned, SemanticModel, Signature, slot_bit,
 };
-use crate::syntax::on_self;
+use crate::syntax::{joined, on_self, returned_names};
 
 /// The parts of the file's summary the walk records as it goes (the rest is read off the
 /// model's tables when the file is done).
@@ -163,6 +163,8 @@ impl<'a> Checker<'a> {
                 (model.to_project(f.returns.unwrap_or_default()), tuple)
             })
             .collect();
+        let returns_functions: Vec<Box<[FunctionId]>> =
+            model.functions.iter().map(|f| returned_functions(&model.functions, f)).collect();
         // A new list of exactly the summaries' size: collected in place, it would keep the
         // larger `FunctionInfo` list's memory until the project-wide pass.
         let functions: Vec<FunctionSummary> = model
@@ -171,7 +173,8 @@ impl<'a> Checker<'a> {
             .zip(returns)
             .zip(syncs_on)
             .zip(entries)
-            .map(|(((f, returns), syncs_on), entries)| FunctionSummary {
+            .zip(returns_functions)
+            .map(|((((f, returns), syncs_on), entries), returns_functions)| FunctionSummary {
                 name_at: (f.qualname.len() - f.name.len()) as u32,
                 qualname: std::mem::take(&mut f.qualname),
                 line: f.line,
@@ -193,6 +196,7 @@ impl<'a> Checker<'a> {
                     return_depends: f.return_depends.take(),
                     stored_absent: std::mem::take(&mut f.stored_absent),
                     syncs_on: syncs_on.into_boxed_slice(),
+                    returns_functions,
                 }
                 .boxed(),
             })
@@ -336,7 +340,7 @@ impl<'a> Checker<'a> {
         let constructs = |callee: &Callee| match callee {
             Callee::Method { method, .. } | Callee::Super { method, .. } => &**method == "__init__",
             Callee::Imported { name, .. } => name.starts_with(|c: char| c.is_ascii_uppercase()),
-            Callee::Local(_) | Callee::Property { .. } => false,
+            Callee::Local(_) | Callee::Property { .. } | Callee::Parameter { .. } => false,
         };
         let Some(callee) = self.project_callee(call).filter(constructs) else {
             return;
@@ -430,17 +434,35 @@ impl<'a> Checker<'a> {
     }
 
     /// Project functions passed to a call (`multi_apply(self._targets_single, xs)`,
-    /// `partial(f, x)`, `map(f, xs)`, `checkpoint(self._forward, x)`, `sorted(xs, key=f)`): the
-    /// callee calls them, so they run where the call runs (as PyCG assumes of a function passed
-    /// on). What they are called with comes from the callee: no arguments are recorded.
+    /// `partial(f, x)`, `map(f, xs)`, `checkpoint(self._forward, x)`, `sorted(xs, key=f)`), and
+    /// this function's own parameters passed on where nothing says what they hold (`fit(model,
+    /// callback)`): the callee calls them, so they run where the call runs (as PyCG assumes of
+    /// a function passed on). Each site says which argument it is, so that where the callee is
+    /// a project function that calls that parameter, the project pass makes the call its own.
+    /// What they are called with comes from the callee: no arguments are recorded.
     fn record_passed_functions(&mut self, call: &ast::ExprCall, context: HotContext) {
-        let arguments = call
-            .arguments
-            .args
-            .iter()
-            .chain(call.arguments.keywords.iter().map(|k| &k.value));
-        for argument in arguments {
-            let Some(callee) = self.referenced_function(argument) else {
+        // `functools.wraps(fn)` copies the function's name and docstring; it calls nothing.
+        if matches!(
+            self.model.qualified_name(&call.func).as_deref(),
+            Some("functools.wraps" | "functools.update_wrapper")
+        ) {
+            return;
+        }
+        // Past a `*args`, no argument's position is known.
+        let positional = call.arguments.args.iter().take_while(|argument| !argument.is_starred_expr());
+        let positional = positional.enumerate().map(|(position, argument)| {
+            let position = u16::try_from(position).unwrap_or(u16::MAX);
+            (ArgumentSlot::Position(position), argument)
+        });
+        let keywords = call.arguments.keywords.iter().filter_map(|keyword| {
+            let name = keyword.arg.as_ref()?;
+            Some((ArgumentSlot::Keyword(name.as_str().into()), &keyword.value))
+        });
+        for (slot, argument) in positional.chain(keywords) {
+            let Some(callee) = self
+                .referenced_function(argument)
+                .or_else(|| self.passed_parameter(argument))
+            else {
                 continue;
             };
             if let Some((id, _)) = self.local_target(&callee) {
@@ -455,6 +477,41 @@ impl<'a> Checker<'a> {
                 arguments: None,
                 result_asked: Questions::default(),
                 arity: CallArity::ANY,
+                passed_to: Some(Box::new(PassedTo {
+                    call: call.start().to_u32(),
+                    slot,
+                })),
+            });
+        }
+    }
+
+    /// `@timed def f(...)`: the decorator (a project function named, not a call) is called with
+    /// `f` where `f` is defined, and what it does with `f` (calls it in a wrapper, passes it
+    /// on) is what a parameter holding `f` does (see `project::passed`). A decorator that is
+    /// itself a call (`@retry(3)`) returns what is applied: that call is an ordinary one.
+    pub(super) fn record_decorations(&mut self, def: &ast::StmtFunctionDef, id: FunctionId) {
+        for decorator in &def.decorator_list {
+            let expression = &decorator.expression;
+            let Some(callee) = self.referenced_function(expression) else {
+                continue;
+            };
+            let context = self.model.context();
+            let at = expression.start();
+            let line = self.line(at);
+            self.push_call_site(callee, context, line, at, None, CallArity::ONE);
+            self.model.call_sites.push(CallSite {
+                callee: Callee::Local(id),
+                context,
+                caller: self.model.flow.function,
+                line,
+                at: at.to_u32(),
+                arguments: None,
+                result_asked: Questions::default(),
+                arity: CallArity::ANY,
+                passed_to: Some(Box::new(PassedTo {
+                    call: at.to_u32(),
+                    slot: ArgumentSlot::Decorated,
+                })),
             });
         }
     }
@@ -503,6 +560,7 @@ impl<'a> Checker<'a> {
             arguments,
             result_asked: Questions::default(),
             arity,
+            passed_to: None,
         });
     }
 
@@ -701,4 +759,27 @@ impl SummaryRecorder {
     pub(super) fn note_set_outside(&mut self, attr: Name) {
         self.attributes_set_outside.push(attr);
     }
+}
+
+/// The functions of the file `function` returns by name: one it defines (`return wrapper`), or
+/// a module-level one.
+fn returned_functions(functions: &[FunctionInfo], function: &FunctionInfo) -> Box<[FunctionId]> {
+    let names = returned_names(&function.def.body);
+    if names.is_empty() {
+        return Box::default();
+    }
+    let mut returned: Vec<FunctionId> = names
+        .into_iter()
+        .filter_map(|name| {
+            let nested = joined(&[&function.qualname, ".<locals>.", name.as_str()]);
+            let position = functions
+                .iter()
+                .position(|f| *f.qualname == *nested)
+                .or_else(|| functions.iter().position(|f| f.class.is_none() && *f.qualname == *name.as_str()))?;
+            FunctionId::try_from(position).ok()
+        })
+        .collect();
+    returned.sort_unstable();
+    returned.dedup();
+    returned.into_boxed_slice()
 }

@@ -431,6 +431,7 @@ mod tests {
             arguments: None,
             result_asked: Questions::default(),
             arity: crate::semantic::CallArity::ANY,
+            passed_to: None,
         }
     }
 

@@ -9,6 +9,8 @@
 //!    bases, gives the class index.
 //! 3. [`targets`]: what each call site may run ([`Targets`]); reads the call sites and both
 //!    indexes, gives each file's targets (kept between rounds for files not checked again).
+//!    Then [`passed`]: what a call of a parameter runs, from the callables callers pass it,
+//!    over every file's targets.
 //! 4. [`edges`]: the call edges between project functions; reads the targets, gives the edges
 //!    the hotness pass walks and the call graph `graph` prints.
 //! 5. [`hotness`]: the functions hot through calls and the notes that spell the chain from the
@@ -26,6 +28,7 @@ mod edges;
 mod facts;
 pub mod hotness;
 pub mod modules;
+mod passed;
 pub mod targets;
 
 use rayon::prelude::*;
@@ -49,6 +52,8 @@ pub struct Project<'m> {
     classes: ClassIndex,
     /// Per file: each call site's targets (most have none or one).
     targets: Vec<Vec<Targets>>,
+    /// The targets [`passed`] changed, as [`targets`] resolved them.
+    replaced: passed::Replaced,
 }
 
 impl<'m> Project<'m> {
@@ -67,6 +72,7 @@ impl<'m> Project<'m> {
             index,
             classes,
             targets: Vec::new(),
+            replaced: Vec::new(),
         };
         // Each file's calls resolved in parallel.
         let targets = modules
@@ -81,11 +87,16 @@ impl<'m> Project<'m> {
             })
             .collect();
         project.targets = targets;
+        project.replaced = project.flow_passed_callables();
         project
     }
 
-    /// Each file's resolved call targets, to build the next round's project with.
-    pub fn into_targets(self) -> Vec<Vec<Targets>> {
+    /// Each file's resolved call targets, to build the next round's project with (as each
+    /// file's own calls resolve: what callers pass is solved again each round).
+    pub fn into_targets(mut self) -> Vec<Vec<Targets>> {
+        for ((file, index), targets) in std::mem::take(&mut self.replaced) {
+            self.targets[file][index] = targets;
+        }
         self.targets
     }
 }

@@ -302,6 +302,10 @@ pub struct FunctionDetails {
     /// parameters: a call that passes a tensor which may be on a GPU syncs there (issue 14's
     /// helper syncs, reported at hot calls).
     pub syncs_on: Box<[ParameterSync]>,
+    /// The functions of its file it returns as they are (`return wrapper` of a function it
+    /// defines, or of a module function): a decorator's wrapper is what calls of the
+    /// decorated function run.
+    pub returns_functions: Box<[FunctionId]>,
 }
 
 /// The details of a function that has none.
@@ -316,7 +320,8 @@ impl FunctionDetails {
             && self.demand == Demand::default()
             && self.return_depends.is_none()
             && self.stored_absent.is_empty()
-            && self.syncs_on.is_empty();
+            && self.syncs_on.is_empty()
+            && self.returns_functions.is_empty();
         (!empty).then(|| Box::new(self))
     }
 }
@@ -456,6 +461,28 @@ pub struct CallSite {
     /// How many arguments it passes: of several functions it may call, those that cannot take
     /// them are not what it calls.
     pub arity: CallArity,
+    /// A callable handed to another call as an argument (`fit(model, callback=log)`): which.
+    /// The site stands for the receiver calling it; where the receiver is a project function
+    /// that calls (or passes on) that parameter, the project pass makes the call the receiver's.
+    pub passed_to: Option<Box<PassedTo>>,
+}
+
+/// Where a callable passed as an argument goes: the call it is an argument of (by offset, as
+/// [`CallSite::at`]), and as which argument.
+#[derive(Debug, Clone, PartialEq, Eq, bincode::Encode, bincode::Decode)]
+pub struct PassedTo {
+    pub call: u32,
+    pub slot: ArgumentSlot,
+}
+
+/// An argument of a call: the `n`th positional one, the one passed by this keyword, or the
+/// function a decorator is applied to (its first; a decorator that stores or returns it calls
+/// nothing where it is applied).
+#[derive(Debug, Clone, PartialEq, Eq, bincode::Encode, bincode::Decode)]
+pub enum ArgumentSlot {
+    Position(u16),
+    Keyword(Box<str>),
+    Decorated,
 }
 
 /// What a call site calls, for the project-wide call graph.
@@ -488,6 +515,11 @@ pub enum Callee {
         class: ClassRef,
         name: Box<str>,
     },
+    /// `fn(x)` of a parameter (in this slot, after `self`) of the caller or of a function
+    /// enclosing it (a closure's), or that parameter passed on to another call
+    /// ([`CallSite::passed_to`]): what it runs is whatever callable that function's callers
+    /// pass there (the project pass solves it over the call graph).
+    Parameter { function: FunctionId, slot: u16 },
 }
 
 /// A class of the project as one file refers to it.
@@ -514,6 +546,12 @@ impl CallArity {
         positional: 0,
         keywords: 0,
         spread: true,
+    };
+    /// One positional argument (a decorator applied to a function).
+    pub const ONE: CallArity = CallArity {
+        positional: 1,
+        keywords: 0,
+        spread: false,
     };
     /// None (reading a property, entering a `with` block).
     pub const NONE: CallArity = CallArity {

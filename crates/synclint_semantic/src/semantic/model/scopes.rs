@@ -260,6 +260,25 @@ impl<'a> SemanticModel<'a> {
         None
     }
 
+    /// The function whose own scope holds the binding [`Self::lookup`] finds (`None` for the
+    /// module's, a class body's): a closure reads its enclosing function's parameters.
+    pub fn binding_function(&self, name: &str) -> Option<FunctionId> {
+        let mut id = Some(self.flow.scope);
+        let mut first = true;
+        while let Some(scope_id) = id {
+            let scope = &self.scopes[scope_id as usize];
+            if (first || !matches!(scope.kind, ScopeKind::Class(_))) && scope.bindings.contains_key(name) {
+                return match scope.kind {
+                    ScopeKind::Function(function) => Some(function),
+                    _ => None,
+                };
+            }
+            first = false;
+            id = scope.parent;
+        }
+        None
+    }
+
     /// Is `name` unbound here (so a builtin like `max` or `print` is meant)?
     pub fn is_builtin(&self, name: &str) -> bool {
         self.lookup(name).is_none()

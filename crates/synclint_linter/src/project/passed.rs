@@ -1,0 +1,239 @@
+//! Callables passed as arguments: what a call of a parameter runs (`fn(x)` in `def apply(fn, x)`),
+//! solved over the call graph as PyCG solves its assignment graph. A parameter holds every
+//! project function its callers pass it, directly (`apply(relu, x)`) or passed on from their own
+//! parameters (`def fit(cb): run_epoch(cb)`), to a fixpoint.
+//!
+//! The file pass records two kinds of site ([`CallSite::passed_to`], [`Callee::Parameter`]): a
+//! callable handed to a call (a function, a parameter passed on, a function a decorator is
+//! applied to), and a call of a parameter (also by a closure, of its enclosing function's). A
+//! callable handed to a project function that calls or passes on that parameter is called
+//! there, not where it was handed over: its site keeps no targets, and the receiver's call of
+//! the parameter gets them. Handed to anything else (a library function, `map`, a receiver that
+//! only stores it), the receiver is assumed to call it where it is handed over; a decorator that
+//! only stores or returns the function calls nothing.
+//!
+//! It runs after [`super::targets`], on every file's targets together (a callee's parameter is
+//! reached from any file); the targets it changes are put back before the next round reuses
+//! them ([`Project::into_targets`](super::Project::into_targets)).
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::targets::Targets;
+use super::{Project, ProjectFunction};
+use crate::semantic::{ArgumentSlot, CallSite, Callee};
+
+/// A site of the project: (file, index among the file's call sites).
+type SiteId = (usize, usize);
+
+/// A parameter of a project function: (function, slot after `self`). A closure's call of its
+/// enclosing function's parameter is that function's parameter.
+type ParameterId = (ProjectFunction, u16);
+
+/// The most rounds of passing on the fixpoint takes (a chain of functions each passing its
+/// parameter to the next is solved one link a round; real chains are short).
+const MAX_ROUNDS: usize = 16;
+
+/// What decorators do (see [`Project::decorations`]).
+#[derive(Default)]
+struct Decorations {
+    /// The wrappers calls of a decorated function run instead of it.
+    wrappers: FxHashMap<ProjectFunction, Vec<ProjectFunction>>,
+    /// What each decoration hands its decorator: the function, or the wrapper a decorator
+    /// below it returned.
+    received: FxHashMap<SiteId, Vec<ProjectFunction>>,
+}
+
+/// Targets the flow changed, with what they were: put back before the targets are reused.
+pub(super) type Replaced = Vec<(SiteId, Targets)>;
+
+impl Project<'_> {
+    /// Solves what each parameter holds and moves each callable's call to the receiver that
+    /// calls it.
+    pub(super) fn flow_passed_callables(&mut self) -> Replaced {
+        // The parameters each function calls or passes on.
+        let mut used: FxHashSet<ParameterId> = FxHashSet::default();
+        // Sites handing a callable to another call, and the targets of each call (by offset).
+        let mut handed: Vec<SiteId> = Vec::new();
+        let mut calls: FxHashMap<(usize, u32), Vec<usize>> = FxHashMap::default();
+        for (file, module) in self.modules.iter().enumerate() {
+            for (index, site) in module.summary.call_sites.iter().enumerate() {
+                if let Callee::Parameter { function, slot } = site.callee {
+                    used.insert(((file, function), slot));
+                }
+                if site.passed_to.is_some() {
+                    handed.push((file, index));
+                } else {
+                    calls.entry((file, site.at)).or_default().push(index);
+                }
+            }
+        }
+        if handed.is_empty() {
+            return Vec::new();
+        }
+        let Decorations { wrappers, received } = self.decorations(&handed, &calls);
+        // Each handed callable's receivers: the parameters it lands in, where the receiver
+        // uses them.
+        let mut lands: FxHashMap<SiteId, Vec<ParameterId>> = FxHashMap::default();
+        for &(file, index) in &handed {
+            let site = &self.modules[file].summary.call_sites[index];
+            let passed = site.passed_to.as_deref().expect("a handed site");
+            let Some(receivers) = calls.get(&(file, passed.call)) else {
+                continue;
+            };
+            let parameters: Vec<ParameterId> = receivers
+                .iter()
+                .flat_map(|&receiver| {
+                    let targets = &self.targets[file][receiver];
+                    targets
+                        .functions
+                        .iter()
+                        .filter_map(|&function| Some((function, self.parameter_of(function, targets, &passed.slot)?)))
+                })
+                .filter(|parameter| used.contains(parameter))
+                .collect();
+            if !parameters.is_empty() {
+                lands.insert((file, index), parameters);
+            }
+        }
+        // What each parameter holds, to a fixpoint.
+        let mut holds: FxHashMap<ParameterId, Vec<ProjectFunction>> = FxHashMap::default();
+        for _ in 0..MAX_ROUNDS {
+            let mut changed = false;
+            for (&(file, index), parameters) in &lands {
+                let functions = self.handed_functions(&holds, &received, file, index);
+                for parameter in parameters {
+                    let held = holds.entry(*parameter).or_default();
+                    for function in &functions {
+                        if !held.contains(function) {
+                            held.push(*function);
+                            changed = true;
+                        }
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        // The sites' new targets: a call of a parameter runs what it holds; a callable landing
+        // in a receiver that uses it is not called where it is handed over; one handed to
+        // anything else is, also when it is a parameter passed on; a call of a decorated
+        // function runs the decorator's wrapper.
+        let mut replaced = Replaced::new();
+        for (file, module) in self.modules.iter().enumerate() {
+            for (index, site) in module.summary.call_sites.iter().enumerate() {
+                let decorated = site
+                    .passed_to
+                    .as_deref()
+                    .is_some_and(|passed| passed.slot == ArgumentSlot::Decorated);
+                let functions = if decorated || lands.contains_key(&(file, index)) {
+                    Vec::new()
+                } else if matches!(site.callee, Callee::Parameter { .. }) {
+                    self.handed_functions(&holds, &received, file, index)
+                } else if let Some(functions) = wrapped(&wrappers, &self.targets[file][index].functions) {
+                    functions
+                } else {
+                    continue;
+                };
+                let targets = Targets {
+                    functions,
+                    ..Targets::default()
+                };
+                let old = std::mem::replace(&mut self.targets[file][index], targets);
+                replaced.push(((file, index), old));
+            }
+        }
+        replaced
+    }
+
+    /// What decorators do to the functions they decorate. `@timed def f` where `timed` returns
+    /// a function it defines (`return wrapper`) puts that wrapper in place of `f`; stacked
+    /// decorators apply from the bottom up, each to what the one below returned. A decorator
+    /// that returns the function itself, or whatever else, leaves the function as it was.
+    fn decorations(&self, handed: &[SiteId], calls: &FxHashMap<(usize, u32), Vec<usize>>) -> Decorations {
+        // Each decorated function's decorations, bottom first (the larger offset).
+        let mut applied: FxHashMap<ProjectFunction, Vec<(u32, SiteId)>> = FxHashMap::default();
+        for &(file, index) in handed {
+            let site = &self.modules[file].summary.call_sites[index];
+            if let (Callee::Local(decorated), Some(passed)) = (&site.callee, site.passed_to.as_deref())
+                && passed.slot == ArgumentSlot::Decorated
+            {
+                applied.entry((file, *decorated)).or_default().push((passed.call, (file, index)));
+            }
+        }
+        let mut decorations = Decorations::default();
+        for (decorated, mut sites) in applied {
+            sites.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+            let mut current = vec![decorated];
+            for (call, site) in sites {
+                decorations.received.insert(site, current.clone());
+                let decorators = calls.get(&(decorated.0, call)).into_iter().flatten();
+                let returned: Vec<ProjectFunction> = decorators
+                    .flat_map(|&decorator| &self.targets[decorated.0][decorator].functions)
+                    .flat_map(|&(file, decorator)| {
+                        let details = self.modules[file].summary.functions[decorator as usize].details();
+                        details.returns_functions.iter().map(move |&wrapper| (file, wrapper))
+                    })
+                    .collect();
+                if !returned.is_empty() {
+                    current = returned;
+                }
+            }
+            if current != [decorated] {
+                decorations.wrappers.insert(decorated, current);
+            }
+        }
+        decorations
+    }
+
+    /// The functions a site calls or hands over: its own targets, or, for a parameter, what
+    /// the parameter holds.
+    fn handed_functions(
+        &self,
+        holds: &FxHashMap<ParameterId, Vec<ProjectFunction>>,
+        received: &FxHashMap<SiteId, Vec<ProjectFunction>>,
+        file: usize,
+        index: usize,
+    ) -> Vec<ProjectFunction> {
+        if let Some(functions) = received.get(&(file, index)) {
+            return functions.clone();
+        }
+        let site: &CallSite = &self.modules[file].summary.call_sites[index];
+        match site.callee {
+            Callee::Parameter { function, slot } => holds.get(&((file, function), slot)).cloned().unwrap_or_default(),
+            _ => self.targets[file][index].functions.clone(),
+        }
+    }
+
+    /// The parameter of `function` an argument in `slot` binds, called as `targets` says (a
+    /// method called through its class takes the instance first).
+    fn parameter_of(&self, (file, id): ProjectFunction, targets: &Targets, slot: &ArgumentSlot) -> Option<u16> {
+        let function = &self.modules[file].summary.functions[id as usize];
+        let index = match slot {
+            ArgumentSlot::Decorated => 0,
+            ArgumentSlot::Position(position) => {
+                let position = usize::from(*position).checked_sub(function.receiver.leading_arguments(targets.unbound))?;
+                (position < usize::from(function.signature.positional)).then_some(position)?
+            }
+            ArgumentSlot::Keyword(name) => function.params.iter().position(|param| *param.name == **name)?,
+        };
+        u16::try_from(index).ok()
+    }
+}
+
+/// `functions` with each decorated one replaced by its wrappers; `None` where none is decorated.
+fn wrapped(
+    wrappers: &FxHashMap<ProjectFunction, Vec<ProjectFunction>>,
+    functions: &[ProjectFunction],
+) -> Option<Vec<ProjectFunction>> {
+    if wrappers.is_empty() || !functions.iter().any(|function| wrappers.contains_key(function)) {
+        return None;
+    }
+    let mut replaced: Vec<ProjectFunction> = functions
+        .iter()
+        .flat_map(|function| wrappers.get(function).map_or_else(|| vec![*function], Clone::clone))
+        .collect();
+    replaced.sort_unstable();
+    replaced.dedup();
+    Some(replaced)
+}

@@ -17,8 +17,8 @@ use common::{repo, run, stderr};
 
 /// The lowest recall and precision (in percent) the suite accepts: the last measured, rounded
 /// down to a tenth.
-const RECALL_FLOOR: f64 = 77.2;
-const PRECISION_FLOOR: f64 = 88.8;
+const RECALL_FLOOR: f64 = 78.5;
+const PRECISION_FLOOR: f64 = 89.0;
 
 type Edges = BTreeSet<(String, String)>;
 

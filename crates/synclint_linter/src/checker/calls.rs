@@ -4,6 +4,7 @@
 
 use ruff_python_ast::name::Name;
 use ruff_python_ast::{self as ast, Expr};
+use ruff_text_size::Ranged;
 
 use super::functions::init_parameter_assigned;
 use super::{Checker, PassedArguments};
@@ -108,6 +109,11 @@ impl<'a> Checker<'a> {
                         function: self.model.binding_function(name.id.as_str())?,
                         slot: *slot,
                     }),
+                    // `fn = get_activation(name); fn(x)`: what that call returns.
+                    (BindingSource::Value, Kind::Unknown) => match binding.value {
+                        Some(Expr::Call(made)) => self.returned_callee(made),
+                        _ => None,
+                    },
                     (_, kind) => Some(method(self.model.class_of_ref(kind.class()?), "__call__", true)),
                 },
                 None => None,
@@ -161,8 +167,19 @@ impl<'a> Checker<'a> {
                 let held = self.model.kind_of(&call.func).class()?;
                 Some(method(self.model.class_of_ref(held), "__call__", true))
             }
+            // `get_activation(name)(x)`.
+            Expr::Call(made) => self.returned_callee(made),
             _ => None,
         }
+    }
+
+    /// A call of what the call `made` returns, where `made` calls a project function (which
+    /// may return a function it defines: the project pass tells).
+    fn returned_callee(&self, made: &ast::ExprCall) -> Option<Callee> {
+        self.referenced_function(&made.func)?;
+        Some(Callee::Returned {
+            call: made.start().to_u32(),
+        })
     }
 
     /// The functions a call through an attribute holding them runs: `self.loss_method(x)`,
@@ -263,7 +280,7 @@ impl<'a> Checker<'a> {
     pub(super) fn local_target(&self, callee: &Callee) -> Option<(FunctionId, usize)> {
         match callee {
             Callee::Local(id) => Some((*id, 0)),
-            Callee::Parameter { .. } => None,
+            Callee::Parameter { .. } | Callee::Returned { .. } => None,
             Callee::Super { class, method } => {
                 let id = self
                     .model

@@ -340,7 +340,7 @@ impl<'a> Checker<'a> {
         let constructs = |callee: &Callee| match callee {
             Callee::Method { method, .. } | Callee::Super { method, .. } => &**method == "__init__",
             Callee::Imported { name, .. } => name.starts_with(|c: char| c.is_ascii_uppercase()),
-            Callee::Local(_) | Callee::Property { .. } | Callee::Parameter { .. } => false,
+            Callee::Local(_) | Callee::Property { .. } | Callee::Parameter { .. } | Callee::Returned { .. } => false,
         };
         let Some(callee) = self.project_callee(call).filter(constructs) else {
             return;

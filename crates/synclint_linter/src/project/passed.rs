@@ -1,5 +1,6 @@
-//! Callables passed as arguments: what a call of a parameter runs (`fn(x)` in `def apply(fn, x)`),
-//! solved over the call graph as PyCG solves its assignment graph. A parameter holds every
+//! Callables as values: what a call of a parameter runs (`fn(x)` in `def apply(fn, x)`), solved
+//! over the call graph as PyCG solves its assignment graph; what decorators put in place of the
+//! functions they decorate; and what a call of a call's result runs (`get_fn(name)(x)`). A parameter holds every
 //! project function its callers pass it, directly (`apply(relu, x)`) or passed on from their own
 //! parameters (`def fit(cb): run_epoch(cb)`), to a fixpoint.
 //!
@@ -67,7 +68,11 @@ impl Project<'_> {
                 }
             }
         }
-        if handed.is_empty() {
+        let returned = self.modules.iter().any(|module| {
+            let sites = &module.summary.call_sites;
+            sites.iter().any(|site| matches!(site.callee, Callee::Returned { .. }))
+        });
+        if handed.is_empty() && !returned {
             return Vec::new();
         }
         let Decorations { wrappers, received } = self.decorations(&handed, &calls);
@@ -130,6 +135,8 @@ impl Project<'_> {
                     Vec::new()
                 } else if matches!(site.callee, Callee::Parameter { .. }) {
                     self.handed_functions(&holds, &received, file, index)
+                } else if let Callee::Returned { call } = site.callee {
+                    self.returned_functions(&calls, file, call)
                 } else if let Some(functions) = wrapped(&wrappers, &self.targets[file][index].functions) {
                     functions
                 } else {
@@ -184,6 +191,24 @@ impl Project<'_> {
             }
         }
         decorations
+    }
+
+    /// The functions the call at `call` in `file` returns by name (`return wrapper`; a
+    /// conditional expression, `return relu if c else gelu`, names none).
+    fn returned_functions(&self, calls: &FxHashMap<(usize, u32), Vec<usize>>, file: usize, call: u32) -> Vec<ProjectFunction> {
+        let mut functions: Vec<ProjectFunction> = calls
+            .get(&(file, call))
+            .into_iter()
+            .flatten()
+            .flat_map(|&site| &self.targets[file][site].functions)
+            .flat_map(|&(target_file, target)| {
+                let details = self.modules[target_file].summary.functions[target as usize].details();
+                details.returns_functions.iter().map(move |&returned| (target_file, returned))
+            })
+            .collect();
+        functions.sort_unstable();
+        functions.dedup();
+        functions
     }
 
     /// The functions a site calls or hands over: its own targets, or, for a parameter, what

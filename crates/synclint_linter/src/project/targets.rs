@@ -97,8 +97,8 @@ impl<'m> Project<'m> {
                     registry,
                 }
             }
-            // What callers pass there: see [`super::passed`].
-            Callee::Parameter { .. } => Targets::default(),
+            // What callers pass there, what a call returns: see [`super::passed`].
+            Callee::Parameter { .. } | Callee::Returned { .. } => Targets::default(),
             Callee::Property { class, name } => {
                 let ClassesOf { classes, registry } = self.classes_of(file, class);
                 let mut functions = self.methods_of_all(&classes, name);

@@ -550,26 +550,32 @@ pub fn moves_of<'b>(body: &'b [Stmt], name: &str) -> Vec<&'b ast::ExprCall> {
     moves
 }
 
-/// The names this code returns as they are (`return wrapper`), outside nested definitions: a
-/// decorator or a factory returning a function it defines.
-pub fn returned_names(body: &[Stmt]) -> Vec<&Name> {
-    struct Returns<'b>(Vec<&'b Name>);
+/// The names this code returns (`return wrapper`), outside nested definitions, where every
+/// `return` returns a name: a decorator or a factory that always returns a function. `None`
+/// where any returns something else (`return wrapper(fn)`, `return`), which may be no function.
+pub fn returned_names(body: &[Stmt]) -> Option<Vec<&Name>> {
+    struct Returns<'b> {
+        names: Vec<&'b Name>,
+        other: bool,
+    }
     impl<'b> Visitor<'b> for Returns<'b> {
         fn visit_stmt(&mut self, stmt: &'b Stmt) {
             match stmt {
                 Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
-                Stmt::Return(ast::StmtReturn { value: Some(value), .. }) => {
-                    if let Expr::Name(name) = value.as_ref() {
-                        self.0.push(&name.id);
-                    }
-                }
+                Stmt::Return(ast::StmtReturn { value, .. }) => match value.as_deref() {
+                    Some(Expr::Name(name)) => self.names.push(&name.id),
+                    _ => self.other = true,
+                },
                 _ => visitor::walk_stmt(self, stmt),
             }
         }
     }
-    let mut returns = Returns(Vec::new());
+    let mut returns = Returns {
+        names: Vec::new(),
+        other: false,
+    };
     returns.visit_body(body);
-    returns.0
+    (!returns.other).then_some(returns.names)
 }
 
 /// Does this code (outside nested definitions) `yield`?
@@ -913,13 +919,16 @@ mod tests {
     }
 
     #[test]
-    fn returned_names_leave_out_nested_functions() {
-        let body = module(
-            "def wrapper():\n    return inner\nif c:\n    return wrapper\nreturn f(x)\n",
-        )
-        .body;
-        let names: Vec<&str> = returned_names(&body).into_iter().map(Name::as_str).collect();
-        assert_eq!(names, ["wrapper"]);
+    fn returned_names_leave_out_nested_functions_and_need_every_return_a_name() {
+        let names = |source: &str| {
+            let body = module(source).body;
+            returned_names(&body).map(|names| names.into_iter().map(|name| name.to_string()).collect::<Vec<_>>())
+        };
+        assert_eq!(
+            names("def wrapper():\n    return inner\nif c:\n    return wrapper\nreturn other\n"),
+            Some(vec!["wrapper".to_string(), "other".to_string()])
+        );
+        assert_eq!(names("if c:\n    return wrapper\nreturn wrapper(fn)\n"), None);
     }
 
     #[test]

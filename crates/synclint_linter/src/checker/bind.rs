@@ -537,7 +537,9 @@ impl<'a> Checker<'a> {
     /// (`x = batch.to(device)`, `batch.cuda()`), is host data: code moves what is not on the
     /// device yet. It is a batch of a loader the model cannot see, so the move is a copy from
     /// the host (SYNC401), and the item itself stays on the host after it (`batch.cpu()` copies
-    /// nothing). A dtype cast (`batch.to(torch.float16)`) moves nothing.
+    /// nothing). A dtype cast (`batch.to(torch.float16)`) moves nothing, and a move to another
+    /// value's device (`padding.to(latent.device)`) only makes sure the two are together: it
+    /// may already be there.
     pub(super) fn bind_moved_items(&mut self, target: &'a Expr, body: &'a [Stmt]) {
         match target {
             Expr::Name(name) => {
@@ -548,7 +550,8 @@ impl<'a> Checker<'a> {
                 let moved = || {
                     moves_of(body, name.id.as_str()).into_iter().any(|call| {
                         matches!(call.func.as_ref(), Expr::Attribute(a) if a.attr.as_str() == "cuda")
-                            || self.model.target_device_of_to(call).is_some_and(|d| d != Device::Cpu)
+                            || (!to_another_values_device(call)
+                                && self.model.target_device_of_to(call).is_some_and(|d| d != Device::Cpu))
                     })
                 };
                 if unknown && moved() {
@@ -736,4 +739,20 @@ impl<'a> Checker<'a> {
             }
         }
     }
+}
+
+/// `x.to(other.device)` (or `device=other.device`) of a value other than `self`: a move to
+/// wherever another value is.
+fn to_another_values_device(call: &ast::ExprCall) -> bool {
+    let device = call
+        .arguments
+        .find_keyword("device")
+        .map(|keyword| &keyword.value)
+        .or_else(|| call.arguments.args.first());
+    matches!(
+        device,
+        Some(Expr::Attribute(attribute))
+            if attribute.attr.as_str() == "device"
+                && !matches!(attribute.value.as_ref(), Expr::Name(name) if name.id.as_str() == "self")
+    )
 }

@@ -296,10 +296,11 @@ impl<'a> Checker<'a> {
             Some(callee) => vec![callee],
             None => self.stored_method_callees(call),
         };
-        if !callees.is_empty() {
+        let calls_project = !callees.is_empty();
+        if calls_project {
             self.record_call_sites(call, callees, context);
         }
-        self.record_passed_functions(call, context);
+        self.record_passed_functions(call, context, calls_project);
         self.note_state_change(call);
     }
 
@@ -439,8 +440,10 @@ impl<'a> Checker<'a> {
     /// callback)`): the callee calls them, so they run where the call runs (as PyCG assumes of
     /// a function passed on). Each site says which argument it is, so that where the callee is
     /// a project function that calls that parameter, the project pass makes the call its own.
-    /// What they are called with comes from the callee: no arguments are recorded.
-    fn record_passed_functions(&mut self, call: &ast::ExprCall, context: HotContext) {
+    /// What they are called with comes from the callee: no arguments are recorded. A parameter
+    /// is recorded only where the call may run it: a project function's, or a builtin that
+    /// calls what it is given (most calls pass parameters to torch ops, which call none).
+    fn record_passed_functions(&mut self, call: &ast::ExprCall, context: HotContext, calls_project: bool) {
         // `functools.wraps(fn)` copies the function's name and docstring; it calls nothing.
         if matches!(
             self.model.qualified_name(&call.func).as_deref(),
@@ -459,10 +462,11 @@ impl<'a> Checker<'a> {
             Some((ArgumentSlot::Keyword(name.as_str().into()), &keyword.value))
         });
         for (slot, argument) in positional.chain(keywords) {
-            let Some(callee) = self
-                .referenced_function(argument)
-                .or_else(|| self.passed_parameter(argument))
-            else {
+            let Some(callee) = self.referenced_function(argument).or_else(|| {
+                (calls_project || self.calls_what_it_is_given(call))
+                    .then(|| self.passed_parameter(argument))
+                    .flatten()
+            }) else {
                 continue;
             };
             if let Some((id, _)) = self.local_target(&callee) {
@@ -482,6 +486,21 @@ impl<'a> Checker<'a> {
                     slot,
                 })),
             });
+        }
+    }
+
+    /// A builtin or standard-library function that calls the callables it is given: `map`,
+    /// `filter`, `sorted`/`min`/`max` (their `key=`), `functools.reduce` and `functools.partial`
+    /// (whose result is called).
+    fn calls_what_it_is_given(&self, call: &ast::ExprCall) -> bool {
+        match call.func.as_ref() {
+            Expr::Name(name) if matches!(name.id.as_str(), "map" | "filter" | "sorted" | "min" | "max") => {
+                self.model.is_builtin(name.id.as_str())
+            }
+            func => matches!(
+                self.model.qualified_name(func).as_deref(),
+                Some("functools.reduce" | "functools.partial")
+            ),
         }
     }
 
@@ -761,16 +780,16 @@ impl SummaryRecorder {
     }
 }
 
-/// The functions of the file `function` returns by name: one it defines (`return wrapper`), or
-/// a module-level one.
+/// The functions of the file `function` always returns by name: ones it defines (`return
+/// wrapper`), or module-level ones. None where any `return` gives something else (a call, a
+/// parameter: a decorator returning the function it was given).
 fn returned_functions(functions: &[FunctionInfo], function: &FunctionInfo) -> Box<[FunctionId]> {
-    let names = returned_names(&function.def.body);
-    if names.is_empty() {
+    let Some(names) = returned_names(&function.def.body) else {
         return Box::default();
-    }
-    let mut returned: Vec<FunctionId> = names
+    };
+    let returned: Option<Vec<FunctionId>> = names
         .into_iter()
-        .filter_map(|name| {
+        .map(|name| {
             let nested = joined(&[&function.qualname, ".<locals>.", name.as_str()]);
             let position = functions
                 .iter()
@@ -779,6 +798,7 @@ fn returned_functions(functions: &[FunctionInfo], function: &FunctionInfo) -> Bo
             FunctionId::try_from(position).ok()
         })
         .collect();
+    let mut returned = returned.unwrap_or_default();
     returned.sort_unstable();
     returned.dedup();
     returned.into_boxed_slice()

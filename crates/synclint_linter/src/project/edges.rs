@@ -93,7 +93,8 @@ impl<'m> Project<'m> {
                     None => module.dotted_name().into_owned(),
                 };
                 let callees = graph.entry(caller).or_default();
-                callees.extend(targets.functions.iter().map(|&target| self.dotted_name(target)));
+                let functions = targets.functions.iter().chain(&targets.wrappers);
+                callees.extend(functions.map(|&target| self.dotted_name(target)));
             }
         }
         for callees in graph.values_mut() {

@@ -9,9 +9,10 @@
 //! applied to), and a call of a parameter (also by a closure, of its enclosing function's). A
 //! callable handed to a project function that calls or passes on that parameter is called
 //! there, not where it was handed over: its site keeps no targets, and the receiver's call of
-//! the parameter gets them. Handed to anything else (a library function, `map`, a receiver that
-//! only stores it), the receiver is assumed to call it where it is handed over; a decorator that
-//! only stores or returns the function calls nothing.
+//! the parameter gets them; one handed to a project function that does neither is called
+//! nowhere. Handed to anything else (a library function, `map`), the receiver is assumed to call
+//! it where it is handed over; a decorator that only stores or returns the function calls
+//! nothing.
 //!
 //! It runs after [`super::targets`], on every file's targets together (a callee's parameter is
 //! reached from any file); the targets it changes are put back before the next round reuses
@@ -34,15 +35,9 @@ type ParameterId = (ProjectFunction, u16);
 /// parameter to the next is solved one link a round; real chains are short).
 const MAX_ROUNDS: usize = 16;
 
-/// What decorators do (see [`Project::decorations`]).
-#[derive(Default)]
-struct Decorations {
-    /// The wrappers calls of a decorated function run instead of it.
-    wrappers: FxHashMap<ProjectFunction, Vec<ProjectFunction>>,
-    /// What each decoration hands its decorator: the function, or the wrapper a decorator
-    /// below it returned.
-    received: FxHashMap<SiteId, Vec<ProjectFunction>>,
-}
+/// What each decorated function's calls run besides it: the wrappers its decorators return
+/// (see [`Project::wrappers`]).
+type Wrappers = FxHashMap<ProjectFunction, Vec<ProjectFunction>>;
 
 /// Targets the flow changed, with what they were: put back before the targets are reused.
 pub(super) type Replaced = Vec<(SiteId, Targets)>;
@@ -75,16 +70,22 @@ impl Project<'_> {
         if handed.is_empty() && !returned {
             return Vec::new();
         }
-        let Decorations { wrappers, received } = self.decorations(&handed, &calls);
+        let wrappers = self.wrappers(&handed, &calls);
         // Each handed callable's receivers: the parameters it lands in, where the receiver
-        // uses them.
+        // uses them. One handed to a project function that neither calls nor passes on that
+        // parameter is called nowhere.
         let mut lands: FxHashMap<SiteId, Vec<ParameterId>> = FxHashMap::default();
+        let mut unused: FxHashSet<SiteId> = FxHashSet::default();
         for &(file, index) in &handed {
             let site = &self.modules[file].summary.call_sites[index];
             let passed = site.passed_to.as_deref().expect("a handed site");
-            let Some(receivers) = calls.get(&(file, passed.call)) else {
+            let Some(receivers) = calls.get(&(file, passed.call)).filter(|_| passed.slot != ArgumentSlot::Decorated)
+            else {
                 continue;
             };
+            if receivers.iter().any(|&receiver| !self.targets[file][receiver].functions.is_empty()) {
+                unused.insert((file, index));
+            }
             let parameters: Vec<ParameterId> = receivers
                 .iter()
                 .flat_map(|&receiver| {
@@ -97,6 +98,7 @@ impl Project<'_> {
                 .filter(|parameter| used.contains(parameter))
                 .collect();
             if !parameters.is_empty() {
+                unused.remove(&(file, index));
                 lands.insert((file, index), parameters);
             }
         }
@@ -105,7 +107,7 @@ impl Project<'_> {
         for _ in 0..MAX_ROUNDS {
             let mut changed = false;
             for (&(file, index), parameters) in &lands {
-                let functions = self.handed_functions(&holds, &received, file, index);
+                let functions = self.handed_functions(&holds, file, index);
                 for parameter in parameters {
                     let held = holds.entry(*parameter).or_default();
                     for function in &functions {
@@ -131,20 +133,27 @@ impl Project<'_> {
                     .passed_to
                     .as_deref()
                     .is_some_and(|passed| passed.slot == ArgumentSlot::Decorated);
-                let functions = if decorated || lands.contains_key(&(file, index)) {
-                    Vec::new()
+                let site_id = (file, index);
+                let old = &self.targets[file][index];
+                let targets = if decorated || lands.contains_key(&site_id) || unused.contains(&site_id) {
+                    Targets::default()
                 } else if matches!(site.callee, Callee::Parameter { .. }) {
-                    self.handed_functions(&holds, &received, file, index)
+                    Targets {
+                        functions: self.handed_functions(&holds, file, index),
+                        ..Targets::default()
+                    }
                 } else if let Callee::Returned { call } = site.callee {
-                    self.returned_functions(&calls, file, call)
-                } else if let Some(functions) = wrapped(&wrappers, &self.targets[file][index].functions) {
-                    functions
+                    Targets {
+                        functions: self.returned_functions(&calls, file, call),
+                        ..Targets::default()
+                    }
+                } else if let Some(wrapping) = wrapped(&wrappers, &old.functions) {
+                    Targets {
+                        wrappers: wrapping,
+                        ..old.clone()
+                    }
                 } else {
                     continue;
-                };
-                let targets = Targets {
-                    functions,
-                    ..Targets::default()
                 };
                 let old = std::mem::replace(&mut self.targets[file][index], targets);
                 replaced.push(((file, index), old));
@@ -153,44 +162,35 @@ impl Project<'_> {
         replaced
     }
 
-    /// What decorators do to the functions they decorate. `@timed def f` where `timed` returns
-    /// a function it defines (`return wrapper`) puts that wrapper in place of `f`; stacked
-    /// decorators apply from the bottom up, each to what the one below returned. A decorator
-    /// that returns the function itself, or whatever else, leaves the function as it was.
-    fn decorations(&self, handed: &[SiteId], calls: &FxHashMap<(usize, u32), Vec<usize>>) -> Decorations {
-        // Each decorated function's decorations, bottom first (the larger offset).
-        let mut applied: FxHashMap<ProjectFunction, Vec<(u32, SiteId)>> = FxHashMap::default();
+    /// The wrappers decorators put around the functions they decorate: `@timed def f` where
+    /// `timed` always returns a function it defines (`return wrapper`). A call of `f` runs the
+    /// wrapper and, through it, `f`; stacked decorators wrap one another, so each one's wrapper
+    /// runs. The edges go from the call to each: the wrapper's own call of the function it
+    /// closes over would otherwise reach every function the decorator decorates (a
+    /// decorator on hundreds of `forward`s), so decorated functions do not flow into the
+    /// decorator's parameter. A decorator that returns the function itself wraps nothing.
+    fn wrappers(&self, handed: &[SiteId], calls: &FxHashMap<(usize, u32), Vec<usize>>) -> Wrappers {
+        let mut wrappers = Wrappers::default();
         for &(file, index) in handed {
             let site = &self.modules[file].summary.call_sites[index];
-            if let (Callee::Local(decorated), Some(passed)) = (&site.callee, site.passed_to.as_deref())
-                && passed.slot == ArgumentSlot::Decorated
-            {
-                applied.entry((file, *decorated)).or_default().push((passed.call, (file, index)));
+            let (Callee::Local(decorated), Some(passed)) = (&site.callee, site.passed_to.as_deref()) else {
+                continue;
+            };
+            if passed.slot != ArgumentSlot::Decorated {
+                continue;
             }
+            let decorators = calls.get(&(file, passed.call)).into_iter().flatten();
+            let returned = decorators
+                .flat_map(|&decorator| &self.targets[file][decorator].functions)
+                .flat_map(|&(decorator_file, decorator)| {
+                    let details = self.modules[decorator_file].summary.functions[decorator as usize].details();
+                    details.returns_functions.iter().map(move |&wrapper| (decorator_file, wrapper))
+                });
+            let wrapped = wrappers.entry((file, *decorated)).or_default();
+            wrapped.extend(returned);
         }
-        let mut decorations = Decorations::default();
-        for (decorated, mut sites) in applied {
-            sites.sort_unstable_by(|a, b| b.0.cmp(&a.0));
-            let mut current = vec![decorated];
-            for (call, site) in sites {
-                decorations.received.insert(site, current.clone());
-                let decorators = calls.get(&(decorated.0, call)).into_iter().flatten();
-                let returned: Vec<ProjectFunction> = decorators
-                    .flat_map(|&decorator| &self.targets[decorated.0][decorator].functions)
-                    .flat_map(|&(file, decorator)| {
-                        let details = self.modules[file].summary.functions[decorator as usize].details();
-                        details.returns_functions.iter().map(move |&wrapper| (file, wrapper))
-                    })
-                    .collect();
-                if !returned.is_empty() {
-                    current = returned;
-                }
-            }
-            if current != [decorated] {
-                decorations.wrappers.insert(decorated, current);
-            }
-        }
-        decorations
+        wrappers.retain(|_, wrapped| !wrapped.is_empty());
+        wrappers
     }
 
     /// The functions the call at `call` in `file` returns by name (`return wrapper`; a
@@ -216,13 +216,9 @@ impl Project<'_> {
     fn handed_functions(
         &self,
         holds: &FxHashMap<ParameterId, Vec<ProjectFunction>>,
-        received: &FxHashMap<SiteId, Vec<ProjectFunction>>,
         file: usize,
         index: usize,
     ) -> Vec<ProjectFunction> {
-        if let Some(functions) = received.get(&(file, index)) {
-            return functions.clone();
-        }
         let site: &CallSite = &self.modules[file].summary.call_sites[index];
         match site.callee {
             Callee::Parameter { function, slot } => holds.get(&((file, function), slot)).cloned().unwrap_or_default(),
@@ -246,19 +242,18 @@ impl Project<'_> {
     }
 }
 
-/// `functions` with each decorated one replaced by its wrappers; `None` where none is decorated.
-fn wrapped(
-    wrappers: &FxHashMap<ProjectFunction, Vec<ProjectFunction>>,
-    functions: &[ProjectFunction],
-) -> Option<Vec<ProjectFunction>> {
-    if wrappers.is_empty() || !functions.iter().any(|function| wrappers.contains_key(function)) {
+/// The wrappers of those of `functions` that are decorated; `None` where none is.
+fn wrapped(wrappers: &Wrappers, functions: &[ProjectFunction]) -> Option<Vec<ProjectFunction>> {
+    let mut wrapping: Vec<ProjectFunction> = functions
+        .iter()
+        .filter_map(|function| wrappers.get(function))
+        .flatten()
+        .copied()
+        .collect();
+    if wrapping.is_empty() {
         return None;
     }
-    let mut replaced: Vec<ProjectFunction> = functions
-        .iter()
-        .flat_map(|function| wrappers.get(function).map_or_else(|| vec![*function], Clone::clone))
-        .collect();
-    replaced.sort_unstable();
-    replaced.dedup();
-    Some(replaced)
+    wrapping.sort_unstable();
+    wrapping.dedup();
+    Some(wrapping)
 }

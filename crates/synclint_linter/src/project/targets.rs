@@ -24,6 +24,10 @@ pub struct Targets {
     /// its classes: the call runs each (hot, doing step work), but what it passes tells none of
     /// them (`self.detector.loss(x, samples)` is a detector's `loss`, not a box head's).
     pub(super) registry: bool,
+    /// Decorators' wrappers the call runs around its functions (see [`super::passed`]): they
+    /// take whatever the decorated function does, so the call tells them nothing of its
+    /// arguments; they are hot where it is, and edges of the graph.
+    pub(super) wrappers: Vec<ProjectFunction>,
 }
 
 /// The classes a class reference names.
@@ -77,7 +81,7 @@ impl<'m> Project<'m> {
                     Some(class) => Targets {
                         functions: self.methods(class, name),
                         unbound: true,
-                        registry: false,
+                        ..Targets::default()
                     },
                     None => Targets::default(),
                 },
@@ -95,6 +99,7 @@ impl<'m> Project<'m> {
                     functions: self.methods_of_all(&classes, method),
                     unbound: !bound,
                     registry,
+                    wrappers: Vec::new(),
                 }
             }
             // What callers pass there, what a call returns: see [`super::passed`].
@@ -105,8 +110,8 @@ impl<'m> Project<'m> {
                 functions.retain(|&(file, id)| self.modules[file].summary.functions[id as usize].property);
                 Targets {
                     functions,
-                    unbound: false,
                     registry,
+                    ..Targets::default()
                 }
             }
         }

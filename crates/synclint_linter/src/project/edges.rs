@@ -93,7 +93,7 @@ impl<'m> Project<'m> {
                     None => module.dotted_name().into_owned(),
                 };
                 let callees = graph.entry(caller).or_default();
-                let functions = targets.functions.iter().chain(&targets.wrappers);
+                let functions = targets.functions.iter().chain(targets.wrappers.iter().flatten());
                 callees.extend(functions.map(|&target| self.dotted_name(target)));
             }
         }

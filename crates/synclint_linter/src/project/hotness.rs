@@ -234,7 +234,7 @@ impl<'m> Project<'m> {
                     reason,
                     line: site.line,
                 };
-                for &target in targets.functions.iter().chain(&targets.wrappers) {
+                for &target in targets.functions.iter().chain(targets.wrappers.iter().flatten()) {
                     match site.context {
                         HotContext::Hot(reason @ HotReason::Loop { .. }) => {
                             loop_roots.push_back((target, root(reason), None));

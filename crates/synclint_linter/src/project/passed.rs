@@ -149,7 +149,7 @@ impl Project<'_> {
                     }
                 } else if let Some(wrapping) = wrapped(&wrappers, &old.functions) {
                     Targets {
-                        wrappers: wrapping,
+                        wrappers: Some(wrapping.into_boxed_slice()),
                         ..old.clone()
                     }
                 } else {

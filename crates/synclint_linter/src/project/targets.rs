@@ -27,7 +27,8 @@ pub struct Targets {
     /// Decorators' wrappers the call runs around its functions (see [`super::passed`]): they
     /// take whatever the decorated function does, so the call tells them nothing of its
     /// arguments; they are hot where it is, and edges of the graph.
-    pub(super) wrappers: Vec<ProjectFunction>,
+    /// Boxed: almost no call has any, and every call site has targets.
+    pub(super) wrappers: Option<Box<[ProjectFunction]>>,
 }
 
 /// The classes a class reference names.
@@ -99,7 +100,7 @@ impl<'m> Project<'m> {
                     functions: self.methods_of_all(&classes, method),
                     unbound: !bound,
                     registry,
-                    wrappers: Vec::new(),
+                    wrappers: None,
                 }
             }
             // What callers pass there, what a call returns: see [`super::passed`].

@@ -57,21 +57,37 @@ impl Score {
 }
 
 fn percent(part: usize, whole: usize) -> f64 {
-    if whole == 0 { 100.0 } else { 100.0 * part as f64 / whole as f64 }
+    if whole == 0 {
+        100.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
 }
 
 fn score_case(case: &Path, misses: &mut Vec<String>) -> Score {
     let expected: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(case.join("callgraph.json")).unwrap()).unwrap();
-    let ran: BTreeSet<String> = expected.as_object().expect("a graph is an object").keys().cloned().collect();
+    let ran: BTreeSet<String> = expected
+        .as_object()
+        .expect("a graph is an object")
+        .keys()
+        .cloned()
+        .collect();
     let expected = edges_of(&expected);
-    let output = run(case, &["graph", "--isolated", "--no-cache", "--output-format", "json", "."]);
+    let output = run(
+        case,
+        &["graph", "--isolated", "--no-cache", "--output-format", "json", "."],
+    );
     assert!(output.status.success(), "{}: {}", case.display(), stderr(&output));
     let reported: Edges = edges_of(&serde_json::from_slice(&output.stdout).unwrap())
         .into_iter()
         .filter(|(caller, _)| ran.contains(caller))
         .collect();
-    let name = case.strip_prefix(repo().join("bench/callgraph")).unwrap().display().to_string();
+    let name = case
+        .strip_prefix(repo().join("bench/callgraph"))
+        .unwrap()
+        .display()
+        .to_string();
     for (caller, callee) in expected.difference(&reported) {
         misses.push(format!("{name}: missed {caller} -> {callee}"));
     }
@@ -97,7 +113,10 @@ fn call_graph_suite() {
             continue;
         }
         let name = category.file_name().unwrap().to_string_lossy().into_owned();
-        let mut case_paths: Vec<_> = fs::read_dir(&category).unwrap().map(|case| case.unwrap().path()).collect();
+        let mut case_paths: Vec<_> = fs::read_dir(&category)
+            .unwrap()
+            .map(|case| case.unwrap().path())
+            .collect();
         case_paths.sort();
         for case in case_paths.iter().filter(|case| case.join("callgraph.json").is_file()) {
             cases += 1;

@@ -562,8 +562,14 @@ impl<'a> Checker<'a> {
                     self.bind_target(target, Kind::Tensor(batch), None);
                 }
             }
-            Expr::Tuple(tuple) => tuple.elts.iter().for_each(|element| self.bind_moved_items(element, body)),
-            Expr::List(list) => list.elts.iter().for_each(|element| self.bind_moved_items(element, body)),
+            Expr::Tuple(tuple) => tuple
+                .elts
+                .iter()
+                .for_each(|element| self.bind_moved_items(element, body)),
+            Expr::List(list) => list
+                .elts
+                .iter()
+                .for_each(|element| self.bind_moved_items(element, body)),
             Expr::Starred(starred) => self.bind_moved_items(&starred.value, body),
             _ => {}
         }

@@ -36,8 +36,9 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// The parameter (of this function, or of one enclosing it) that an argument passes on
-    /// unchanged, where nothing tells what it holds (it may be a callable the callee calls).
+    /// The parameter (of this function, or of one enclosing it) that an expression names as it
+    /// is, where nothing tells what it holds: it may be a callable, called here (`fn(x)`) or
+    /// passed on to a callee that calls it.
     pub(super) fn passed_parameter(&self, argument: &Expr) -> Option<Callee> {
         let Expr::Name(name) = argument else { return None };
         let binding = self.model.lookup(name.id.as_str())?;
@@ -105,10 +106,7 @@ impl<'a> Checker<'a> {
                 }) => Some(method(ClassRef::Local(*id), "__init__", true)),
                 Some(binding) => match (&binding.source, binding.kind) {
                     // `fn(x)` of a parameter nothing tells the kind of: what callers pass.
-                    (BindingSource::Parameter(slot), Kind::Unknown) => Some(Callee::Parameter {
-                        function: self.model.binding_function(name.id.as_str())?,
-                        slot: *slot,
-                    }),
+                    (BindingSource::Parameter(_), Kind::Unknown) => self.passed_parameter(&call.func),
                     // `fn = get_activation(name); fn(x)`: what that call returns.
                     (BindingSource::Value, Kind::Unknown) => match binding.value {
                         Some(Expr::Call(made)) => self.returned_callee(made),

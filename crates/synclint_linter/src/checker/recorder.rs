@@ -17,10 +17,10 @@ use crate::diagnostic::Diagnostic;
 use crate::registry::Rule;
 use crate::rules;
 use crate::semantic::{
-    Argument, ArgumentSlot, Asked, Binding, BindingSource, CallArguments, CallArity, CallSite, Callee, ClassId, ClassInfo, ClassRef,
-    ClassSummary, DeadWhere, EntryAsked, FileSummary, FunctionDetails, FunctionId, FunctionInfo, FunctionSummary, Given, GivenAsked,
-    HotContext, ImportedAttribute, ImportedCall, Kind, MethodsCalledOn, ModuleKind, ParameterSync, ProjectKind,
-    PassedTo, Question, Questions, Returned, SemanticModel, Signature, slot_bit,
+    Argument, ArgumentSlot, Asked, Binding, BindingSource, CallArguments, CallArity, CallSite, Callee, ClassId,
+    ClassInfo, ClassRef, ClassSummary, DeadWhere, EntryAsked, FileSummary, FunctionDetails, FunctionId, FunctionInfo,
+    FunctionSummary, Given, GivenAsked, HotContext, ImportedAttribute, ImportedCall, Kind, MethodsCalledOn, ModuleKind,
+    ParameterSync, PassedTo, ProjectKind, Question, Questions, Returned, SemanticModel, Signature, slot_bit,
 };
 use crate::syntax::{joined, on_self, returned_names};
 
@@ -163,8 +163,9 @@ impl<'a> Checker<'a> {
                 (model.to_project(f.returns.unwrap_or_default()), tuple)
             })
             .collect();
+        let by_qualname = FunctionsByQualname::of(&model.functions);
         let returns_functions: Vec<Box<[FunctionId]>> =
-            model.functions.iter().map(|f| returned_functions(&model.functions, f)).collect();
+            model.functions.iter().map(|f| by_qualname.returned_by(f)).collect();
         // A new list of exactly the summaries' size: collected in place, it would keep the
         // larger `FunctionInfo` list's memory until the project-wide pass.
         let functions: Vec<FunctionSummary> = model
@@ -174,32 +175,34 @@ impl<'a> Checker<'a> {
             .zip(syncs_on)
             .zip(entries)
             .zip(returns_functions)
-            .map(|((((f, returns), syncs_on), entries), returns_functions)| FunctionSummary {
-                name_at: (f.qualname.len() - f.name.len()) as u32,
-                qualname: std::mem::take(&mut f.qualname),
-                line: f.line,
-                intrinsic: f.intrinsic,
-                never_hot: f.never_hot,
-                class: f.class,
-                receiver: f.receiver,
-                property: f.property,
-                signature: Signature::of(&f.def.parameters, f.receiver),
-                has_hot_lines: f.intrinsic.is_some() || f.has_loops,
-                step_work: f.step_work || f.intrinsic.is_some(),
-                params: std::mem::take(&mut f.params).into_boxed_slice(),
-                returns: returns.0,
-                details: FunctionDetails {
-                    returns_tuple: returns.1,
-                    returns_by_type: f.returns_by_type.take(),
-                    entries: entries.into_boxed_slice(),
-                    demand: f.demand,
-                    return_depends: f.return_depends.take(),
-                    stored_absent: std::mem::take(&mut f.stored_absent),
-                    syncs_on: syncs_on.into_boxed_slice(),
-                    returns_functions,
-                }
-                .boxed(),
-            })
+            .map(
+                |((((f, returns), syncs_on), entries), returns_functions)| FunctionSummary {
+                    name_at: (f.qualname.len() - f.name.len()) as u32,
+                    qualname: std::mem::take(&mut f.qualname),
+                    line: f.line,
+                    intrinsic: f.intrinsic,
+                    never_hot: f.never_hot,
+                    class: f.class,
+                    receiver: f.receiver,
+                    property: f.property,
+                    signature: Signature::of(&f.def.parameters, f.receiver),
+                    has_hot_lines: f.intrinsic.is_some() || f.has_loops,
+                    step_work: f.step_work || f.intrinsic.is_some(),
+                    params: std::mem::take(&mut f.params).into_boxed_slice(),
+                    returns: returns.0,
+                    details: FunctionDetails {
+                        returns_tuple: returns.1,
+                        returns_by_type: f.returns_by_type.take(),
+                        entries: entries.into_boxed_slice(),
+                        demand: f.demand,
+                        return_depends: f.return_depends.take(),
+                        stored_absent: std::mem::take(&mut f.stored_absent),
+                        syncs_on: syncs_on.into_boxed_slice(),
+                        returns_functions,
+                    }
+                    .boxed(),
+                },
+            )
             .collect();
         let classes = model
             .classes
@@ -452,7 +455,11 @@ impl<'a> Checker<'a> {
             return;
         }
         // Past a `*args`, no argument's position is known.
-        let positional = call.arguments.args.iter().take_while(|argument| !argument.is_starred_expr());
+        let positional = call
+            .arguments
+            .args
+            .iter()
+            .take_while(|argument| !argument.is_starred_expr());
         let positional = positional.enumerate().map(|(position, argument)| {
             let position = u16::try_from(position).unwrap_or(u16::MAX);
             (ArgumentSlot::Position(position), argument)
@@ -472,21 +479,27 @@ impl<'a> Checker<'a> {
             if let Some((id, _)) = self.local_target(&callee) {
                 self.ensure_analyzed(id);
             }
-            self.model.call_sites.push(CallSite {
-                callee,
-                context,
-                caller: self.model.flow.function,
-                line: self.line(argument.start()),
-                at: argument.start().to_u32(),
-                arguments: None,
-                result_asked: Questions::default(),
-                arity: CallArity::ANY,
-                passed_to: Some(Box::new(PassedTo {
-                    call: call.start().to_u32(),
-                    slot,
-                })),
-            });
+            let passed = PassedTo {
+                call: call.start().to_u32(),
+                slot,
+            };
+            self.push_handed_site(callee, context, argument.start(), passed);
         }
+    }
+
+    /// A site handing the callable `callee` (at `at`) to another call, as `passed` says.
+    fn push_handed_site(&mut self, callee: Callee, context: HotContext, at: TextSize, passed: PassedTo) {
+        self.model.call_sites.push(CallSite {
+            callee,
+            context,
+            caller: self.model.flow.function,
+            line: self.line(at),
+            at: at.to_u32(),
+            arguments: None,
+            result_asked: Questions::default(),
+            arity: CallArity::ANY,
+            passed_to: Some(Box::new(passed)),
+        });
     }
 
     /// A builtin or standard-library function that calls the callables it is given: `map`,
@@ -518,20 +531,11 @@ impl<'a> Checker<'a> {
             let at = expression.start();
             let line = self.line(at);
             self.push_call_site(callee, context, line, at, None, CallArity::ONE);
-            self.model.call_sites.push(CallSite {
-                callee: Callee::Local(id),
-                context,
-                caller: self.model.flow.function,
-                line,
-                at: at.to_u32(),
-                arguments: None,
-                result_asked: Questions::default(),
-                arity: CallArity::ANY,
-                passed_to: Some(Box::new(PassedTo {
-                    call: at.to_u32(),
-                    slot: ArgumentSlot::Decorated,
-                })),
-            });
+            let passed = PassedTo {
+                call: at.to_u32(),
+                slot: ArgumentSlot::Decorated,
+            };
+            self.push_handed_site(Callee::Local(id), context, at, passed);
         }
     }
 
@@ -780,26 +784,45 @@ impl SummaryRecorder {
     }
 }
 
-/// The functions of the file `function` always returns by name: ones it defines (`return
-/// wrapper`), or module-level ones. None where any `return` gives something else (a call, a
-/// parameter: a decorator returning the function it was given).
-fn returned_functions(functions: &[FunctionInfo], function: &FunctionInfo) -> Box<[FunctionId]> {
-    let Some(names) = returned_names(&function.def.body) else {
-        return Box::default();
-    };
-    let returned: Option<Vec<FunctionId>> = names
-        .into_iter()
-        .map(|name| {
-            let nested = joined(&[&function.qualname, ".<locals>.", name.as_str()]);
-            let position = functions
-                .iter()
-                .position(|f| *f.qualname == *nested)
-                .or_else(|| functions.iter().position(|f| f.class.is_none() && *f.qualname == *name.as_str()))?;
-            FunctionId::try_from(position).ok()
-        })
-        .collect();
-    let mut returned = returned.unwrap_or_default();
-    returned.sort_unstable();
-    returned.dedup();
-    returned.into_boxed_slice()
+/// The file's functions by qualified name, the first of each name: a file of many thousand
+/// functions asks for each function's returns, so a scan of the list per name would be
+/// quadratic.
+struct FunctionsByQualname<'a> {
+    functions: &'a [FunctionInfo<'a>],
+    first: FxHashMap<&'a str, FunctionId>,
+}
+
+impl<'a> FunctionsByQualname<'a> {
+    fn of(functions: &'a [FunctionInfo<'a>]) -> Self {
+        let mut first = FxHashMap::default();
+        for (position, function) in functions.iter().enumerate() {
+            if let Ok(id) = FunctionId::try_from(position) {
+                first.entry(&*function.qualname).or_insert(id);
+            }
+        }
+        Self { functions, first }
+    }
+
+    /// The functions of the file `function` always returns by name: ones it defines (`return
+    /// wrapper`), or module-level ones. None where any `return` gives something else (a call, a
+    /// parameter: a decorator returning the function it was given).
+    fn returned_by(&self, function: &FunctionInfo) -> Box<[FunctionId]> {
+        let Some(names) = returned_names(&function.def.body) else {
+            return Box::default();
+        };
+        let returned: Option<Vec<FunctionId>> = names
+            .into_iter()
+            .map(|name| {
+                let nested = joined(&[&function.qualname, ".<locals>.", name.as_str()]);
+                self.first.get(&*nested).copied().or_else(|| {
+                    let id = *self.first.get(name.as_str())?;
+                    self.functions[id as usize].class.is_none().then_some(id)
+                })
+            })
+            .collect();
+        let mut returned = returned.unwrap_or_default();
+        returned.sort_unstable();
+        returned.dedup();
+        returned.into_boxed_slice()
+    }
 }

@@ -1,7 +1,7 @@
 //! Callables as values: what a call of a parameter runs (`fn(x)` in `def apply(fn, x)`), solved
-//! over the call graph as PyCG solves its assignment graph; what decorators put in place of the
-//! functions they decorate; and what a call of a call's result runs (`get_fn(name)(x)`). A parameter holds every
-//! project function its callers pass it, directly (`apply(relu, x)`) or passed on from their own
+//! over the call graph as PyCG solves its assignment graph; what decorators put around the
+//! functions they decorate; and what a call of a call's result runs (`get_fn(name)(x)`). A
+//! parameter holds every project function its callers pass it, directly (`apply(relu, x)`) or passed on from their own
 //! parameters (`def fit(cb): run_epoch(cb)`), to a fixpoint.
 //!
 //! The file pass records two kinds of site ([`CallSite::passed_to`], [`Callee::Parameter`]): a
@@ -51,10 +51,15 @@ impl Project<'_> {
         // Sites handing a callable to another call, and the targets of each call (by offset).
         let mut handed: Vec<SiteId> = Vec::new();
         let mut calls: FxHashMap<(usize, u32), Vec<usize>> = FxHashMap::default();
+        let mut returned = false;
         for (file, module) in self.modules.iter().enumerate() {
             for (index, site) in module.summary.call_sites.iter().enumerate() {
-                if let Callee::Parameter { function, slot } = site.callee {
-                    used.insert(((file, function), slot));
+                match site.callee {
+                    Callee::Parameter { function, slot } => {
+                        used.insert(((file, function), slot));
+                    }
+                    Callee::Returned { .. } => returned = true,
+                    _ => {}
                 }
                 if site.passed_to.is_some() {
                     handed.push((file, index));
@@ -63,10 +68,6 @@ impl Project<'_> {
                 }
             }
         }
-        let returned = self.modules.iter().any(|module| {
-            let sites = &module.summary.call_sites;
-            sites.iter().any(|site| matches!(site.callee, Callee::Returned { .. }))
-        });
         if handed.is_empty() && !returned {
             return Vec::new();
         }
@@ -79,11 +80,13 @@ impl Project<'_> {
         for &(file, index) in &handed {
             let site = &self.modules[file].summary.call_sites[index];
             let passed = site.passed_to.as_deref().expect("a handed site");
-            let Some(receivers) = calls.get(&(file, passed.call)).filter(|_| passed.slot != ArgumentSlot::Decorated)
-            else {
+            let Some(receivers) = calls.get(&(file, passed.call)) else {
                 continue;
             };
-            if receivers.iter().any(|&receiver| !self.targets[file][receiver].functions.is_empty()) {
+            if receivers
+                .iter()
+                .any(|&receiver| !self.targets[file][receiver].functions.is_empty())
+            {
                 unused.insert((file, index));
             }
             let parameters: Vec<ParameterId> = receivers
@@ -124,8 +127,9 @@ impl Project<'_> {
         }
         // The sites' new targets: a call of a parameter runs what it holds; a callable landing
         // in a receiver that uses it is not called where it is handed over; one handed to
-        // anything else is, also when it is a parameter passed on; a call of a decorated
-        // function runs the decorator's wrapper.
+        // anything else is, also when it is a parameter passed on; a call of what a call
+        // returns runs the functions returned; a call of a decorated function runs the
+        // decorators' wrappers beside it.
         let mut replaced = Replaced::new();
         for (file, module) in self.modules.iter().enumerate() {
             for (index, site) in module.summary.call_sites.iter().enumerate() {
@@ -179,23 +183,22 @@ impl Project<'_> {
             if passed.slot != ArgumentSlot::Decorated {
                 continue;
             }
-            let decorators = calls.get(&(file, passed.call)).into_iter().flatten();
-            let returned = decorators
-                .flat_map(|&decorator| &self.targets[file][decorator].functions)
-                .flat_map(|&(decorator_file, decorator)| {
-                    let details = self.modules[decorator_file].summary.functions[decorator as usize].details();
-                    details.returns_functions.iter().map(move |&wrapper| (decorator_file, wrapper))
-                });
-            let wrapped = wrappers.entry((file, *decorated)).or_default();
-            wrapped.extend(returned);
+            let returned = self.returned_functions(calls, file, passed.call);
+            if !returned.is_empty() {
+                wrappers.entry((file, *decorated)).or_default().extend(returned);
+            }
         }
-        wrappers.retain(|_, wrapped| !wrapped.is_empty());
         wrappers
     }
 
     /// The functions the call at `call` in `file` returns by name (`return wrapper`; a
     /// conditional expression, `return relu if c else gelu`, names none).
-    fn returned_functions(&self, calls: &FxHashMap<(usize, u32), Vec<usize>>, file: usize, call: u32) -> Vec<ProjectFunction> {
+    fn returned_functions(
+        &self,
+        calls: &FxHashMap<(usize, u32), Vec<usize>>,
+        file: usize,
+        call: u32,
+    ) -> Vec<ProjectFunction> {
         let mut functions: Vec<ProjectFunction> = calls
             .get(&(file, call))
             .into_iter()
@@ -203,7 +206,10 @@ impl Project<'_> {
             .flat_map(|&site| &self.targets[file][site].functions)
             .flat_map(|&(target_file, target)| {
                 let details = self.modules[target_file].summary.functions[target as usize].details();
-                details.returns_functions.iter().map(move |&returned| (target_file, returned))
+                details
+                    .returns_functions
+                    .iter()
+                    .map(move |&returned| (target_file, returned))
             })
             .collect();
         functions.sort_unstable();
@@ -231,9 +237,12 @@ impl Project<'_> {
     fn parameter_of(&self, (file, id): ProjectFunction, targets: &Targets, slot: &ArgumentSlot) -> Option<u16> {
         let function = &self.modules[file].summary.functions[id as usize];
         let index = match slot {
-            ArgumentSlot::Decorated => 0,
+            // Decorated functions do not flow into the decorator's parameter (see
+            // [`Self::wrappers`]).
+            ArgumentSlot::Decorated => return None,
             ArgumentSlot::Position(position) => {
-                let position = usize::from(*position).checked_sub(function.receiver.leading_arguments(targets.unbound))?;
+                let position =
+                    usize::from(*position).checked_sub(function.receiver.leading_arguments(targets.unbound))?;
                 (position < usize::from(function.signature.positional)).then_some(position)?
             }
             ArgumentSlot::Keyword(name) => function.params.iter().position(|param| *param.name == **name)?,

@@ -43,7 +43,8 @@ pub use model::trace::{Asked, falls_back_on_none, is_false_literal};
 pub use model::{ClassInfo, FunctionInfo, LoopInfo, SemanticModel, StoredCallable};
 pub use names::{is_host_library, is_library};
 pub use summary::{
-    Argument, ArgumentDetail, ArgumentSlot, CallArguments, CallArity, CallSite, Callee, ClassRef, ClassSummary, DeadWhere,
-    EntryAsked, Export, Exports, FileSummary, FunctionDetails, FunctionSummary, ImportedAttribute, ImportedCall,
-    MethodsCalledOn, ParamDefault, ParamSummary, ParameterSync, PassedTo, Receiver, Signature, refines_passed_on,
+    Argument, ArgumentDetail, ArgumentSlot, CallArguments, CallArity, CallSite, Callee, ClassRef, ClassSummary,
+    DeadWhere, EntryAsked, Export, Exports, FileSummary, FunctionDetails, FunctionSummary, ImportedAttribute,
+    ImportedCall, MethodsCalledOn, ParamDefault, ParamSummary, ParameterSync, PassedTo, Receiver, Signature,
+    refines_passed_on,
 };

@@ -519,10 +519,15 @@ pub enum Callee {
     /// enclosing it (a closure's), or that parameter passed on to another call
     /// ([`CallSite::passed_to`]): what it runs is whatever callable that function's callers
     /// pass there (the project pass solves it over the call graph).
-    Parameter { function: FunctionId, slot: u16 },
+    Parameter {
+        function: FunctionId,
+        slot: u16,
+    },
     /// A call of what the call at this offset of the file returns (`get_fn(name)(x)`, or
     /// `fn = get_fn(name); fn(x)`): the functions its targets return by name.
-    Returned { call: u32 },
+    Returned {
+        call: u32,
+    },
 }
 
 /// A class of the project as one file refers to it.

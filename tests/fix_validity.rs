@@ -357,7 +357,7 @@ fn diff_makes_fixed(diffs: &[diff::FileDiff], name: &str, original: &[u8], fixed
 fn every_seed_file_fixes_validly() {
     let root = repo();
     let seeds = seeds(&[root.join("fixtures"), root.join("examples")]);
-    assert_eq!(seeds.len(), 119);
+    assert_eq!(seeds.len(), 120);
     let files: Files = seeds.into_iter().map(|seed| (seed.name, seed.bytes)).collect();
     let failures = validate(&files);
     assert!(failures.is_empty(), "{failures:#?}");

@@ -301,7 +301,7 @@ fn judge(output: &Output, args: &[&str], names: &[String]) -> Result<(), String>
 #[test]
 fn mutants_are_made_from_their_case_number() {
     let seeds = seeds(&[repo().join("fixtures"), repo().join("examples")]);
-    assert_eq!(seeds.len(), 119, "every .py and .ipynb under fixtures/ and examples/");
+    assert_eq!(seeds.len(), 120, "every .py and .ipynb under fixtures/ and examples/");
     assert_eq!(seeds.iter().filter(|seed| seed.notebook).count(), 2);
     let first: Vec<Mutant> = (0..200).map(|case| Mutant::new(&seeds, case)).collect();
     let again: Vec<Mutant> = (0..200).map(|case| Mutant::new(&seeds, case)).collect();

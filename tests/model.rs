@@ -36,6 +36,7 @@ const TOPICS: &[&str] = &[
     "lazy_init",
     "moved_items",
     "passed_callables",
+    "held_callables",
     "fixed_collections",
     "backends",
     "replaced_forward",

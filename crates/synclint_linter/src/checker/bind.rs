@@ -588,6 +588,43 @@ impl<'a> Checker<'a> {
             }
             target => self.bind_target(target, kind, None),
         }
+        if let Some(items) = self.held_items(iter) {
+            self.bind_held_items(target, &items);
+        }
+    }
+
+    /// A loop's item taken from a literal container of callables (`for fn in [relu, gelu]`,
+    /// `for name, fn in METRICS` of `(name, function)` pairs) is one of the container's items:
+    /// calling it calls each. The kinds bound already stay.
+    fn bind_held_items(&mut self, target: &'a Expr, items: &[&'a Expr]) {
+        match target {
+            Expr::Name(name) => {
+                let kind = self.model.lookup(name.id.as_str()).map_or(Kind::Unknown, |binding| binding.kind);
+                self.model.bind_one_of(&name.id, kind, items);
+            }
+            Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. })
+                if !elts.iter().any(Expr::is_starred_expr) =>
+            {
+                let rows: Option<Vec<&'a [Expr]>> = items
+                    .iter()
+                    .map(|item| match item {
+                        Expr::Tuple(ast::ExprTuple { elts: row, .. }) | Expr::List(ast::ExprList { elts: row, .. })
+                            if row.len() == elts.len() =>
+                        {
+                            Some(&row[..])
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                for (position, element) in elts.iter().enumerate() {
+                    let column: Vec<&'a Expr> = rows.iter().flatten().map(|row| &row[position]).collect();
+                    if !column.is_empty() && column.iter().any(|item| !self.held_callees(item).is_empty()) {
+                        self.bind_held_items(element, &column);
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 
     /// `xs.append(t)`, `xs.insert(i, t)`, `xs.extend(ts)` of tensors on a list this function

@@ -25,6 +25,7 @@ mod bind;
 mod calls;
 mod frame;
 mod functions;
+mod held;
 mod narrowing;
 mod recorder;
 mod step_loops;

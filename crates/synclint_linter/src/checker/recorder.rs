@@ -297,7 +297,10 @@ impl<'a> Checker<'a> {
         }
         let callees = match self.project_callee(call) {
             Some(callee) => vec![callee],
-            None => self.stored_method_callees(call),
+            None => match self.stored_method_callees(call) {
+                stored if stored.is_empty() => self.held_callees(&call.func),
+                stored => stored,
+            },
         };
         let calls_project = !callees.is_empty();
         if calls_project {

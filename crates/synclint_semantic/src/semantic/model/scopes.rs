@@ -231,6 +231,34 @@ impl<'a> SemanticModel<'a> {
         );
     }
 
+    /// Binds a name to one of several values, each known (`for fn in [relu, gelu]`, an item
+    /// of a literal container a loop takes); its kind is `kind`, what it depends on is each.
+    pub fn bind_one_of(&mut self, name: &Name, kind: Kind, values: &[&'a Expr]) {
+        self.joined.push(values.iter().map(|value| Origin::Value(value)).collect());
+        let source = BindingSource::Joined(self.joined.len() as u32 - 1);
+        self.bind(
+            name,
+            Binding {
+                kind,
+                source,
+                value: None,
+            },
+        );
+    }
+
+    /// The values a binding joined from several may be: those of
+    /// [`BindingSource::Joined`]`(index)` that are expressions (not a parameter).
+    pub fn joined_values(&self, index: u32) -> impl Iterator<Item = &'a Expr> + '_ {
+        self.joined
+            .get(index as usize)
+            .into_iter()
+            .flatten()
+            .filter_map(|origin| match *origin {
+                Origin::Value(value) => Some(value),
+                Origin::Parameter(_) => None,
+            })
+    }
+
     pub fn bind_value(&mut self, name: &Name, kind: Kind, value: Option<&'a Expr>) {
         self.bind(
             name,

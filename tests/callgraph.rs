@@ -17,8 +17,8 @@ use common::{repo, run, stderr};
 
 /// The lowest recall and precision (in percent) the suite accepts: the last measured, rounded
 /// down to a tenth.
-const RECALL_FLOOR: f64 = 80.8;
-const PRECISION_FLOOR: f64 = 90.0;
+const RECALL_FLOOR: f64 = 81.3;
+const PRECISION_FLOOR: f64 = 89.5;
 
 type Edges = BTreeSet<(String, String)>;
 

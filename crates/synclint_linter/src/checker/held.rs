@@ -9,7 +9,7 @@ use ruff_python_ast::{self as ast, Expr, Operator, Stmt, UnaryOp};
 
 use super::Checker;
 use crate::parse::literal_text;
-use crate::semantic::{Binding, BindingSource, Callee, ClassRef};
+use crate::semantic::{Binding, BindingSource, Callee, ClassRef, FunctionId};
 
 /// How many names and containers a value is followed through: a chain of aliases is short,
 /// and a cycle (`a = b; b = a` across arms) must end.
@@ -26,6 +26,22 @@ impl<'a> Checker<'a> {
         let mut callees = Vec::new();
         self.collect_held(func, 0, &mut callees);
         callees
+    }
+
+    /// The callables the default of `function`'s parameter in `slot` holds (`metric=accuracy`):
+    /// a call of the parameter runs it where a caller passes nothing there.
+    pub(super) fn default_callees(&self, function: FunctionId, slot: u16) -> Vec<Callee> {
+        let info = &self.model.functions[function as usize];
+        let Some(parameter) = info.params.get(usize::from(slot)) else {
+            return Vec::new();
+        };
+        let default = info
+            .def
+            .parameters
+            .iter_non_variadic_params()
+            .find(|p| *p.parameter.name.id == *parameter.name)
+            .and_then(|p| p.default.as_deref());
+        default.map_or_else(Vec::new, |default| self.held_callees(default))
     }
 
     fn collect_held(&self, expr: &Expr, depth: usize, found: &mut Vec<Callee>) {

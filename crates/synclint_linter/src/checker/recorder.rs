@@ -296,6 +296,12 @@ impl<'a> Checker<'a> {
             return;
         }
         let callees = match self.project_callee(call) {
+            // `metric(preds, labels)` of `metric=accuracy`: what callers pass, or the default.
+            Some(callee @ Callee::Parameter { function, slot }) => {
+                let mut callees = vec![callee];
+                callees.extend(self.default_callees(function, slot));
+                callees
+            }
             Some(callee) => vec![callee],
             None => match self.stored_method_callees(call) {
                 stored if stored.is_empty() => self.held_callees(&call.func),

@@ -304,7 +304,9 @@ impl<'a> Checker<'a> {
             }
             Some(callee) => vec![callee],
             None => match self.stored_method_callees(call) {
-                stored if stored.is_empty() => self.held_callees(&call.func),
+                // A method call (`x.mean()`, most calls) holds nothing: the project's methods
+                // are resolved through the receiver above.
+                stored if stored.is_empty() && !call.func.is_attribute_expr() => self.held_callees(&call.func),
                 stored => stored,
             },
         };
